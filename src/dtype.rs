@@ -1,0 +1,252 @@
+//! Element types: the runtime [`DType`] tag and the sealed compile-time [`Element`] trait.
+
+use std::fmt;
+
+use half::{bf16, f16};
+
+/// The ONNX element types the operators accept, as a runtime value (for the ONNX runner and CLI).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    /// bfloat16: 1 sign, 8 exponent, 7 mantissa bits.
+    BF16,
+    /// IEEE binary16.
+    F16,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary64.
+    F64,
+    /// Two's-complement 32-bit integer.
+    I32,
+    /// Two's-complement 64-bit integer.
+    I64,
+    /// Unsigned 32-bit integer.
+    U32,
+    /// Unsigned 64-bit integer.
+    U64,
+}
+
+impl DType {
+    /// Every dtype, in a fixed order.
+    pub const ALL: [DType; 8] = [
+        DType::BF16,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::I32,
+        DType::I64,
+        DType::U32,
+        DType::U64,
+    ];
+
+    /// Bytes per element.
+    pub const fn size_bytes(self) -> usize {
+        match self {
+            DType::BF16 | DType::F16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 => 8,
+        }
+    }
+
+    /// True for the floating-point types (the only ones LeakyRelu and Elu accept).
+    pub const fn is_float(self) -> bool {
+        matches!(self, DType::BF16 | DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// Short lowercase name used in labels and kernel names (`f16`, `bf16`, `i64`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DType::BF16 => "bf16",
+            DType::F16 => "f16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::U32 => "u32",
+            DType::U64 => "u64",
+        }
+    }
+
+    /// The ONNX type name (`tensor(float16)` is `float16`, and so on).
+    pub const fn onnx_name(self) -> &'static str {
+        match self {
+            DType::BF16 => "bfloat16",
+            DType::F16 => "float16",
+            DType::F32 => "float",
+            DType::F64 => "double",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type the operators can run on. Sealed: implemented for exactly the eight ONNX
+/// types in [`DType`].
+pub trait Element:
+    bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static
+{
+    /// The runtime tag of this type.
+    const DTYPE: DType;
+
+    /// `x < 0` as ONNX's `Less(X, 0)` decides it: false for -0.0 and NaN, always false for
+    /// unsigned types.
+    fn is_negative(self) -> bool;
+
+    /// `self * factor` in this type's arithmetic with a single rounding (floats: computed
+    /// exactly in f64 when the type is narrower, then rounded once; integers: wrapping).
+    fn scaled_by(self, factor: Self) -> Self;
+
+    /// A key whose integer order is the order of the values, and whose difference counts
+    /// ULPs between floats (identity for integers). NaNs map to `None`.
+    fn ulp_key(self) -> Option<i128>;
+
+    /// True if the value is a subnormal float (always false for integers).
+    fn is_subnormal(self) -> bool;
+}
+
+/// The floating-point element types, the only ones LeakyRelu and Elu are defined on.
+pub trait FloatElement: Element {
+    /// Widen exactly to f64.
+    fn to_f64(self) -> f64;
+    /// Round an f64 to this type, to nearest with ties to even.
+    fn from_f64(v: f64) -> Self;
+}
+
+fn float_ulp_key(bits: u64, sign_bit: u64, is_nan: bool) -> Option<i128> {
+    if is_nan {
+        return None;
+    }
+    let magnitude = (bits & (sign_bit - 1)) as i128;
+    Some(if bits & sign_bit != 0 { -magnitude } else { magnitude })
+}
+
+macro_rules! float_element {
+    ($t:ty, $dtype:expr, $bits:ty, $to_bits:expr, $to64:expr, $from64:expr) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DType = $dtype;
+            fn is_negative(self) -> bool {
+                self < <$t>::from_f64(0.0)
+            }
+            fn scaled_by(self, factor: Self) -> Self {
+                <$t>::from_f64(self.to_f64() * factor.to_f64())
+            }
+            fn ulp_key(self) -> Option<i128> {
+                let bits: $bits = $to_bits(self);
+                float_ulp_key(bits as u64, 1 << (<$bits>::BITS - 1), self.to_f64().is_nan())
+            }
+            fn is_subnormal(self) -> bool {
+                let v = self.to_f64();
+                v != 0.0 && v.abs() < <$t>::from_f64(0.0).smallest_normal().to_f64()
+            }
+        }
+        impl FloatElement for $t {
+            fn to_f64(self) -> f64 {
+                $to64(self)
+            }
+            fn from_f64(v: f64) -> Self {
+                $from64(v)
+            }
+        }
+    };
+}
+
+trait SmallestNormal {
+    fn smallest_normal(self) -> Self;
+}
+impl SmallestNormal for f16 {
+    fn smallest_normal(self) -> Self {
+        f16::MIN_POSITIVE
+    }
+}
+impl SmallestNormal for bf16 {
+    fn smallest_normal(self) -> Self {
+        bf16::MIN_POSITIVE
+    }
+}
+impl SmallestNormal for f32 {
+    fn smallest_normal(self) -> Self {
+        f32::MIN_POSITIVE
+    }
+}
+impl SmallestNormal for f64 {
+    fn smallest_normal(self) -> Self {
+        f64::MIN_POSITIVE
+    }
+}
+
+float_element!(f16, DType::F16, u16, f16::to_bits, f16::to_f64, f16::from_f64);
+float_element!(bf16, DType::BF16, u16, bf16::to_bits, bf16::to_f64, bf16::from_f64);
+float_element!(f32, DType::F32, u32, f32::to_bits, f64::from, |v: f64| v as f32);
+float_element!(f64, DType::F64, u64, f64::to_bits, |v: f64| v, |v: f64| v);
+
+macro_rules! int_element {
+    ($t:ty, $dtype:expr) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DType = $dtype;
+            #[allow(unused_comparisons, reason = "unsigned types are never negative")]
+            fn is_negative(self) -> bool {
+                self < 0
+            }
+            fn scaled_by(self, factor: Self) -> Self {
+                self.wrapping_mul(factor)
+            }
+            fn ulp_key(self) -> Option<i128> {
+                Some(self as i128)
+            }
+            fn is_subnormal(self) -> bool {
+                false
+            }
+        }
+    };
+}
+
+int_element!(i32, DType::I32);
+int_element!(i64, DType::I64);
+int_element!(u32, DType::U32);
+int_element!(u64, DType::U64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f64_to_f32_rounding_is_to_nearest_even() {
+        // 1 + 2^-24 is the midpoint between 1 and the next f32: ties go to the even 1.0.
+        assert_eq!(f32::from_f64(1.0 + f64::powi(2.0, -24)), 1.0);
+        assert_eq!(f16::from_f64(1.0 + f64::powi(2.0, -11)), f16::ONE);
+        assert_eq!(bf16::from_f64(1.0 + f64::powi(2.0, -8)), bf16::ONE);
+    }
+
+    #[test]
+    fn ulp_key_counts_steps_across_zero() {
+        let next = f32::from_bits(1);
+        assert_eq!(next.ulp_key().unwrap() - 0.0f32.ulp_key().unwrap(), 1);
+        assert_eq!((-0.0f32).ulp_key(), 0.0f32.ulp_key());
+        assert_eq!(f32::NAN.ulp_key(), None);
+        assert_eq!(1.0f32.ulp_key().unwrap() - 0.99999994f32.ulp_key().unwrap(), 1);
+    }
+
+    #[test]
+    fn negativity_follows_onnx_less() {
+        assert!(!(-0.0f32).is_negative());
+        assert!(!f32::NAN.is_negative());
+        assert!(f32::NEG_INFINITY.is_negative());
+        assert!(!u64::MAX.is_negative());
+        assert!(i64::MIN.is_negative());
+        assert_eq!(i32::MIN.scaled_by(-1), i32::MIN);
+    }
+}

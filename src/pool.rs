@@ -1,0 +1,117 @@
+//! Reuse of GPU buffers across calls, keyed by (size class, usage).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Bytes of idle buffers the pool keeps at most; beyond that, returned buffers are dropped.
+const MAX_IDLE_BYTES: u64 = 512 << 20;
+
+/// Size classes are the powers of two and three quarter-steps between them, so a pooled buffer
+/// wastes at most a quarter of its size.
+pub(crate) fn size_class(bytes: u64) -> u64 {
+    let bytes = bytes.max(256);
+    let power = bytes.next_power_of_two();
+    if power == bytes {
+        return bytes;
+    }
+    let quarter = power / 8; // steps of power/2 * 1/4
+    bytes.div_ceil(quarter) * quarter
+}
+
+#[derive(Default)]
+struct Idle {
+    buffers: HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>,
+    bytes: u64,
+}
+
+/// Pool of idle buffers. Buffers come back through [`PooledBuffer`]'s `Drop`.
+#[derive(Clone, Default)]
+pub(crate) struct BufferPool {
+    idle: Arc<Mutex<Idle>>,
+}
+
+impl BufferPool {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// A buffer of at least `bytes` bytes with exactly `usage`, reused when one is idle.
+    pub(crate) fn take(
+        &self,
+        device: &wgpu::Device,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+        label: &str,
+    ) -> PooledBuffer {
+        let class = size_class(bytes);
+        let reused = {
+            let mut idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let found = idle.buffers.get_mut(&(class, usage)).and_then(Vec::pop);
+            if found.is_some() {
+                idle.bytes -= class;
+            }
+            found
+        };
+        let buffer = reused.unwrap_or_else(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: class,
+                usage,
+                mapped_at_creation: false,
+            })
+        });
+        PooledBuffer { buffer: Some(buffer), pool: self.clone(), class, usage }
+    }
+
+    fn give_back(&self, buffer: wgpu::Buffer, class: u64, usage: wgpu::BufferUsages) {
+        let mut idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if idle.bytes + class > MAX_IDLE_BYTES {
+            return;
+        }
+        idle.bytes += class;
+        idle.buffers.entry((class, usage)).or_default().push(buffer);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn idle_count(&self) -> usize {
+        let idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        idle.buffers.values().map(Vec::len).sum()
+    }
+}
+
+/// A buffer on loan from the pool; it goes back when dropped.
+pub(crate) struct PooledBuffer {
+    buffer: Option<wgpu::Buffer>,
+    pool: BufferPool,
+    class: u64,
+    usage: wgpu::BufferUsages,
+}
+
+impl PooledBuffer {
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        self.buffer.as_ref().expect("buffer is present until drop")
+    }
+}
+
+impl Drop for PooledBuffer {
+    fn drop(&mut self) {
+        if let Some(buffer) = self.buffer.take() {
+            self.pool.give_back(buffer, self.class, self.usage);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_class;
+
+    #[test]
+    fn size_classes_cover_the_request_with_at_most_a_quarter_waste() {
+        for bytes in [1u64, 255, 256, 257, 1000, 4096, 5000, 1 << 20, (1 << 20) + 1, 3 << 30] {
+            let class = size_class(bytes);
+            assert!(class >= bytes && class >= 256, "{bytes} -> {class}");
+            assert!(class as f64 <= (bytes.max(256) as f64) * 1.25 + 1.0, "{bytes} -> {class}");
+            assert_eq!(class % 4, 0);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! ULP distances between GPU results and the CPU reference.
+
+use crate::dtype::Element;
+
+/// Units in the last place between `a` and `b` (exact difference for integers). Two NaNs are
+/// 0 apart; a NaN against a number is `None`. +0 and -0 are 0 apart (compare signs separately
+/// where that matters).
+pub fn ulp_distance<T: Element>(a: T, b: T) -> Option<u64> {
+    match (a.ulp_key(), b.ulp_key()) {
+        (None, None) => Some(0),
+        (Some(x), Some(y)) => Some((x - y).unsigned_abs().min(u128::from(u64::MAX)) as u64),
+        _ => None,
+    }
+}
+
+/// Whether `actual` matches `expected` within `max_ulp`, allowing the one liberty WGSL takes:
+/// a subnormal expected value may come back as a zero of the same sign.
+pub fn within_ulp<T: Element>(actual: T, expected: T, max_ulp: u64) -> bool {
+    if expected.is_subnormal() && actual.ulp_key() == Some(0) {
+        return sign_negative(actual) == sign_negative(expected);
+    }
+    match ulp_distance(actual, expected) {
+        Some(0) => sign_negative(actual) == sign_negative(expected) || actual.ulp_key().is_none(),
+        Some(d) => d <= max_ulp,
+        None => false,
+    }
+}
+
+fn sign_negative<T: Element>(v: T) -> bool {
+    // For floats, the sign bit is the top bit of the stored bytes (little-endian: last byte).
+    let bytes = bytemuck::bytes_of(&v);
+    bytes[bytes.len() - 1] & 0x80 != 0
+}
+
+/// The largest ULP distance over two equal-length slices, with the index where it occurs;
+/// `u64::MAX` for a NaN/number mismatch. `None` for empty input.
+pub fn max_ulp_error<T: Element>(actual: &[T], expected: &[T]) -> Option<(u64, usize)> {
+    actual
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .map(|(i, (&a, &e))| (ulp_distance(a, e).unwrap_or(u64::MAX), i))
+        .max_by_key(|&(d, _)| d)
+}
