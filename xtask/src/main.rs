@@ -1,1 +1,343 @@
-fn main() {}
+//! Project automation for `wgpu-activations`: `cargo xtask <command>`.
+//!
+//! The one thing plain `cargo test` cannot do is make sure a GPU adapter exists. On a fresh
+//! Linux machine (CI runners, containers) there is usually no Vulkan driver at all, so every
+//! GPU test would be skipped (or fail under `CI`). This tool checks for a Vulkan ICD first and,
+//! on Debian/Ubuntu, installs Mesa's software rasteriser lavapipe, then runs cargo.
+//!
+//! It deliberately uses only `std` so that it compiles in a second or two.
+
+use std::env;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Usage text printed by `help`, with no arguments, or after an unknown command.
+const USAGE: &str = "\
+usage: cargo xtask <command> [args...]
+
+commands:
+  test  [args]   set up a GPU driver if needed, then `cargo test --release --workspace [args]`
+  sweep [args]   set up, then the long exhaustive checks:
+                 `cargo test --release --workspace -- --ignored [args]` (takes several minutes)
+  demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
+  bench [args]   set up, then `cargo run --release --bin wgpu-act -- bench [args]`
+  setup          only make sure a GPU driver is present (installs Mesa lavapipe on Debian/Ubuntu)
+  help           print this message
+
+environment:
+  CI=true              also sets WGPU_ACTIVATIONS_REQUIRE_GPU=1, so a missing adapter fails tests
+  WGPU_BACKEND=<name>  a non-Vulkan backend (e.g. gl) skips the Vulkan driver check";
+
+/// Standard locations where the Vulkan loader looks for ICD (driver) manifests on Linux.
+const ICD_DIRS: &[&str] = &[
+    "/usr/share/vulkan/icd.d",
+    "/etc/vulkan/icd.d",
+    "/usr/local/share/vulkan/icd.d",
+    "/etc/xdg/vulkan/icd.d",
+];
+
+/// Environment variables with which a user points the Vulkan loader at specific drivers.
+const ICD_ENV_VARS: &[&str] = &["VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES"];
+
+/// The Debian/Ubuntu package that ships lavapipe (a CPU Vulkan implementation) and the
+/// hardware Mesa Vulkan drivers.
+const DEBIAN_PACKAGE: &str = "mesa-vulkan-drivers";
+
+/// An error that ends the run: printed once with the `xtask:` prefix, then exit status 1.
+#[derive(Debug)]
+struct Error(String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Shorthand so that every fallible step can use `?`.
+type Result<T> = std::result::Result<T, Error>;
+
+/// Entry point: dispatches the subcommand and turns errors into a message plus exit status,
+/// so that nothing here ever panics on a user-facing failure.
+fn main() -> ExitCode {
+    let mut args = env::args_os().skip(1);
+    let command = args.next();
+    let rest: Vec<OsString> = args.collect();
+
+    let Some(command) = command else {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    };
+    let outcome = match command.to_string_lossy().as_ref() {
+        "help" | "-h" | "--help" => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        "setup" => {
+            if !rest.is_empty() {
+                eprintln!("xtask: `setup` takes no arguments");
+                return ExitCode::from(2);
+            }
+            ensure_gpu_driver().map(|()| ExitCode::SUCCESS)
+        }
+        "test" => ensure_gpu_driver().and_then(|()| {
+            cargo(&["test", "--release", "--workspace"], &rest)
+        }),
+        "sweep" => ensure_gpu_driver().and_then(|()| {
+            println!("xtask: running the exhaustive sweeps (#[ignore] tests); this may take several minutes");
+            cargo(&["test", "--release", "--workspace", "--", "--ignored"], &rest)
+        }),
+        "demo" => ensure_gpu_driver().and_then(|()| {
+            cargo(&["run", "--release", "--example", "image_demo", "--"], &rest)
+        }),
+        "bench" => ensure_gpu_driver().and_then(|()| {
+            cargo(&["run", "--release", "--bin", "wgpu-act", "--", "bench"], &rest)
+        }),
+        other => {
+            eprintln!("xtask: unknown command `{other}`\n");
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Makes sure wgpu will find an adapter, installing a software Vulkan driver when that is
+/// both necessary and possible. Other platforms and explicit non-Vulkan backends are trusted,
+/// since their drivers ship with the OS or were chosen deliberately by the user.
+fn ensure_gpu_driver() -> Result<()> {
+    if let Some(backend) = non_vulkan_backend() {
+        println!(
+            "xtask: WGPU_BACKEND={backend} selects a non-Vulkan backend; skipping the Vulkan driver check"
+        );
+        return Ok(());
+    }
+    if cfg!(target_os = "macos") {
+        println!("xtask: macOS: using Metal, no driver set-up needed");
+        return Ok(());
+    }
+    if cfg!(windows) {
+        println!("xtask: Windows: using DX12/Vulkan from the system drivers, no set-up needed");
+        return Ok(());
+    }
+
+    let found = find_vulkan_icds();
+    if !found.is_empty() {
+        println!("xtask: Vulkan driver found: {}", join_paths(&found));
+        return Ok(());
+    }
+
+    if Path::new("/etc/debian_version").exists() {
+        install_lavapipe_debian()?;
+        let found = find_vulkan_icds();
+        if found.is_empty() {
+            return Err(Error(format!(
+                "installed {DEBIAN_PACKAGE} but still no Vulkan ICD manifest in {}",
+                ICD_DIRS.join(", ")
+            )));
+        }
+        println!("xtask: Vulkan driver installed: {}", join_paths(&found));
+        return Ok(());
+    }
+
+    // Not Debian: we do not guess another package manager's behaviour; say what to install and
+    // carry on, so GPU-less local runs still work (tests skip unless CI requires a GPU).
+    println!("xtask: warning: no Vulkan driver (ICD) found and this is not Debian/Ubuntu.");
+    println!("xtask: install Mesa's lavapipe software driver, e.g.:");
+    println!("xtask:   Fedora:  dnf install mesa-vulkan-drivers");
+    println!("xtask:   Arch:    pacman -S vulkan-swrast");
+    println!("xtask:   Alpine:  apk add mesa-vulkan-swrast");
+    println!("xtask: continuing; GPU tests will be skipped, or fail when CI requires a GPU");
+    Ok(())
+}
+
+/// Returns the value of `WGPU_BACKEND` when it names only backends other than Vulkan, in which
+/// case a missing Vulkan driver is irrelevant. `primary` and `all` include Vulkan on Linux.
+fn non_vulkan_backend() -> Option<String> {
+    let value = env::var("WGPU_BACKEND").ok()?;
+    let names: Vec<String> = value
+        .split(',')
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let wants_vulkan = names
+        .iter()
+        .any(|n| matches!(n.as_str(), "vulkan" | "vk" | "primary" | "all"));
+    (!names.is_empty() && !wants_vulkan).then_some(value)
+}
+
+/// Lists Vulkan ICD manifests the loader would see: files or directories named by the loader's
+/// override variables, then `*.json` in the standard search directories.
+fn find_vulkan_icds() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for var in ICD_ENV_VARS {
+        if let Some(list) = env::var_os(var) {
+            for path in env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+                if path.is_file() {
+                    found.push(path);
+                } else if path.is_dir() {
+                    found.extend(json_files_in(&path));
+                }
+            }
+        }
+    }
+    let mut dirs: Vec<PathBuf> = ICD_DIRS.iter().map(PathBuf::from).collect();
+    if let Some(data_dirs) = env::var_os("XDG_DATA_DIRS") {
+        dirs.extend(env::split_paths(&data_dirs).map(|d| d.join("vulkan/icd.d")));
+    }
+    if let Some(home) = env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".local/share/vulkan/icd.d"));
+    }
+    for dir in dirs {
+        for file in json_files_in(&dir) {
+            if !found.contains(&file) {
+                found.push(file);
+            }
+        }
+    }
+    found
+}
+
+/// The `*.json` files directly inside `dir`, sorted; empty if it is missing or unreadable
+/// (a missing directory simply means no drivers there).
+fn json_files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Formats found manifests for one status line.
+fn join_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Installs `mesa-vulkan-drivers` with apt so that lavapipe provides a CPU Vulkan adapter.
+/// `apt-get update` runs first because fresh containers ship with empty package lists; its
+/// failure (e.g. one broken third-party repository) is only a warning, the install decides.
+fn install_lavapipe_debian() -> Result<()> {
+    println!("xtask: no Vulkan driver found; installing Mesa's lavapipe ({DEBIAN_PACKAGE})");
+    let sudo = needs_sudo()?;
+    let apt = |args: &[&str]| -> Result<bool> {
+        let mut cmd = if sudo {
+            // sudo resets the environment, so pass the variable on its command line.
+            let mut c = Command::new("sudo");
+            c.arg("DEBIAN_FRONTEND=noninteractive").arg("apt-get");
+            c
+        } else {
+            let mut c = Command::new("apt-get");
+            c.env("DEBIAN_FRONTEND", "noninteractive");
+            c
+        };
+        cmd.args(args);
+        Ok(run(&mut cmd)?.success())
+    };
+
+    if !apt(&["update"])? {
+        println!("xtask: warning: `apt-get update` failed; trying the install anyway");
+    }
+    if !apt(&["install", "-y", "--no-install-recommends", DEBIAN_PACKAGE])? {
+        return Err(Error(format!(
+            "could not install {DEBIAN_PACKAGE}; install it by hand \
+             (`apt-get install {DEBIAN_PACKAGE}`) or set WGPU_BACKEND to another backend"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether package installation must go through `sudo`: true unless `id -u` says we are root.
+/// Fails early with a clear message when sudo would be needed but is not installed.
+fn needs_sudo() -> Result<bool> {
+    let output = Command::new("id")
+        .arg("-u")
+        .output()
+        .map_err(|e| Error(format!("could not run `id -u` to check for root: {e}")))?;
+    let uid = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if output.status.success() && uid == "0" {
+        return Ok(false);
+    }
+    let have_sudo = env::var_os("PATH")
+        .is_some_and(|path| env::split_paths(&path).any(|dir| dir.join("sudo").is_file()));
+    if !have_sudo {
+        return Err(Error(format!(
+            "not running as root (uid {uid}) and `sudo` is not installed; \
+             install {DEBIAN_PACKAGE} as root, then rerun"
+        )));
+    }
+    Ok(true)
+}
+
+/// Runs cargo (the same binary that launched xtask, via `CARGO`) from the workspace root with
+/// `base` then `extra` arguments, and returns its exit status as ours. Under CI it requires a
+/// GPU so that a broken driver set-up fails loudly instead of skipping every test.
+fn cargo(base: &[&str], extra: &[OsString]) -> Result<ExitCode> {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let mut cmd = Command::new(cargo);
+    cmd.args(base).args(extra).current_dir(workspace_root());
+    if is_ci() {
+        println!("xtask: CI detected: setting WGPU_ACTIVATIONS_REQUIRE_GPU=1");
+        cmd.env("WGPU_ACTIVATIONS_REQUIRE_GPU", "1");
+    }
+    let status = run(&mut cmd)?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1).max(1)),
+        None => {
+            eprintln!("xtask: cargo was terminated by a signal");
+            ExitCode::FAILURE
+        }
+    })
+}
+
+/// True when the `CI` variable is set to anything but empty, `false` or `0`, as CI services do.
+fn is_ci() -> bool {
+    env::var("CI").is_ok_and(|v| {
+        let v = v.trim();
+        !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false")
+    })
+}
+
+/// The workspace root: the parent of this crate's directory, so commands work from any cwd.
+fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
+}
+
+/// Prints the command line (so logs show exactly what ran), then runs it with inherited stdio.
+fn run(cmd: &mut Command) -> Result<std::process::ExitStatus> {
+    let line = command_line(cmd);
+    println!("xtask: running: {line}");
+    cmd.status()
+        .map_err(|e| Error(format!("could not start `{line}`: {e}")))
+}
+
+/// Renders a command roughly as a shell would accept it, quoting arguments with spaces.
+fn command_line(cmd: &Command) -> String {
+    let mut parts = vec![cmd.get_program().to_string_lossy().into_owned()];
+    parts.extend(cmd.get_args().map(|a| {
+        let a = a.to_string_lossy();
+        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        } else {
+            a.into_owned()
+        }
+    }));
+    parts.join(" ")
+}
