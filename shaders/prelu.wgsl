@@ -15,7 +15,8 @@ struct PreluParams {
     base: u32,
     // Collapsed rank (general path).
     rank: u32,
-    _pad: u32,
+    // Flat slope index of the first element of the bound slope window.
+    slope_base: u32,
     // Collapsed X dims, innermost last; dims[d / 4][d % 4].
     dims: array<vec4<u32>, 4>,
     // Slope stride of each collapsed dim, 0 where the slope is broadcast.
@@ -61,7 +62,7 @@ fn main(
     for (var lane = 0u; lane < LANES; lane++) {
         let element = word * LANES + lane;
         if (element < params.elements) {
-            let s = slope_index(params.base + element);
+            let s = slope_index(params.base + element) - params.slope_base;
             let sb = word_lane(slope[s / LANES], s % LANES);
             w = with_lane(w, lane, prelu(word_lane(w, lane), sb));
         }

@@ -37,6 +37,31 @@ pub(crate) struct SlopePlan {
     pub(crate) index: SlopeIndex,
 }
 
+impl SlopePlan {
+    /// True when the slope index never decreases along X (no broadcast dim before a slope
+    /// dim), so a window of X reads one contiguous window of the slope.
+    pub(crate) fn is_monotonic(&self) -> bool {
+        matches!(self.index, SlopeIndex::Scalar | SlopeIndex::Same | SlopeIndex::Outer)
+    }
+
+    /// The flat slope index of flat X index `i`, as the kernel computes it.
+    pub(crate) fn slope_index(&self, i: usize) -> usize {
+        let mut rest = i;
+        let mut s = 0;
+        for (&extent, &stride) in self.dims.iter().zip(&self.slope_strides).rev() {
+            s += (rest % extent as usize) * stride as usize;
+            rest /= extent as usize;
+        }
+        s
+    }
+
+    /// The slope elements X's flat range `xs` reads, when they form one contiguous window.
+    pub(crate) fn slope_window(&self, xs: &std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+        (self.is_monotonic() && !xs.is_empty())
+            .then(|| self.slope_index(xs.start)..self.slope_index(xs.end - 1) + 1)
+    }
+}
+
 /// Collapses `x` and the aligned slope shape (from [`unidirectional_slope_shape`]).
 pub(crate) fn plan(x: &[usize], aligned_slope: &[usize]) -> Result<SlopePlan> {
     let too_large = |what: &str, needed: usize| Error::TooLarge {
@@ -126,6 +151,10 @@ mod tests {
         assert_eq!(per_channel.index, SlopeIndex::Middle);
         assert_eq!(per_channel.dims, vec![2, 3, 20]);
         assert_eq!(per_channel.slope_strides, vec![0, 1, 0]);
+        let outer = planned(&[6, 5, 4], &[6, 1, 1]);
+        assert_eq!(outer.slope_window(&(19..41)), Some(0..3));
+        assert_eq!(outer.slope_index(40), 2);
+        assert_eq!(per_channel.slope_window(&(0..5)), None);
         let mixed = planned(&[2, 3, 4, 5, 6, 7], &[2, 1, 4, 1, 6, 1]);
         assert_eq!(mixed.index, SlopeIndex::General);
         assert_eq!(mixed.slope_strides, vec![24, 0, 6, 0, 1, 0]);

@@ -56,7 +56,49 @@ impl ContextOptions {
     /// Options with the emulated f16 and i64 paths forced on (used to test them on devices that
     /// have the native types).
     pub fn emulated() -> Self {
-        Self { force_emulated_f16: true, force_emulated_i64: true, ..Self::default() }
+        Self::default().with_emulated_f16(true).with_emulated_i64(true)
+    }
+
+    /// Sets [`ContextOptions::power_preference`].
+    pub fn with_power_preference(mut self, preference: wgpu::PowerPreference) -> Self {
+        self.power_preference = preference;
+        self
+    }
+
+    /// Sets [`ContextOptions::backends`].
+    pub fn with_backends(mut self, backends: wgpu::Backends) -> Self {
+        self.backends = backends;
+        self
+    }
+
+    /// Sets [`ContextOptions::force_emulated_f16`].
+    pub fn with_emulated_f16(mut self, force: bool) -> Self {
+        self.force_emulated_f16 = force;
+        self
+    }
+
+    /// Sets [`ContextOptions::force_emulated_i64`].
+    pub fn with_emulated_i64(mut self, force: bool) -> Self {
+        self.force_emulated_i64 = force;
+        self
+    }
+
+    /// Sets [`ContextOptions::f64_cpu_fallback`].
+    pub fn with_f64_cpu_fallback(mut self, fallback: bool) -> Self {
+        self.f64_cpu_fallback = fallback;
+        self
+    }
+
+    /// Sets [`ContextOptions::max_binding_bytes`].
+    pub fn with_max_binding_bytes(mut self, bytes: u64) -> Self {
+        self.max_binding_bytes = Some(bytes);
+        self
+    }
+
+    /// Sets [`ContextOptions::max_buffer_bytes`].
+    pub fn with_max_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.max_buffer_bytes = Some(bytes);
+        self
     }
 }
 

@@ -97,7 +97,7 @@ struct PreluParams {
     elements: u32,
     base: u32,
     rank: u32,
-    _pad: u32,
+    slope_base: u32,
     dims: [u32; MAX_RANK],
     slope_strides: [u32; MAX_RANK],
 }
@@ -168,17 +168,18 @@ impl Context {
             return Err(Error::DTypeMismatch { expected: x.dtype(), actual: slope.dtype() });
         }
         let aligned = unidirectional_slope_shape(x.shape(), slope.shape())?;
-        self.run_prelu_piece(x, slope, x.shape(), &aligned, 0)
+        let plan = plan(x.shape(), &aligned)?;
+        self.run_prelu_piece(x, slope, 0, &plan, 0)
     }
 
-    /// PRelu on `x`, the elements of an X of shape `full_shape` that start at flat index
-    /// `base` (all of it when `base` is 0 and the lengths agree).
+    /// PRelu on `x`, the elements of a larger X that start at flat index `base`, planned by
+    /// `plan`; `slope` holds the slope's elements from flat index `slope_first` on.
     fn run_prelu_piece(
         &self,
         x: &GpuTensor,
         slope: &GpuTensor,
-        full_shape: &[usize],
-        aligned: &[usize],
+        slope_first: usize,
+        plan: &crate::broadcast::SlopePlan,
         base: usize,
     ) -> Result<GpuTensor> {
         let repr = self.repr_for("PRelu", x.dtype())?;
@@ -186,15 +187,6 @@ impl Context {
         if x.is_empty() {
             return Ok(y);
         }
-        let slope_bytes = slope.size_bytes().next_multiple_of(4);
-        if slope_bytes > self.max_binding_bytes() {
-            return Err(Error::TooLarge {
-                what: "PRelu slope (bytes in one storage binding)".into(),
-                needed: slope_bytes,
-                limit: self.max_binding_bytes(),
-            });
-        }
-        let plan = plan(full_shape, aligned)?;
         let kernel = self.kernel(&ShaderKey::Prelu { repr, index: plan.index })?;
         let mut dims = [1u32; MAX_RANK];
         let mut slope_strides = [0u32; MAX_RANK];
@@ -214,11 +206,12 @@ impl Context {
                     limit: u64::from(u32::MAX),
                 });
             }
+            let (slope_base, slope_bytes) = self.slope_binding(plan, repr, slope, slope_first, start, elements)?;
             let params = PreluParams {
                 elements: elements as u32,
                 base: start as u32,
                 rank: plan.dims.len() as u32,
-                _pad: 0,
+                slope_base: slope_base as u32,
                 dims,
                 slope_strides,
             };
@@ -229,7 +222,7 @@ impl Context {
                 &[
                     whole(uniform.buffer()),
                     window(x.buffer(), &bytes),
-                    window(slope.buffer(), &(0..slope_bytes)),
+                    window(slope.buffer(), &slope_bytes),
                     window(y.buffer(), &bytes),
                 ],
             );
@@ -238,6 +231,40 @@ impl Context {
         }
         self.inner.queue.submit([encoder.finish()]);
         Ok(y)
+    }
+
+    /// The slope window a dispatch over X elements `start..start + elements` reads: its first
+    /// flat slope index and its byte range in `slope` (whose first element is slope index
+    /// `slope_first`). Monotonic patterns bind only the window, aligned down to the binding
+    /// offset alignment; others bind the whole slope.
+    fn slope_binding(
+        &self,
+        plan: &crate::broadcast::SlopePlan,
+        repr: Repr,
+        slope: &GpuTensor,
+        slope_first: usize,
+        start: u64,
+        elements: u64,
+    ) -> Result<(u64, Range<u64>)> {
+        let elem_bytes = repr.dtype().size_bytes() as u64;
+        let whole = (slope_first as u64, 0..slope.size_bytes().next_multiple_of(4));
+        let (first, bytes) = match plan.slope_window(&(start as usize..(start + elements) as usize)) {
+            Some(window) => {
+                let align = u64::from(self.inner.info.limits.min_storage_buffer_offset_alignment).max(8);
+                let from = ((window.start - slope_first) as u64 * elem_bytes) / align * align;
+                let to = ((window.end - slope_first) as u64 * elem_bytes).next_multiple_of(4);
+                (slope_first as u64 + from / elem_bytes, from..to)
+            }
+            None => whole,
+        };
+        if bytes.end - bytes.start > self.max_binding_bytes() {
+            return Err(Error::TooLarge {
+                what: "PRelu slope window (bytes in one storage binding)".into(),
+                needed: bytes.end - bytes.start,
+                limit: self.max_binding_bytes(),
+            });
+        }
+        Ok((first, bytes))
     }
 
     fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
@@ -337,14 +364,25 @@ async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
     wait: Wait,
 ) -> Result<Array<T, D>> {
     let aligned = unidirectional_slope_shape(x.shape(), slope.shape())?;
-    let slope_tensor = ctx.upload(slope)?;
+    let plan = plan(x.shape(), &aligned)?;
     let standard = x.as_standard_layout();
     let flat = standard.as_slice().unwrap_or_default();
+    let slope_standard = slope.as_standard_layout();
+    let slope_flat = slope_standard.as_slice().unwrap_or_default();
+    let pieces = host_pieces(ctx, flat.len(), T::DTYPE);
+    // One upload of the slope serves every piece unless the pieces read disjoint windows of it.
+    let shared_slope = if pieces.len() == 1 || !plan.is_monotonic() { Some(ctx.upload(slope_standard.view())?) } else { None };
     let mut values = Vec::with_capacity(flat.len());
-    for piece in host_pieces(ctx, flat.len(), T::DTYPE) {
-        let base = piece.start;
-        let input = ctx.upload(ArrayView::from(&flat[piece]))?;
-        let output = ctx.run_prelu_piece(&input, &slope_tensor, x.shape(), &aligned, base)?;
+    for piece in pieces {
+        let input = ctx.upload(ArrayView::from(&flat[piece.clone()]))?;
+        let output = match &shared_slope {
+            Some(whole) => ctx.run_prelu_piece(&input, whole, 0, &plan, piece.start)?,
+            None => {
+                let window = plan.slope_window(&piece).unwrap_or(0..slope_flat.len());
+                let part = ctx.upload(ArrayView::from(&slope_flat[window.clone()]))?;
+                ctx.run_prelu_piece(&input, &part, window.start, &plan, piece.start)?
+            }
+        };
         values.extend(ctx.read_tensor::<T>(&output, wait).await?);
     }
     Array::from_shape_vec(x.raw_dim(), values)
