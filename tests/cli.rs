@@ -1,0 +1,481 @@
+//! The `wgpu-act` binary end to end: `info`, `apply` round trips checked against the CPU
+//! reference, and the exit status and message of each kind of bad input.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use half::f16;
+use ndarray::{ArrayD, IxDyn};
+use ndarray_npy::npy::header::Header;
+use ndarray_npy::{read_npy, write_npy};
+use wgpu_activations::{ELU_DEFAULT_ALPHA, Element, LEAKY_RELU_DEFAULT_ALPHA, reference, ulp};
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("wgpu-act-cli-{}-{n}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        Self(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn wgpu_act(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wgpu-act"))
+        .args(args)
+        .output()
+        .expect("run wgpu-act")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("temp paths are UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// True when the command ran on a GPU. False (test skipped) when it exited 1 for lack of an
+/// adapter and no GPU is required; any other failure fails the test.
+fn ran_on_gpu(output: &Output) -> bool {
+    let err = stderr(output);
+    if output.status.code() == Some(1)
+        && err.contains("no GPU adapter found")
+        && !common::gpu_required()
+    {
+        eprintln!(
+            "SKIPPED: no GPU adapter; set WGPU_ACTIVATIONS_REQUIRE_GPU=1 to make this a failure\n{err}"
+        );
+        return false;
+    }
+    assert!(
+        output.status.success(),
+        "wgpu-act failed ({:?}):\n{err}",
+        output.status
+    );
+    true
+}
+
+/// Like [`ran_on_gpu`], but also false (test skipped) when the library reports that it cannot
+/// run this (operator, dtype) on this device (exit 1): the file was read and its dtype accepted.
+fn ran_if_supported(output: &Output) -> bool {
+    let err = stderr(output);
+    if output.status.code() == Some(1) && err.contains("not supported on this device") {
+        eprintln!("SKIPPED: the library cannot run this on this device:\n{err}");
+        return false;
+    }
+    ran_on_gpu(output)
+}
+
+/// Asserts exit status 2 and exactly one `wgpu-act: error:` line containing `needle`, and no
+/// panic. Returns that line.
+fn assert_bad_input(output: &Output, needle: &str) -> String {
+    let err = stderr(output);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "expected exit status 2, got {:?}:\n{err}",
+        output.status
+    );
+    assert!(!err.contains("panicked"), "wgpu-act panicked:\n{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("wgpu-act: error: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one error line:\n{err}");
+    assert!(
+        lines[0].contains(needle),
+        "error line lacks {needle:?}: {}",
+        lines[0]
+    );
+    lines[0].to_owned()
+}
+
+/// X of shape [4, 8, 16]: the f32 specials, then deterministic random values.
+fn test_x() -> ArrayD<f32> {
+    let mut values = common::f32_specials();
+    values.extend(common::random_f32(4 * 8 * 16 - values.len(), 7));
+    common::to_dyn(values, &[4, 8, 16])
+}
+
+fn assert_matches<T: Element>(what: &str, actual: &ArrayD<T>, expected: &ArrayD<T>, max_ulp: u64) {
+    assert_eq!(actual.shape(), expected.shape(), "{what}: shape");
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            ulp::within_ulp(*a, *e, max_ulp),
+            "{what}: element {i}: wgpu-act {a:?}, reference {e:?} (> {max_ulp} ULP)"
+        );
+    }
+}
+
+/// A version 1.0 `.npy` file with the given descriptor, shape literal and raw data.
+fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + dict.len() + 1) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(dict.as_bytes());
+    bytes.extend_from_slice(data);
+    bytes
+}
+
+#[test]
+fn info_names_an_adapter() {
+    let output = wgpu_act(&["info"]);
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let out = String::from_utf8_lossy(&output.stdout);
+    let adapter = out
+        .lines()
+        .find_map(|l| l.strip_prefix("adapter:"))
+        .map(str::trim);
+    assert!(
+        adapter.is_some_and(|name| !name.is_empty()),
+        "no adapter line in:\n{out}"
+    );
+    assert!(out.contains("backend:"), "{out}");
+}
+
+fn unary_round_trip(
+    op: &str,
+    alpha: Option<&str>,
+    expected: impl Fn(&ArrayD<f32>) -> ArrayD<f32>,
+    max_ulp: u64,
+) {
+    let dir = TempDir::new(op);
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let x = test_x();
+    write_npy(&x_path, &x).unwrap();
+    let mut args = vec!["apply", "--op", op];
+    if let Some(alpha) = alpha {
+        args.extend(["--alpha", alpha]);
+    }
+    args.extend([p(&x_path), p(&y_path)]);
+    if !ran_on_gpu(&wgpu_act(&args)) {
+        return;
+    }
+    let y: ArrayD<f32> = read_npy(&y_path).unwrap();
+    assert_matches(&format!("{op} {alpha:?}"), &y, &expected(&x), max_ulp);
+}
+
+#[test]
+fn apply_leaky_relu_default_alpha_matches_reference_exactly() {
+    unary_round_trip(
+        "leaky-relu",
+        None,
+        |x| reference::leaky_relu(x.view(), LEAKY_RELU_DEFAULT_ALPHA),
+        0,
+    );
+}
+
+#[test]
+fn apply_leaky_relu_negative_alpha_matches_reference_exactly() {
+    unary_round_trip(
+        "leaky-relu",
+        Some("-0.25"),
+        |x| reference::leaky_relu(x.view(), -0.25),
+        0,
+    );
+}
+
+#[test]
+fn apply_elu_matches_reference_within_2_ulp() {
+    unary_round_trip(
+        "elu",
+        None,
+        |x| reference::elu(x.view(), ELU_DEFAULT_ALPHA),
+        2,
+    );
+    unary_round_trip("elu", Some("2.5"), |x| reference::elu(x.view(), 2.5), 2);
+}
+
+#[test]
+fn apply_prelu_per_channel_slope_matches_reference_exactly() {
+    let dir = TempDir::new("prelu");
+    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
+    let x = test_x();
+    // Shape [8, 1]: one slope per channel of the middle axis.
+    let slope = common::to_dyn((0..8).map(|i| i as f32 * 0.375 - 1.0).collect(), &[8, 1]);
+    write_npy(&x_path, &x).unwrap();
+    write_npy(&s_path, &slope).unwrap();
+    let output = wgpu_act(&[
+        "apply",
+        "--op",
+        "prelu",
+        "--slope",
+        p(&s_path),
+        p(&x_path),
+        p(&y_path),
+    ]);
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let y: ArrayD<f32> = read_npy(&y_path).unwrap();
+    assert_matches(
+        "prelu",
+        &y,
+        &reference::prelu(x.view(), slope.view()).unwrap(),
+        0,
+    );
+}
+
+/// float16 files are decoded by wgpu-act itself (ndarray-npy has no f16). The file must be
+/// accepted as input; the library either runs it (then the values must match) or reports that
+/// the device cannot (exit 1), never a bad-input error.
+#[test]
+fn apply_reads_and_writes_float16() {
+    let dir = TempDir::new("f16");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let x: Vec<f16> = [-2.0f32, -0.5, -0.0, 0.0, 1.5, 65504.0]
+        .iter()
+        .map(|&v| f16::from_f32(v))
+        .collect();
+    let data: Vec<u8> = x.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect();
+    std::fs::write(&x_path, npy_bytes("<f2", "(2, 3)", &data)).unwrap();
+    let output = wgpu_act(&[
+        "apply",
+        "--op",
+        "leaky-relu",
+        "--alpha",
+        "0.5",
+        p(&x_path),
+        p(&y_path),
+    ]);
+    if !ran_if_supported(&output) {
+        return;
+    }
+    let written = std::fs::read(&y_path).unwrap();
+    let mut reader = written.as_slice();
+    let header = Header::from_reader(&mut reader).expect("y.npy has a valid header");
+    assert_eq!(
+        header.type_descriptor.as_string().map(String::as_str),
+        Some("<f2")
+    );
+    assert_eq!(header.shape, [2, 3]);
+    assert!(!header.layout.is_fortran());
+    let x = ArrayD::from_shape_vec(IxDyn(&[2, 3]), x).unwrap();
+    let expected = reference::leaky_relu(x.view(), 0.5);
+    let expected_data: Vec<u8> = expected
+        .iter()
+        .flat_map(|v| v.to_bits().to_le_bytes())
+        .collect();
+    assert_eq!(
+        reader,
+        expected_data.as_slice(),
+        "y.npy data for float16 leaky-relu"
+    );
+}
+
+/// PRelu on `x` with a per-row slope through the CLI, compared exactly with the reference.
+fn prelu_round_trip<T>(name: &str, x: ArrayD<T>, slope: ArrayD<T>)
+where
+    T: Element + ndarray_npy::WritableElement + ndarray_npy::ReadableElement,
+{
+    let dir = TempDir::new(name);
+    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
+    write_npy(&x_path, &x).unwrap();
+    write_npy(&s_path, &slope).unwrap();
+    let output = wgpu_act(&[
+        "apply",
+        "--op",
+        "prelu",
+        "--slope",
+        p(&s_path),
+        p(&x_path),
+        p(&y_path),
+    ]);
+    if !ran_if_supported(&output) {
+        return;
+    }
+    let y: ArrayD<T> = read_npy(&y_path).unwrap();
+    assert_matches(
+        name,
+        &y,
+        &reference::prelu(x.view(), slope.view()).unwrap(),
+        0,
+    );
+}
+
+/// Every dtype the CLI reads goes through the same generic path; each either runs and matches
+/// the reference or is reported by the library as not supported on this device.
+#[test]
+fn apply_prelu_on_every_npy_dtype() {
+    let shape = [2, 3];
+    prelu_round_trip(
+        "f64",
+        common::to_dyn(vec![-2.5f64, -0.0, 1e-300, -1e300, f64::NAN, 7.0], &shape),
+        common::to_dyn(vec![0.5f64, -3.0], &[2, 1]),
+    );
+    prelu_round_trip(
+        "i32",
+        common::to_dyn(vec![i32::MIN, -3, 0, 5, -7, i32::MAX], &shape),
+        common::to_dyn(vec![-1i32, 3], &[2, 1]),
+    );
+    prelu_round_trip(
+        "i64",
+        common::to_dyn(vec![i64::MIN, -3, 0, 5, -7 << 40, i64::MAX], &shape),
+        common::to_dyn(vec![-1i64, 3], &[2, 1]),
+    );
+    prelu_round_trip(
+        "u32",
+        common::to_dyn(vec![0u32, 1, 2, u32::MAX, 5, 6], &shape),
+        common::to_dyn(vec![0u32, 9], &[2, 1]),
+    );
+    prelu_round_trip(
+        "u64",
+        common::to_dyn(vec![0u64, 1, 2, u64::MAX, 5, 6], &shape),
+        common::to_dyn(vec![0u64, 9], &[2, 1]),
+    );
+}
+
+#[test]
+fn missing_input_file_is_bad_input() {
+    let dir = TempDir::new("missing");
+    let y_path = dir.path("y.npy");
+    let line = assert_bad_input(
+        &wgpu_act(&[
+            "apply",
+            "--op",
+            "elu",
+            p(&dir.path("does-not-exist.npy")),
+            p(&y_path),
+        ]),
+        "cannot read X",
+    );
+    assert!(line.contains("does-not-exist.npy"), "{line}");
+    assert!(!y_path.exists());
+}
+
+#[test]
+fn garbage_and_truncated_files_are_bad_input() {
+    let dir = TempDir::new("malformed");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let run = |bytes: &[u8], needle: &str| {
+        std::fs::write(&x_path, bytes).unwrap();
+        assert_bad_input(
+            &wgpu_act(&["apply", "--op", "leaky-relu", p(&x_path), p(&y_path)]),
+            needle,
+        );
+        assert!(!y_path.exists());
+    };
+    let valid = npy_bytes("<f4", "(4,)", &[0; 16]);
+    run(b"this is not a numpy file at all", "not a .npy file");
+    run(b"", "empty");
+    run(&valid[..4], "truncated");
+    run(&valid[..20], "truncated");
+    run(&valid[..valid.len() - 3], "truncated");
+    run(&npy_bytes("<f4", "(4,)", &[0; 17]), "bytes after the data");
+    // A header promising 2^40 elements must not make wgpu-act allocate them.
+    run(&npy_bytes("<f4", "(1099511627776,)", &[0; 16]), "truncated");
+    run(
+        &npy_bytes("<f4", "(4294967296, 4294967296, 4294967296)", &[]),
+        "overflows",
+    );
+    run(
+        &npy_bytes("<f4", "'four'", &[0; 16]),
+        "malformed .npy header",
+    );
+    run(
+        &npy_bytes(
+            "<f4",
+            &format!("{}4{}", "(".repeat(5000), ",)".repeat(5000)),
+            &[],
+        ),
+        "malformed .npy header",
+    );
+    let mut bad_version = valid.clone();
+    bad_version[6] = 9;
+    run(&bad_version, "version 9.0");
+    run(&npy_bytes("<i2", "(4,)", &[0; 8]), "int16");
+}
+
+#[test]
+fn prelu_without_slope_is_bad_input() {
+    let dir = TempDir::new("noslope");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    write_npy(&x_path, &test_x()).unwrap();
+    assert_bad_input(
+        &wgpu_act(&["apply", "--op", "prelu", p(&x_path), p(&y_path)]),
+        "requires --slope",
+    );
+    assert!(!y_path.exists());
+}
+
+#[test]
+fn non_broadcastable_slope_is_bad_input() {
+    let dir = TempDir::new("broadcast");
+    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
+    write_npy(&x_path, &test_x()).unwrap();
+    write_npy(&s_path, &common::to_dyn(vec![0.5f32; 3], &[3])).unwrap();
+    let output = wgpu_act(&[
+        "apply",
+        "--op",
+        "prelu",
+        "--slope",
+        p(&s_path),
+        p(&x_path),
+        p(&y_path),
+    ]);
+    assert_bad_input(&output, "does not broadcast");
+    assert!(!y_path.exists());
+}
+
+#[test]
+fn elu_on_int32_is_refused() {
+    let dir = TempDir::new("int32");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    write_npy(&x_path, &common::to_dyn(vec![-3i32, 0, 5], &[3])).unwrap();
+    assert_bad_input(
+        &wgpu_act(&["apply", "--op", "elu", p(&x_path), p(&y_path)]),
+        "Elu does not accept element type i32",
+    );
+    assert!(!y_path.exists());
+}
+
+#[test]
+fn bad_attribute_combinations_are_bad_input() {
+    let dir = TempDir::new("attrs");
+    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
+    write_npy(&x_path, &test_x()).unwrap();
+    write_npy(&s_path, &common::to_dyn(vec![1i32], &[1])).unwrap();
+    let (x, s, y) = (p(&x_path), p(&s_path), p(&y_path));
+    assert_bad_input(
+        &wgpu_act(&[
+            "apply", "--op", "prelu", "--alpha", "0.5", "--slope", s, x, y,
+        ]),
+        "--alpha",
+    );
+    assert_bad_input(
+        &wgpu_act(&["apply", "--op", "elu", "--slope", s, x, y]),
+        "--slope",
+    );
+    assert_bad_input(
+        &wgpu_act(&["apply", "--op", "prelu", "--slope", s, x, y]),
+        "slope has dtype int32 but X has dtype float",
+    );
+    // Usage errors are clap's, also exit status 2.
+    let output = wgpu_act(&["apply", "--op", "gelu", x, y]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(!y_path.exists());
+}
