@@ -102,6 +102,30 @@ impl ContextOptions {
     }
 }
 
+/// How a context runs one element type (see [`Context::dtype_path`]).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DTypePath {
+    /// A native WGSL type; the text says which device feature provides it.
+    Native(&'static str),
+    /// Emulated on u32 words; the text says how.
+    Emulated(&'static str),
+    /// On the CPU reference (f64 without SHADER_F64, opted in).
+    CpuFallback,
+    /// Refused with [`crate::Error::Unsupported`].
+    Unsupported,
+}
+
+impl fmt::Display for DTypePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DTypePath::Native(how) | DTypePath::Emulated(how) => f.write_str(how),
+            DTypePath::CpuFallback => f.write_str("CPU reference (f64 fallback)"),
+            DTypePath::Unsupported => f.write_str("unsupported on this device"),
+        }
+    }
+}
+
 /// What the adapter and device are, and what they can do.
 #[derive(Debug, Clone)]
 pub struct ContextInfo {
@@ -280,6 +304,17 @@ impl Context {
     pub(crate) fn max_buffer_bytes(&self) -> u64 {
         let device = self.inner.info.limits.max_buffer_size;
         self.inner.options.max_buffer_bytes.map_or(device, |c| c.min(device)).max(256)
+    }
+
+    /// How this context runs `dtype`: natively, emulated on u32 words, on the CPU reference
+    /// (f64 opt-in), or not at all.
+    pub fn dtype_path(&self, dtype: DType) -> DTypePath {
+        match crate::shader::Repr::choose(dtype, self.inner.info.features, &self.inner.options) {
+            Some(repr) if repr.is_native() => DTypePath::Native(repr.path_name()),
+            Some(repr) => DTypePath::Emulated(repr.path_name()),
+            None if self.inner.options.f64_cpu_fallback => DTypePath::CpuFallback,
+            None => DTypePath::Unsupported,
+        }
     }
 
     pub(crate) fn has_feature(&self, feature: wgpu::Features) -> bool {

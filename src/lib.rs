@@ -29,7 +29,7 @@ mod tensor;
 pub mod ulp;
 
 pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
-pub use context::{Context, ContextInfo, ContextOptions};
+pub use context::{Context, ContextInfo, ContextOptions, DTypePath};
 pub use dtype::{DType, Element, FloatElement};
 pub use error::{Error, Result};
 pub use ops::{

@@ -104,10 +104,14 @@ struct PreluParams {
 
 impl Context {
     fn repr_for(&self, op: &'static str, dtype: DType) -> Result<Repr> {
-        Repr::for_dtype(dtype, self.inner.info.features).ok_or_else(|| Error::Unsupported {
+        Repr::choose(dtype, self.inner.info.features, &self.inner.options).ok_or_else(|| Error::Unsupported {
             op,
             dtype,
-            reason: "this build has no GPU kernel for this element type yet".into(),
+            reason: format!(
+                "the device ({}) lacks SHADER_F64; enable ContextOptions::with_f64_cpu_fallback to run \
+                 f64 on the CPU reference instead",
+                self.inner.info.adapter.name
+            ),
         })
     }
 
@@ -339,12 +343,21 @@ fn host_pieces(ctx: &Context, len: usize, dtype: DType) -> Vec<Range<usize>> {
     (0..len.div_ceil(per_piece).max(1)).map(|i| i * per_piece..((i + 1) * per_piece).min(len)).collect()
 }
 
+/// True when f64 work should run on the CPU reference: the device lacks SHADER_F64 and the
+/// context opted in with [`crate::ContextOptions::with_f64_cpu_fallback`].
+fn f64_on_cpu(ctx: &Context, dtype: DType) -> bool {
+    dtype == DType::F64 && !ctx.has_feature(wgpu::Features::SHADER_F64) && ctx.options().f64_cpu_fallback
+}
+
 async fn activations_impl<T: FloatElement, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
     x: ArrayView<'_, T, D>,
     wait: Wait,
 ) -> Result<Array<T, D>> {
+    if f64_on_cpu(ctx, T::DTYPE) && !chain.is_empty() && chain.len() <= MAX_CHAIN {
+        return Ok(crate::reference::map_standard(x, |v| chain.iter().fold(v, |acc, a| a.reference_scalar(acc))));
+    }
     let standard = x.as_standard_layout();
     let flat = standard.as_slice().unwrap_or_default();
     let mut values = Vec::with_capacity(flat.len());
@@ -363,6 +376,9 @@ async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
     slope: ArrayView<'_, T, E>,
     wait: Wait,
 ) -> Result<Array<T, D>> {
+    if f64_on_cpu(ctx, T::DTYPE) {
+        return crate::reference::prelu(x, slope);
+    }
     let aligned = unidirectional_slope_shape(x.shape(), slope.shape())?;
     let plan = plan(x.shape(), &aligned)?;
     let standard = x.as_standard_layout();

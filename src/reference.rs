@@ -35,12 +35,19 @@ pub fn prelu_scalar<T: Element>(x: T, slope: T) -> T {
 
 /// LeakyRelu (ONNX 1, 6, 16) on the CPU. Output has X's shape in standard layout.
 pub fn leaky_relu<T: FloatElement, D: Dimension>(x: ArrayView<'_, T, D>, alpha: f32) -> Array<T, D> {
-    x.map(|&v| leaky_relu_scalar(v, alpha))
+    map_standard(x, |v| leaky_relu_scalar(v, alpha))
 }
 
 /// Elu (ONNX 1, 6, 22) on the CPU. Output has X's shape in standard layout.
 pub fn elu<T: FloatElement, D: Dimension>(x: ArrayView<'_, T, D>, alpha: f32) -> Array<T, D> {
-    x.map(|&v| elu_scalar(v, alpha))
+    map_standard(x, |v| elu_scalar(v, alpha))
+}
+
+/// Applies `f` in logical order, so the result is in standard layout whatever X's strides
+/// (ndarray's `map` keeps a contiguous Fortran-order input in Fortran order).
+pub(crate) fn map_standard<T: Element, D: Dimension>(x: ArrayView<'_, T, D>, f: impl Fn(T) -> T) -> Array<T, D> {
+    let values: Vec<T> = x.iter().map(|&v| f(v)).collect();
+    Array::from_shape_vec(x.raw_dim(), values).expect("one value per element of X")
 }
 
 /// PRelu (ONNX 7+, unidirectional broadcasting of the slope to X) on the CPU. Output has X's
@@ -82,6 +89,8 @@ mod tests {
         assert_eq!(e[4], -2.0);
         assert_eq!(e[3], 3.0);
         assert_eq!(elu_scalar(-1e-30f32, 1.0), -1e-30);
+        let transposed = ndarray::Array2::<f32>::zeros((3, 2)).reversed_axes();
+        assert!(elu(transposed.view(), 1.0).is_standard_layout());
     }
 
     #[test]

@@ -15,7 +15,20 @@ const LEAKY_RELU: &str = include_str!("../shaders/leaky_relu.wgsl");
 const ELU: &str = include_str!("../shaders/elu.wgsl");
 const PRELU: &str = include_str!("../shaders/prelu.wgsl");
 const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
+const EXPM1_F64: &str = include_str!("../shaders/shared/expm1_f64.wgsl");
+const HALF_BITS: &str = include_str!("../shaders/shared/half_bits.wgsl");
+const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
 const DTYPE_F32: &str = include_str!("../shaders/shared/dtype_f32.wgsl");
+const DTYPE_F16: &str = include_str!("../shaders/shared/dtype_f16.wgsl");
+const DTYPE_F16_PACKED: &str = include_str!("../shaders/shared/dtype_f16_packed.wgsl");
+const DTYPE_BF16: &str = include_str!("../shaders/shared/dtype_bf16.wgsl");
+const DTYPE_F64: &str = include_str!("../shaders/shared/dtype_f64.wgsl");
+const DTYPE_I32: &str = include_str!("../shaders/shared/dtype_i32.wgsl");
+const DTYPE_U32: &str = include_str!("../shaders/shared/dtype_u32.wgsl");
+const DTYPE_I64: &str = include_str!("../shaders/shared/dtype_i64.wgsl");
+const DTYPE_U64: &str = include_str!("../shaders/shared/dtype_u64.wgsl");
+const DTYPE_I64_PAIR: &str = include_str!("../shaders/shared/dtype_i64_pair.wgsl");
+const DTYPE_U64_PAIR: &str = include_str!("../shaders/shared/dtype_u64_pair.wgsl");
 
 /// Longest chain of unary ops fused into one kernel (size of `UnaryParams.alpha`).
 pub(crate) const MAX_CHAIN: usize = 8;
@@ -89,67 +102,149 @@ impl SlopeIndex {
 }
 
 /// How a dtype's elements are stored and computed in WGSL (one `shaders/shared/dtype_*.wgsl`).
+/// The memory layout is the same for every representation of a dtype (dense little-endian
+/// elements), so a tensor's buffer does not depend on which path a device takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Repr {
     /// f32 bits in u32 words.
     F32,
+    /// f16 pairs in u32 words, read through `vec2<f16>` (SHADER_F16).
+    F16Native,
+    /// f16 pairs in u32 words, converted on bits (any adapter).
+    F16Packed,
+    /// bf16 pairs in u32 words (any adapter).
+    BF16,
+    /// f64 (SHADER_F64).
+    F64,
+    /// i32 bits in u32 words.
+    I32,
+    /// u32.
+    U32,
+    /// i64 (SHADER_INT64).
+    I64Native,
+    /// u64 (SHADER_INT64).
+    U64Native,
+    /// i64 as `vec2<u32>` (any adapter).
+    I64Pair,
+    /// u64 as `vec2<u32>` (any adapter).
+    U64Pair,
 }
 
 impl Repr {
-    pub(crate) const ALL: [Repr; 1] = [Repr::F32];
+    pub(crate) const ALL: [Repr; 11] = [
+        Repr::F32,
+        Repr::F16Native,
+        Repr::F16Packed,
+        Repr::BF16,
+        Repr::F64,
+        Repr::I32,
+        Repr::U32,
+        Repr::I64Native,
+        Repr::U64Native,
+        Repr::I64Pair,
+        Repr::U64Pair,
+    ];
 
     pub(crate) fn dtype(self) -> DType {
         match self {
             Repr::F32 => DType::F32,
+            Repr::F16Native | Repr::F16Packed => DType::F16,
+            Repr::BF16 => DType::BF16,
+            Repr::F64 => DType::F64,
+            Repr::I32 => DType::I32,
+            Repr::U32 => DType::U32,
+            Repr::I64Native | Repr::I64Pair => DType::I64,
+            Repr::U64Native | Repr::U64Pair => DType::U64,
+        }
+    }
+
+    /// True for the paths that use a native WGSL type the device had to offer.
+    pub(crate) fn is_native(self) -> bool {
+        !matches!(self, Repr::F16Packed | Repr::BF16 | Repr::I64Pair | Repr::U64Pair)
+    }
+
+    /// A short description of the path, for the README table and the CLI.
+    pub(crate) fn path_name(self) -> &'static str {
+        match self {
+            Repr::F32 | Repr::I32 | Repr::U32 => "native",
+            Repr::F16Native => "native f16 (SHADER_F16)",
+            Repr::F64 => "native f64 (SHADER_F64)",
+            Repr::I64Native | Repr::U64Native => "native 64-bit (SHADER_INT64)",
+            Repr::F16Packed | Repr::BF16 => "emulated: 2 per u32, f32 math, RNE",
+            Repr::I64Pair | Repr::U64Pair => "emulated: vec2<u32>",
         }
     }
 
     /// Bytes per storage word (the unit of a shader invocation).
     pub(crate) fn word_bytes(self) -> u64 {
         match self {
-            Repr::F32 => 4,
+            Repr::F64 | Repr::I64Native | Repr::U64Native | Repr::I64Pair | Repr::U64Pair => 8,
+            _ => 4,
         }
     }
 
     /// Elements per storage word.
     pub(crate) fn lanes(self) -> u64 {
         match self {
-            Repr::F32 => 1,
+            Repr::F16Native | Repr::F16Packed | Repr::BF16 => 2,
+            _ => 1,
         }
     }
 
     /// Device features the generated shader needs.
     pub(crate) fn required_features(self) -> wgpu::Features {
         match self {
-            Repr::F32 => wgpu::Features::empty(),
+            Repr::F16Native => wgpu::Features::SHADER_F16,
+            Repr::F64 => wgpu::Features::SHADER_F64,
+            Repr::I64Native | Repr::U64Native => wgpu::Features::SHADER_INT64,
+            _ => wgpu::Features::empty(),
         }
     }
 
-    fn source(self) -> &'static str {
+    /// The dtype interface file and the helpers it relies on.
+    fn sources(self) -> &'static [&'static str] {
         match self {
-            Repr::F32 => DTYPE_F32,
+            Repr::F32 => &[EXPM1_F32, DTYPE_F32],
+            Repr::F16Native => &[EXPM1_F32, DTYPE_F16],
+            Repr::F16Packed => &[EXPM1_F32, HALF_BITS, DTYPE_F16_PACKED],
+            Repr::BF16 => &[EXPM1_F32, HALF_BITS, DTYPE_BF16],
+            Repr::F64 => &[EXPM1_F64, DTYPE_F64],
+            Repr::I32 => &[DTYPE_I32],
+            Repr::U32 => &[DTYPE_U32],
+            Repr::I64Native => &[DTYPE_I64],
+            Repr::U64Native => &[DTYPE_U64],
+            Repr::I64Pair => &[WIDE_U32, DTYPE_I64_PAIR],
+            Repr::U64Pair => &[WIDE_U32, DTYPE_U64_PAIR],
         }
     }
 
     fn enables(self) -> &'static str {
         match self {
-            Repr::F32 => "",
+            Repr::F16Native => "enable f16;\n",
+            _ => "",
         }
     }
 
-    fn expm1(self) -> &'static str {
-        match self {
-            Repr::F32 => EXPM1_F32,
-        }
-    }
-
-    /// Chooses the representation of `dtype` on a device with `features`, or `None` when this
-    /// build has no kernel for it.
-    pub(crate) fn for_dtype(dtype: DType, _features: wgpu::Features) -> Option<Repr> {
-        match dtype {
-            DType::F32 => Some(Repr::F32),
-            _ => None,
-        }
+    /// The representation of `dtype` on a device with `features`, honouring the options that
+    /// force emulation; `None` when the device cannot run it at all (f64 without SHADER_F64).
+    pub(crate) fn choose(dtype: DType, features: wgpu::Features, options: &crate::ContextOptions) -> Option<Repr> {
+        let has = |f: wgpu::Features| features.contains(f);
+        let native_f16 = has(wgpu::Features::SHADER_F16) && !options.force_emulated_f16;
+        let native_i64 = has(wgpu::Features::SHADER_INT64) && !options.force_emulated_i64;
+        Some(match dtype {
+            DType::F32 => Repr::F32,
+            DType::F16 if native_f16 => Repr::F16Native,
+            DType::F16 => Repr::F16Packed,
+            DType::BF16 => Repr::BF16,
+            DType::F64 if has(wgpu::Features::SHADER_F64) => Repr::F64,
+            DType::F64 => return None,
+            DType::I32 => Repr::I32,
+            DType::U32 => Repr::U32,
+            DType::I64 if native_i64 => Repr::I64Native,
+            DType::I64 => Repr::I64Pair,
+            DType::U64 if native_i64 => Repr::U64Native,
+            DType::U64 => Repr::U64Pair,
+        })
     }
 }
 
@@ -209,8 +304,9 @@ impl ShaderKey {
         let repr = self.repr();
         let mut src = String::new();
         src.push_str(repr.enables());
-        src.push_str(repr.source());
-        src.push_str(repr.expm1());
+        for part in repr.sources() {
+            src.push_str(part);
+        }
         match self {
             ShaderKey::Unary { chain, .. } => {
                 if chain.contains(&UnaryKind::LeakyRelu) {
@@ -263,10 +359,19 @@ mod tests {
         let src = key.wgsl();
         let module = naga::front::wgsl::parse_str(&src)
             .map_err(|e| format!("{}: parse error\n{}\n{src}", key.name(), e.emit_to_string(&src)))?;
-        let caps = match key.repr().required_features() {
-            f if f.is_empty() => naga::valid::Capabilities::empty(),
-            _ => naga::valid::Capabilities::all(),
-        };
+        // Exactly the capabilities the key's features grant: the emulated paths must validate
+        // with none, since they exist for adapters that have none.
+        let features = key.repr().required_features();
+        let mut caps = naga::valid::Capabilities::empty();
+        if features.contains(wgpu::Features::SHADER_F16) {
+            caps |= naga::valid::Capabilities::SHADER_FLOAT16;
+        }
+        if features.contains(wgpu::Features::SHADER_F64) {
+            caps |= naga::valid::Capabilities::FLOAT64;
+        }
+        if features.contains(wgpu::Features::SHADER_INT64) {
+            caps |= naga::valid::Capabilities::SHADER_INT64;
+        }
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
             .validate(&module)
             .map_err(|e| format!("{}: invalid\n{}\n{src}", key.name(), e.emit_to_string(&src)))?;

@@ -1,0 +1,44 @@
+// expm1(x) for f64 x < 0, accurate to about 1 ULP (CPU twin:
+// `wgpu_activations::shader_mirror::expm1_f64`).
+//
+// exp() on f64 compiles but is not valid SPIR-V for 64-bit floats (lavapipe returns 0.0), so
+// this uses only + - *, floor and ldexp, exactly like expm1_f32:
+//   k = round(x / ln2), r = x - k ln2 (Cody-Waite, k * LN2_HI exact), |r| <= ln2/2
+//   p = expm1(r) by its Taylor series to degree 13 (truncation < 2e-17 relative)
+//   expm1(x) = 2^k (p + 1) - 1, arranged per k so that no step cancels.
+
+// fdlibm's split of ln2: LN2_HI has 32 significant bits, so k * LN2_HI is exact for |k| < 2^20.
+const LN2_HI_F64: f64 = 6.93147180369123816490e-01;
+const LN2_LO_F64: f64 = 1.90821492927058770002e-10;
+const INV_LN2_F64: f64 = 1.44269504088896338700e+00;
+// Below this, e^x < 2^-54 and the correctly rounded result is -1.
+const EXPM1_F64_SATURATION: f64 = -38.0;
+
+fn expm1_f64(x: f64) -> f64 {
+    if (x < EXPM1_F64_SATURATION) {
+        return -1.0;
+    }
+    let k = floor(x * INV_LN2_F64 + 0.5);
+    let r = (x - k * LN2_HI_F64) - k * LN2_LO_F64;
+    var q: f64 = 1.0 / 6227020800.0;
+    q = 1.0 / 479001600.0 + r * q;
+    q = 1.0 / 39916800.0 + r * q;
+    q = 1.0 / 3628800.0 + r * q;
+    q = 1.0 / 362880.0 + r * q;
+    q = 1.0 / 40320.0 + r * q;
+    q = 1.0 / 5040.0 + r * q;
+    q = 1.0 / 720.0 + r * q;
+    q = 1.0 / 120.0 + r * q;
+    q = 1.0 / 24.0 + r * q;
+    q = 1.0 / 6.0 + r * q;
+    q = 0.5 + r * q;
+    let p = r + (r * r) * q;
+    let ki = i32(k);
+    if (ki == 0) {
+        return p;
+    }
+    if (ki == -1) {
+        return p * 0.5 - 0.5;
+    }
+    return ldexp(p + 1.0, ki) - 1.0;
+}
