@@ -166,7 +166,15 @@ impl fmt::Display for ContextInfo {
         writeln!(f, "vendor/device: {:#06x}/{:#06x}", a.vendor, a.device)?;
         writeln!(f, "driver:       {} ({})", a.driver, a.driver_info)?;
         writeln!(f, "native dtypes: {}", native.join(", "))?;
-        writeln!(f, "features:     {:?}", self.features & WANTED_FEATURES)?;
+        let named = [
+            ("SHADER_F16", wgpu::Features::SHADER_F16),
+            ("SHADER_F64", wgpu::Features::SHADER_F64),
+            ("SHADER_INT64", wgpu::Features::SHADER_INT64),
+            ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
+        ];
+        let present: Vec<&str> =
+            named.iter().filter(|(_, f)| self.features.contains(*f)).map(|(name, _)| *name).collect();
+        writeln!(f, "features:     {}", if present.is_empty() { "none".into() } else { present.join(", ") })?;
         writeln!(f, "max storage buffer binding: {} bytes", self.limits.max_storage_buffer_binding_size)?;
         writeln!(f, "max buffer size:            {} bytes", self.limits.max_buffer_size)?;
         writeln!(
@@ -294,7 +302,7 @@ impl Context {
     /// Bytes one storage binding may cover, a multiple of the binding offset alignment.
     pub(crate) fn max_binding_bytes(&self) -> u64 {
         let limits = &self.inner.info.limits;
-        let device = limits.max_storage_buffer_binding_size as u64;
+        let device = limits.max_storage_buffer_binding_size;
         let cap = self.inner.options.max_binding_bytes.map_or(device, |c| c.min(device));
         let align = u64::from(limits.min_storage_buffer_offset_alignment).max(8);
         (cap / align * align).max(align)

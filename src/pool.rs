@@ -72,11 +72,6 @@ impl BufferPool {
         idle.buffers.entry((class, usage)).or_default().push(buffer);
     }
 
-    #[cfg(test)]
-    pub(crate) fn idle_count(&self) -> usize {
-        let idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        idle.buffers.values().map(Vec::len).sum()
-    }
 }
 
 /// A buffer on loan from the pool; it goes back when dropped.

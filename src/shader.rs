@@ -71,6 +71,7 @@ pub(crate) enum SlopeIndex {
 }
 
 impl SlopeIndex {
+    #[cfg(test)]
     pub(crate) const ALL: [SlopeIndex; 6] = [
         SlopeIndex::Scalar,
         SlopeIndex::Same,
@@ -131,6 +132,7 @@ pub(crate) enum Repr {
 }
 
 impl Repr {
+    #[cfg(test)]
     pub(crate) const ALL: [Repr; 11] = [
         Repr::F32,
         Repr::F16Native,
@@ -192,6 +194,7 @@ impl Repr {
     }
 
     /// Device features the generated shader needs.
+    #[cfg(test)]
     pub(crate) fn required_features(self) -> wgpu::Features {
         match self {
             Repr::F16Native => wgpu::Features::SHADER_F16,
@@ -276,6 +279,7 @@ impl ShaderKey {
     }
 
     /// Kernel name in candle's style, `{op}_{dtype}`, plus the variant.
+    #[cfg(test)]
     pub(crate) fn name(&self) -> String {
         match self {
             ShaderKey::Unary { repr, chain } => {
@@ -330,6 +334,7 @@ impl ShaderKey {
 
     /// Every key the validation test must cover: each representation with each single op,
     /// every pair of ops (chains), and every PRelu index path.
+    #[cfg(test)]
     pub(crate) fn all_variants() -> Vec<ShaderKey> {
         let kinds = [UnaryKind::LeakyRelu, UnaryKind::Elu];
         let mut keys = Vec::new();

@@ -94,7 +94,7 @@ impl Context {
             message: "standard-layout array is not contiguous".into(),
         })?;
         let bytes: &[u8] = bytemuck::cast_slice(values);
-        if bytes.len() % 4 == 0 {
+        if bytes.len().is_multiple_of(4) {
             self.inner.queue.write_buffer(tensor.buffer(), 0, bytes);
         } else {
             let mut padded = bytes.to_vec();

@@ -7,7 +7,7 @@ mod common;
 use common::{assert_close, f32_specials, random_f32, to_dyn};
 use ndarray::{Array, ArrayD, Axis, IxDyn, array, s};
 use wgpu_activations::{
-    Activation, Context, ContextOptions, Error, activations, activations_async, elu, elu_async, leaky_relu,
+    Activation, Context, ContextOptions, Element, Error, activations, activations_async, elu, elu_async, leaky_relu,
     leaky_relu_async, prelu, prelu_async, reference,
 };
 
@@ -74,7 +74,7 @@ fn specials_keep_their_bits() {
     for alpha in ALPHAS {
         let y = leaky_relu(ctx, x.view(), alpha).unwrap();
         for (a, b) in y.iter().zip(x.iter()) {
-            if !(*b < 0.0) {
+            if !b.is_negative() {
                 // Where(X < 0, .., X): X itself, bit for bit (NaN payloads, -0.0, +inf).
                 assert_eq!(a.to_bits(), b.to_bits(), "leaky_relu({alpha}) passthrough of {b:?}");
             }

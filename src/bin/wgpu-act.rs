@@ -144,8 +144,12 @@ fn main() -> ExitCode {
 
 fn info() -> Result<(), Failure> {
     let ctx = Context::new(ContextOptions::default())?;
+    let mut report = format!("{}\ndtype paths:", ctx.info());
+    for dtype in DType::ALL {
+        report.push_str(&format!("\n  {:<5} {}", dtype.name(), ctx.dtype_path(dtype)));
+    }
     let mut stdout = io::stdout().lock();
-    match writeln!(stdout, "{}", ctx.info()) {
+    match writeln!(stdout, "{report}") {
         // A closed pipe (`wgpu-act info | head -1`) is not an error.
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure {
             code: 1,
