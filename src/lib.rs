@@ -38,3 +38,8 @@ pub use ops::{
 };
 pub use tensor::GpuTensor;
 pub use wgpu;
+
+/// The README's code blocks, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
