@@ -118,6 +118,32 @@ pub enum Error {
         wgsl: String,
     },
 
+    /// An ONNX file (model or tensor) could not be decoded or is inconsistent.
+    #[error("malformed ONNX data: {0}")]
+    OnnxMalformed(String),
+
+    /// An ONNX tensor has an element type the operators never accept.
+    #[error("ONNX tensor {tensor:?} has data type {code}, which LeakyRelu, Elu and PRelu do not accept")]
+    OnnxUnsupportedDataType {
+        /// Tensor name.
+        tensor: String,
+        /// `TensorProto.DataType` code.
+        code: i32,
+    },
+
+    /// An ONNX model contains an operator this crate does not run.
+    #[error("ONNX operator {op} (node {node:?}) is not supported: only LeakyRelu, Elu and PRelu (and their function-body expansions) run")]
+    OnnxUnsupportedOp {
+        /// The op type (and domain, when not the default one).
+        op: String,
+        /// The node's name.
+        node: String,
+    },
+
+    /// An ONNX graph is inconsistent (missing input, cycle, value produced twice, ...).
+    #[error("ONNX graph: {0}")]
+    OnnxGraph(String),
+
     /// The GPU reported an error while running or reading back a computation.
     #[error("GPU error during {during}: {message}")]
     Gpu {

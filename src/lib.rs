@@ -19,6 +19,7 @@ mod broadcast;
 mod context;
 mod dtype;
 mod error;
+pub mod onnx;
 mod ops;
 mod pipeline;
 mod pool;

@@ -176,6 +176,24 @@ impl Context {
         self.run_prelu_piece(x, slope, 0, &plan, 0)
     }
 
+    /// PRelu with the slope read as `slope_shape` (same element count), e.g. the shape
+    /// [`crate::per_channel_slope_shape`] gives for opsets 1 and 6.
+    pub fn run_prelu_reshaped(&self, x: &GpuTensor, slope: &GpuTensor, slope_shape: &[usize]) -> Result<GpuTensor> {
+        if slope_shape.iter().product::<usize>() != slope.len() {
+            return Err(Error::ShapeMismatch {
+                what: "PRelu slope reshape (element count)".into(),
+                expected: slope.shape().to_vec(),
+                actual: slope_shape.to_vec(),
+            });
+        }
+        if x.dtype() != slope.dtype() {
+            return Err(Error::DTypeMismatch { expected: x.dtype(), actual: slope.dtype() });
+        }
+        let aligned = unidirectional_slope_shape(x.shape(), slope_shape)?;
+        let plan = plan(x.shape(), &aligned)?;
+        self.run_prelu_piece(x, slope, 0, &plan, 0)
+    }
+
     /// PRelu on `x`, the elements of a larger X that start at flat index `base`, planned by
     /// `plan`; `slope` holds the slope's elements from flat index `slope_first` on.
     fn run_prelu_piece(

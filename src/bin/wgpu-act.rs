@@ -5,7 +5,15 @@
 //! wgpu-act apply --op leaky-relu [--alpha 0.01] X.npy Y.npy
 //! wgpu-act apply --op elu [--alpha 1.0] X.npy Y.npy
 //! wgpu-act apply --op prelu --slope SLOPE.npy X.npy Y.npy
+//! wgpu-act onnx-test [--save-outputs DIR] CASE_DIR...
+//! wgpu-act run MODEL.onnx --input NAME=FILE... --output DIR
 //! ```
+//!
+//! `onnx-test` runs ONNX backend-test cases (`model.onnx`, `test_data_set_N/input_K.pb`,
+//! `output_K.pb`) and prints `PASS name` or `FAIL name: reason` with the max ULP error for
+//! each; exit 0 if all pass, 1 if any fails, 2 if a case cannot be read or is refused.
+//! `run` runs a model of LeakyRelu/Elu/PRelu nodes on `.pb` or `.npy` inputs and writes each
+//! output as `DIR/<name>.pb`.
 //!
 //! `info` prints the adapter the library picks (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`
 //! and `WGPU_POWER_PREF`), its driver, the element types it handles natively and its limits.
@@ -52,14 +60,41 @@ struct Cli {
     command: Command,
 }
 
-/// The subcommands. Each has its own argument struct and `fn`; `bench`, `onnx-test` and `run`
-/// are planned and slot in here the same way.
+/// The subcommands. Each has its own argument struct and `fn`; `bench` is planned and slots
+/// in here the same way.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the GPU adapter, backend, driver, native element types and limits.
     Info,
     /// Apply an operator to a .npy tensor on the GPU and write the result as .npy.
     Apply(ApplyArgs),
+    /// Run ONNX backend-test case directories and judge each against its expected outputs.
+    OnnxTest(OnnxTestArgs),
+    /// Run an ONNX model made of LeakyRelu, Elu and PRelu nodes on the GPU.
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+struct OnnxTestArgs {
+    /// Also write what was computed to DIR/<case>/test_data_set_N/output_K.pb.
+    #[arg(long, value_name = "DIR")]
+    save_outputs: Option<PathBuf>,
+    /// Case directories, each with model.onnx and test_data_set_N/.
+    #[arg(value_name = "CASE_DIR", required = true)]
+    cases: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The model.
+    #[arg(value_name = "MODEL.onnx")]
+    model: PathBuf,
+    /// An input as NAME=FILE, FILE a TensorProto .pb or a .npy; once per model input.
+    #[arg(long = "input", value_name = "NAME=FILE")]
+    inputs: Vec<String>,
+    /// Directory for the outputs, written as <output name>.pb.
+    #[arg(long, value_name = "DIR")]
+    output: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -115,7 +150,11 @@ impl From<Error> for Failure {
             | Error::ShapeMismatch { .. }
             | Error::DTypeNotAllowed { .. }
             | Error::DTypeMismatch { .. }
-            | Error::InvalidAttribute { .. } => 2,
+            | Error::InvalidAttribute { .. }
+            | Error::OnnxMalformed(_)
+            | Error::OnnxUnsupportedDataType { .. }
+            | Error::OnnxUnsupportedOp { .. }
+            | Error::OnnxGraph(_) => 2,
             // No adapter, device creation, shader or GPU failures, device limits, and pairs the
             // library cannot run on this device: the input is fine, the machine is not.
             _ => 1,
@@ -132,6 +171,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => info(),
         Command::Apply(args) => apply(&args),
+        Command::OnnxTest(args) => onnx_test(&args),
+        Command::Run(args) => run_model(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -157,6 +198,74 @@ fn info() -> Result<(), Failure> {
         }),
         _ => Ok(()),
     }
+}
+
+fn onnx_test(args: &OnnxTestArgs) -> Result<(), Failure> {
+    use wgpu_activations::onnx::conformance::{Outcome, run_case};
+    let ctx = Context::new(ContextOptions::default())?;
+    let (mut passed, mut failed, mut errors) = (0, 0, 0);
+    for case in &args.cases {
+        let report = run_case(&ctx, case, args.save_outputs.as_deref());
+        println!("{report}");
+        match report.outcome {
+            Outcome::Pass => passed += 1,
+            Outcome::Fail(_) => failed += 1,
+            Outcome::Error(_) => errors += 1,
+        }
+    }
+    println!("onnx-test: {passed} of {} cases passed, {failed} failed, {errors} could not run", args.cases.len());
+    match (failed, errors) {
+        (0, 0) => Ok(()),
+        (_, 0) => Err(Failure { code: 1, message: format!("{failed} case(s) failed") }),
+        _ => Err(Failure::input(format!("{errors} case(s) could not be read or were refused, {failed} failed"))),
+    }
+}
+
+fn run_model(args: &RunArgs) -> Result<(), Failure> {
+    use std::collections::HashMap;
+    use wgpu_activations::onnx::{HostElement, HostTensor, OnnxModel};
+    let bytes = fs::read(&args.model)
+        .map_err(|e| Failure::input(format!("cannot read {}: {e}", args.model.display())))?;
+    let model = OnnxModel::from_bytes(&bytes)?;
+    let mut feeds = HashMap::new();
+    for spec in &args.inputs {
+        let (name, file) = spec
+            .split_once('=')
+            .ok_or_else(|| Failure::input(format!("--input {spec:?} is not NAME=FILE")))?;
+        let path = Path::new(file);
+        let tensor = if path.extension().is_some_and(|e| e == "npy") {
+            let npy = Npy::load(path, "input")?;
+            match npy.dtype {
+                DType::F16 => HostElement::wrap(f16::decode(&npy)?),
+                DType::F32 => HostElement::wrap(f32::decode(&npy)?),
+                DType::F64 => HostElement::wrap(f64::decode(&npy)?),
+                DType::I32 => HostElement::wrap(i32::decode(&npy)?),
+                DType::I64 => HostElement::wrap(i64::decode(&npy)?),
+                DType::U32 => HostElement::wrap(u32::decode(&npy)?),
+                DType::U64 => HostElement::wrap(u64::decode(&npy)?),
+                other => return Err(Failure::input(format!("{file}: dtype {other} cannot come from .npy"))),
+            }
+        } else {
+            let bytes = fs::read(path).map_err(|e| Failure::input(format!("cannot read {file}: {e}")))?;
+            HostTensor::decode_pb(&bytes)?
+        };
+        feeds.insert(name.to_string(), tensor);
+    }
+    for name in model.input_names() {
+        if !feeds.contains_key(name) {
+            return Err(Failure::input(format!("the model's input {name:?} needs --input {name}=FILE")));
+        }
+    }
+    let ctx = Context::new(ContextOptions::default())?;
+    let outputs = model.run(&ctx, &feeds)?;
+    fs::create_dir_all(&args.output).map_err(|e| write_failure(&args.output, e))?;
+    for (name, tensor) in outputs {
+        let safe: String = name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+        let path = args.output.join(format!("{safe}.pb"));
+        fs::write(&path, tensor.encode_pb(&name)).map_err(|e| write_failure(&path, e))?;
+        println!("{name}: {} {:?} -> {}", tensor.dtype(), tensor.shape(), path.display());
+    }
+    Ok(())
 }
 
 /// What `apply` runs, after the operator/attribute combination has been checked.

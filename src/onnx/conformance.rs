@@ -1,0 +1,219 @@
+//! Runs ONNX backend-test cases (`model.onnx` plus `test_data_set_N/{input,output}_K.pb`) and
+//! judges them: the code path of `wgpu-act onnx-test` and of the test suite.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::model::OnnxModel;
+use super::tensor::{HostElement, HostTensor};
+use crate::context::Context;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::ulp;
+use crate::with_host_tensor;
+
+/// How one case ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Every output within its bound.
+    Pass,
+    /// Some output outside its bound (or of the wrong dtype/shape).
+    Fail(String),
+    /// The case could not be read, or the model was refused (names what and why).
+    Error(String),
+}
+
+/// The verdict on one case directory.
+#[derive(Debug, Clone)]
+pub struct CaseReport {
+    /// The case directory's name.
+    pub name: String,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// Largest ULP distance from the expected outputs (floats), over all data sets.
+    pub max_ulp_vs_expected: u64,
+    /// Largest ULP distance from our correctly rounded CPU reference.
+    pub max_ulp_vs_reference: u64,
+    /// Elements where the expected data itself is off the correctly rounded result by more
+    /// than the bound (the spec's literal `exp(x) - 1` in float32 does this near 0).
+    pub inexact_expected: usize,
+    /// The model's default-domain opset and the operators it runs (for the conformance table).
+    pub opset: i64,
+    /// `(op, version)` pairs of the model.
+    pub operators: Vec<(&'static str, u32)>,
+    /// Element type of the first output.
+    pub dtype: Option<DType>,
+}
+
+impl fmt::Display for CaseReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.outcome {
+            Outcome::Pass => {
+                write!(f, "PASS {} (max {} ULP", self.name, self.max_ulp_vs_expected)?;
+                if self.inexact_expected > 0 {
+                    write!(
+                        f,
+                        " vs expected; {} expected values are off the correctly rounded result, ours is within {} ULP of it",
+                        self.inexact_expected, self.max_ulp_vs_reference
+                    )?;
+                }
+                write!(f, ")")
+            }
+            Outcome::Fail(reason) => write!(f, "FAIL {}: {reason}", self.name),
+            Outcome::Error(reason) => write!(f, "ERROR {}: {reason}", self.name),
+        }
+    }
+}
+
+/// ONNX's own backend-test tolerance, used only to accept that an expected value is the
+/// literal formula's inexact rendering of the correctly rounded result.
+fn onnx_tolerance(expected: f64, reference: f64) -> bool {
+    (expected - reference).abs() <= 1e-7 + 1e-3 * reference.abs()
+}
+
+fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut found: Vec<(usize, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let index = name.strip_prefix(prefix)?.trim_end_matches(".pb").parse().ok()?;
+            Some((index, e.path()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::OnnxMalformed(format!("{}: {e}", path.display())))
+}
+
+/// Runs one case directory; with `save`, writes what was computed to
+/// `save/<case>/test_data_set_N/output_K.pb`.
+pub fn run_case(ctx: &Context, dir: &Path, save: Option<&Path>) -> CaseReport {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+    let mut report = CaseReport {
+        name,
+        outcome: Outcome::Pass,
+        max_ulp_vs_expected: 0,
+        max_ulp_vs_reference: 0,
+        inexact_expected: 0,
+        opset: 0,
+        operators: Vec::new(),
+        dtype: None,
+    };
+    if let Err(outcome) = run_case_inner(ctx, dir, save, &mut report) {
+        report.outcome = outcome;
+    }
+    report
+}
+
+fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut CaseReport) -> Result<(), Outcome> {
+    let refuse = |e: Error| Outcome::Error(e.to_string());
+    let model = OnnxModel::from_bytes(&read(&dir.join("model.onnx")).map_err(refuse)?).map_err(refuse)?;
+    report.opset = model.opset();
+    report.operators = model.operators().iter().map(|(k, v)| (k.name(), *v)).collect();
+    let sets = numbered(dir, "test_data_set_");
+    if sets.is_empty() {
+        return Err(Outcome::Error(format!("no test_data_set_N directory in {}", dir.display())));
+    }
+    for set in sets {
+        let inputs = numbered(&set, "input_");
+        if inputs.len() != model.input_names().len() {
+            return Err(Outcome::Error(format!(
+                "{} has {} inputs, the model takes {}",
+                set.display(),
+                inputs.len(),
+                model.input_names().len()
+            )));
+        }
+        let mut feeds = HashMap::new();
+        for (name, path) in model.input_names().iter().zip(&inputs) {
+            let tensor = HostTensor::decode_pb(&read(path).map_err(refuse)?)
+                .map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
+            feeds.insert(name.clone(), tensor);
+        }
+        let expected = numbered(&set, "output_");
+        let actual = model.run(ctx, &feeds).map_err(refuse)?;
+        let reference = model.run_reference(&feeds).map_err(refuse)?;
+        if expected.len() != actual.len() {
+            return Err(Outcome::Error(format!("{} has {} outputs, the model {}", set.display(), expected.len(), actual.len())));
+        }
+        if let Some(save) = save {
+            let out_dir = save.join(&report.name).join(set.file_name().unwrap_or_default());
+            std::fs::create_dir_all(&out_dir).map_err(|e| Outcome::Error(format!("{}: {e}", out_dir.display())))?;
+            for (k, (name, tensor)) in actual.iter().enumerate() {
+                let path = out_dir.join(format!("output_{k}.pb"));
+                std::fs::write(&path, tensor.encode_pb(name)).map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
+            }
+        }
+        for (((name, ours), (_, exact)), path) in actual.iter().zip(&reference).zip(&expected) {
+            let want = HostTensor::decode_pb(&read(path).map_err(refuse)?)
+                .map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
+            report.dtype.get_or_insert(ours.dtype());
+            if want.dtype() != ours.dtype() || want.shape() != ours.shape() {
+                return Err(Outcome::Fail(format!(
+                    "output {name:?}: got {} {:?}, expected {} {:?}",
+                    ours.dtype(),
+                    ours.shape(),
+                    want.dtype(),
+                    want.shape()
+                )));
+            }
+            let bound = model.ulp_bound(ours.dtype());
+            with_host_tensor!(ours, a => compare(name, a, &want, exact, bound, report))?;
+        }
+    }
+    Ok(())
+}
+
+fn compare<T: HostElement>(
+    name: &str,
+    ours: &ndarray::ArrayD<T>,
+    expected: &HostTensor,
+    exact: &HostTensor,
+    bound: u64,
+    report: &mut CaseReport,
+) -> Result<(), Outcome> {
+    let (Some(expected), Some(exact)) = (T::unwrap_ref(expected), T::unwrap_ref(exact)) else {
+        return Err(Outcome::Fail(format!("output {name:?}: dtype differs")));
+    };
+    for (index, ((&o, &e), &r)) in ours.iter().zip(expected).zip(exact).enumerate() {
+        let vs_expected = ulp::ulp_distance(o, e).unwrap_or(u64::MAX);
+        let vs_reference = ulp::ulp_distance(o, r).unwrap_or(u64::MAX);
+        report.max_ulp_vs_reference = report.max_ulp_vs_reference.max(if ulp::within_ulp(o, r, bound) { vs_reference.min(bound) } else { vs_reference });
+        if ulp::within_ulp(o, e, bound) {
+            report.max_ulp_vs_expected = report.max_ulp_vs_expected.max(if vs_expected > bound { 0 } else { vs_expected });
+            continue;
+        }
+        // Ours is off the expected value: acceptable only when ours is within the bound of
+        // the correctly rounded result and the expected value is merely the literal
+        // formula's rounding of it (within ONNX's own test tolerance).
+        let expected_is_inexact = ulp::within_ulp(o, r, bound) && onnx_tolerance(as_f64(e), as_f64(r));
+        if expected_is_inexact {
+            report.inexact_expected += 1;
+            report.max_ulp_vs_expected = report.max_ulp_vs_expected.max(vs_expected);
+            continue;
+        }
+        return Err(Outcome::Fail(format!(
+            "output {name:?} element {index}: got {o:?}, expected {e:?} ({} ULP > {bound}; correctly rounded {r:?})",
+            if vs_expected == u64::MAX { "NaN mismatch".to_string() } else { vs_expected.to_string() }
+        )));
+    }
+    Ok(())
+}
+
+fn as_f64<T: Element>(v: T) -> f64 {
+    // Through the ULP key's magnitude would lose the value; decode per dtype instead.
+    let bytes = bytemuck::bytes_of(&v);
+    match T::DTYPE {
+        DType::BF16 => half::bf16::from_le_bytes([bytes[0], bytes[1]]).to_f64(),
+        DType::F16 => half::f16::from_le_bytes([bytes[0], bytes[1]]).to_f64(),
+        DType::F32 => f64::from(f32::from_le_bytes(bytes.try_into().unwrap_or_default())),
+        DType::F64 => f64::from_le_bytes(bytes.try_into().unwrap_or_default()),
+        _ => f64::NAN, // integers are compared exactly: never "inexact"
+    }
+}

@@ -1,0 +1,204 @@
+//! ONNX conformance: every committed case under tests/data/onnx/*/* runs through the code path
+//! of `wgpu-act onnx-test` and must pass; plus loader robustness and graph-runner behaviour.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use ndarray::{ArrayD, IxDyn};
+use prost::Message;
+use wgpu_activations::onnx::conformance::{Outcome, run_case};
+use wgpu_activations::onnx::proto::{
+    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, ValueInfoProto,
+};
+use wgpu_activations::onnx::{HostTensor, OnnxModel, allows, op_version};
+use wgpu_activations::{DType, Error};
+
+fn case_dirs() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|suite| suite.path().is_dir())
+        .flat_map(|suite| std::fs::read_dir(suite.path()).into_iter().flatten().flatten())
+        .map(|case| case.path())
+        .filter(|p| p.join("model.onnx").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn every_committed_case_passes() {
+    let ctx = gpu_or_skip!();
+    let dirs = case_dirs();
+    assert!(dirs.len() >= 30, "expected the committed ONNX cases under tests/data/onnx, found {}", dirs.len());
+    let mut table: BTreeMap<(String, u32, String), (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let report = run_case(ctx, dir, None);
+        println!("{report}");
+        let pass = report.outcome == Outcome::Pass;
+        if !pass {
+            failures.push(report.to_string());
+        }
+        let dtype = report.dtype.map_or("?".to_string(), |d| d.onnx_name().to_string());
+        let mut ops: Vec<(&str, u32)> = report.operators.clone();
+        ops.sort();
+        ops.dedup();
+        for (op, version) in ops {
+            let entry = table.entry((op.to_string(), version, dtype.clone())).or_default();
+            entry.0 += usize::from(pass);
+            entry.1 += 1;
+        }
+    }
+    println!("\n| op | version | dtype | passed |\n|---|---|---|---|");
+    for ((op, version, dtype), (pass, total)) in &table {
+        println!("| {op} | {version} | {dtype} | {pass}/{total} |");
+    }
+    assert!(failures.is_empty(), "{} of {} cases did not pass:\n{}", failures.len(), dirs.len(), failures.join("\n"));
+}
+
+fn attribute_float(name: &str, value: f32) -> AttributeProto {
+    AttributeProto { name: Some(name.into()), f: Some(value), r#type: Some(1), ..Default::default() }
+}
+
+fn node(op: &str, inputs: &[&str], output: &str, attributes: Vec<AttributeProto>) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        name: Some(format!("{op}_{output}")),
+        attribute: attributes,
+        ..Default::default()
+    }
+}
+
+fn value(name: &str) -> ValueInfoProto {
+    ValueInfoProto { name: Some(name.into()), ..Default::default() }
+}
+
+fn model(opset: i64, nodes: Vec<NodeProto>, inputs: &[&str], outputs: &[&str], initializers: Vec<TensorProto>) -> ModelProto {
+    ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }],
+        graph: Some(GraphProto {
+            node: nodes,
+            input: inputs.iter().map(|n| value(n)).collect(),
+            output: outputs.iter().map(|n| value(n)).collect(),
+            initializer: initializers,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn f32_tensor(shape: &[usize], values: Vec<f32>) -> HostTensor {
+    HostTensor::F32(ArrayD::from_shape_vec(IxDyn(shape), values).unwrap())
+}
+
+#[test]
+fn operator_versions_and_type_constraints_follow_the_spec() {
+    assert_eq!(op_version("LeakyRelu", 15), Some(6));
+    assert_eq!(op_version("LeakyRelu", 16), Some(16));
+    assert_eq!(op_version("Elu", 21), Some(6));
+    assert_eq!(op_version("Elu", 22), Some(22));
+    assert_eq!(op_version("PRelu", 8), Some(7));
+    assert_eq!(op_version("PRelu", 0), None);
+    assert!(!allows("LeakyRelu", 6, DType::BF16) && allows("LeakyRelu", 16, DType::BF16));
+    assert!(!allows("Elu", 16, DType::BF16) && allows("Elu", 22, DType::BF16));
+    assert!(!allows("PRelu", 7, DType::I32) && allows("PRelu", 9, DType::I64));
+    assert!(!allows("PRelu", 9, DType::BF16) && allows("PRelu", 16, DType::BF16));
+    assert!(!allows("Elu", 22, DType::I32));
+}
+
+#[test]
+fn a_dag_runs_with_fused_chains_and_matches_the_reference() {
+    let ctx = gpu_or_skip!();
+    // X -> LeakyRelu -> A -> Elu -> B -> LeakyRelu -> C (fused: A has one consumer... no: two)
+    //                  A -> PRelu(slope) -> D
+    let nodes = vec![
+        node("LeakyRelu", &["X"], "A", vec![attribute_float("alpha", 0.2)]),
+        node("Elu", &["A"], "B", vec![]),
+        node("LeakyRelu", &["B"], "C", vec![attribute_float("alpha", 3.0)]),
+        node("PRelu", &["A", "S"], "D", vec![]),
+    ];
+    let slope = f32_tensor(&[3, 1], vec![0.5, -1.0, 2.0]).to_proto("S");
+    let proto = model(16, nodes, &["X"], &["C", "D"], vec![slope]);
+    let model = OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap();
+    assert_eq!(model.step_count(), 3, "Elu and the LeakyRelu after it fuse into one step");
+    let x: Vec<f32> = (0..3 * 7).map(|i| i as f32 * 0.37 - 4.0).collect();
+    let feeds = HashMap::from([("X".to_string(), f32_tensor(&[3, 7], x))]);
+    let gpu = model.run(ctx, &feeds).unwrap();
+    let cpu = model.run_reference(&feeds).unwrap();
+    assert_eq!(gpu.len(), 2);
+    for ((name, g), (_, c)) in gpu.iter().zip(&cpu) {
+        let (HostTensor::F32(g), HostTensor::F32(c)) = (g, c) else { panic!("dtype") };
+        for (a, b) in g.iter().zip(c) {
+            assert!(wgpu_activations::ulp::within_ulp(*a, *b, 2), "{name}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn refuses_other_operators_and_broken_graphs_with_errors() {
+    let relu = model(13, vec![node("Relu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]);
+    match OnnxModel::from_bytes(&relu.encode_to_vec()) {
+        Err(Error::OnnxUnsupportedOp { op, .. }) => assert_eq!(op, "Relu"),
+        other => panic!("expected OnnxUnsupportedOp, got {other:?}"),
+    }
+    let cycle = model(
+        16,
+        vec![node("Elu", &["B"], "A", vec![]), node("Elu", &["A"], "B", vec![])],
+        &["X"],
+        &["B"],
+        vec![],
+    );
+    assert!(matches!(OnnxModel::from_bytes(&cycle.encode_to_vec()), Err(Error::OnnxGraph(_))));
+    let missing = model(16, vec![node("Elu", &["Z"], "Y", vec![])], &["X"], &["Y"], vec![]);
+    assert!(matches!(OnnxModel::from_bytes(&missing.encode_to_vec()), Err(Error::OnnxGraph(_))));
+    // bf16 LeakyRelu at opset 15 is refused naming op, version and dtype.
+    let Some(ctx) = common::ctx() else { return };
+    let leaky = OnnxModel::from_bytes(&model(15, vec![node("LeakyRelu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]).encode_to_vec()).unwrap();
+    let x = HostTensor::BF16(ArrayD::from_elem(IxDyn(&[2]), half::bf16::ONE));
+    let message = leaky.run(ctx, &HashMap::from([("X".to_string(), x)])).unwrap_err().to_string();
+    assert!(message.contains("LeakyRelu") && message.contains("opset 6") && message.contains("bf16"), "{message}");
+}
+
+#[test]
+fn malformed_and_truncated_files_are_errors_not_panics() {
+    let good = model(16, vec![node("Elu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]).encode_to_vec();
+    for cut in [1, good.len() / 3, good.len() / 2, good.len() - 1] {
+        let _ = OnnxModel::from_bytes(&good[..cut]); // an error or a smaller valid model; never a panic
+    }
+    assert!(OnnxModel::from_bytes(b"\xff\xff\xff\xff not protobuf").is_err());
+    let tensor = f32_tensor(&[2, 3], vec![1.0; 6]).encode_pb("t");
+    assert!(HostTensor::decode_pb(&tensor[..tensor.len() - 3]).is_err());
+    // Dims that disagree with the data, negative dims and an overflowing element count.
+    let mut proto = TensorProto::decode(tensor.as_slice()).unwrap();
+    proto.dims = vec![4, 3];
+    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxMalformed(_))));
+    proto.dims = vec![-1, 6];
+    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxMalformed(_))));
+    proto.dims = vec![i64::MAX, i64::MAX];
+    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxMalformed(_))));
+    proto.data_type = Some(8); // STRING
+    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxUnsupportedDataType { .. })));
+}
+
+#[test]
+fn typed_storage_fields_decode_like_raw_data() {
+    let bits = [0x3c00i32, 0xbc00, 0x7e00]; // f16 1.0, -1.0, NaN in int32_data
+    let proto = TensorProto { data_type: Some(10), dims: vec![3], int32_data: bits.to_vec(), ..Default::default() };
+    let HostTensor::F16(a) = HostTensor::from_proto(&proto).unwrap() else { panic!("dtype") };
+    assert_eq!(a[[0]].to_f32(), 1.0);
+    assert!(a[[2]].is_nan());
+    let proto = TensorProto { data_type: Some(12), dims: vec![2], uint64_data: vec![7, u64::from(u32::MAX)], ..Default::default() };
+    assert_eq!(HostTensor::from_proto(&proto).unwrap(), HostTensor::U32(ArrayD::from_shape_vec(IxDyn(&[2]), vec![7, u32::MAX]).unwrap()));
+    let proto = TensorProto { data_type: Some(12), dims: vec![1], uint64_data: vec![1 << 40], ..Default::default() };
+    assert!(HostTensor::from_proto(&proto).is_err(), "a uint32 value out of range is refused");
+    let round_trip = f32_tensor(&[2, 2], vec![1.0, -0.0, f32::INFINITY, 3.5]);
+    assert_eq!(HostTensor::decode_pb(&round_trip.encode_pb("r")).unwrap(), round_trip);
+}
