@@ -479,3 +479,99 @@ fn bad_attribute_combinations_are_bad_input() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(!y_path.exists());
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy file");
+        }
+    }
+}
+
+fn committed_case(suite: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx").join(suite).join(name)
+}
+
+#[test]
+fn onnx_test_prints_one_line_per_case_and_exits_by_the_worst_outcome() {
+    let tmp = TempDir::new("onnx_test");
+    let good = committed_case("node", "test_elu");
+    let output = wgpu_act(&["onnx-test", "--save-outputs", p(&tmp.path("saved")), p(&good)]);
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.lines().next().is_some_and(|l| l.starts_with("PASS test_elu (max ")), "{stdout}");
+    // --save-outputs wrote what was computed, readable as a TensorProto of the expected shape.
+    let saved = std::fs::read(tmp.path("saved/test_elu/test_data_set_0/output_0.pb")).expect("saved output");
+    let expected = std::fs::read(good.join("test_data_set_0/output_0.pb")).expect("expected output");
+    let (saved, expected) = (
+        wgpu_activations::onnx::HostTensor::decode_pb(&saved).expect("decodes"),
+        wgpu_activations::onnx::HostTensor::decode_pb(&expected).expect("decodes"),
+    );
+    assert_eq!((saved.dtype(), saved.shape()), (expected.dtype(), expected.shape()));
+
+    // A case whose expected output is wrong fails (exit 1), naming the element.
+    let wrong = tmp.path("wrong_case");
+    copy_dir(&committed_case("node", "test_leakyrelu"), &wrong);
+    let input = std::fs::read(wrong.join("test_data_set_0/input_0.pb")).expect("input");
+    std::fs::write(wrong.join("test_data_set_0/output_0.pb"), input).expect("overwrite expected");
+    let output = wgpu_act(&["onnx-test", p(&good), p(&wrong)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("FAIL wrong_case: output"), "{stdout}");
+
+    // A truncated model is an ERROR line and exit 2, never a panic.
+    let broken = tmp.path("broken_case");
+    copy_dir(&committed_case("node", "test_leakyrelu"), &broken);
+    let model = std::fs::read(broken.join("model.onnx")).expect("model");
+    std::fs::write(broken.join("model.onnx"), &model[..model.len() / 2]).expect("truncate");
+    let output = wgpu_act(&["onnx-test", p(&good), p(&wrong), p(&broken)]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.starts_with("ERROR")).count(), 3);
+    assert!(stdout.contains("ERROR broken_case: "), "{stdout}");
+}
+
+#[test]
+fn run_executes_a_model_on_pb_and_npy_inputs() {
+    let tmp = TempDir::new("run");
+    let case = committed_case("node", "test_prelu_broadcast");
+    let model = case.join("model.onnx");
+    let parsed = wgpu_activations::onnx::OnnxModel::from_bytes(&std::fs::read(&model).expect("model")).expect("parses");
+    let names = parsed.input_names().to_vec();
+    let mut args: Vec<String> = vec!["run".into(), p(&model).into(), "--output".into(), p(&tmp.path("out")).into()];
+    for (k, name) in names.iter().enumerate() {
+        args.push("--input".into());
+        args.push(format!("{name}={}", p(&case.join(format!("test_data_set_0/input_{k}.pb")))));
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = wgpu_act(&refs);
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let out_name = parsed.output_names()[0].to_string();
+    let written = std::fs::read(tmp.path(&format!("out/{out_name}.pb"))).expect("output written");
+    let expected = std::fs::read(case.join("test_data_set_0/output_0.pb")).expect("expected");
+    assert_eq!(
+        wgpu_activations::onnx::HostTensor::decode_pb(&written).expect("decodes"),
+        wgpu_activations::onnx::HostTensor::decode_pb(&expected).expect("decodes")
+    );
+    // A missing input is bad input: exit 2 naming it.
+    let output = wgpu_act(&["run", p(&model), "--output", p(&tmp.path("out2"))]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains(&names[0]), "{}", stderr(&output));
+    // .npy inputs work too.
+    let x: ArrayD<f32> = ArrayD::from_shape_vec(IxDyn(&[2, 2]), vec![-1.0, 2.0, -3.0, 4.0]).expect("shape");
+    let leaky = committed_case("node", "test_leakyrelu");
+    let leaky_model = leaky.join("model.onnx");
+    let parsed = wgpu_activations::onnx::OnnxModel::from_bytes(&std::fs::read(&leaky_model).expect("model")).expect("parses");
+    write_npy(tmp.path("x.npy"), &x).expect("write npy");
+    let spec = format!("{}={}", parsed.input_names()[0], p(&tmp.path("x.npy")));
+    let output = wgpu_act(&["run", p(&leaky_model), "--input", &spec, "--output", p(&tmp.path("out3"))]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
