@@ -17,6 +17,9 @@ const PRELU: &str = include_str!("../shaders/prelu.wgsl");
 const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
 const EXPM1_F64: &str = include_str!("../shaders/shared/expm1_f64.wgsl");
 const HALF_BITS: &str = include_str!("../shaders/shared/half_bits.wgsl");
+const LANES_ONE: &str = include_str!("../shaders/shared/lanes_one.wgsl");
+const LANES_TWO_HALVES: &str = include_str!("../shaders/shared/lanes_two_halves.wgsl");
+const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
 const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
 const DTYPE_F32: &str = include_str!("../shaders/shared/dtype_f32.wgsl");
 const DTYPE_F16: &str = include_str!("../shaders/shared/dtype_f16.wgsl");
@@ -207,17 +210,17 @@ impl Repr {
     /// The dtype interface file and the helpers it relies on.
     fn sources(self) -> &'static [&'static str] {
         match self {
-            Repr::F32 => &[EXPM1_F32, DTYPE_F32],
-            Repr::F16Native => &[EXPM1_F32, DTYPE_F16],
-            Repr::F16Packed => &[EXPM1_F32, HALF_BITS, DTYPE_F16_PACKED],
-            Repr::BF16 => &[EXPM1_F32, HALF_BITS, DTYPE_BF16],
-            Repr::F64 => &[EXPM1_F64, DTYPE_F64],
-            Repr::I32 => &[DTYPE_I32],
-            Repr::U32 => &[DTYPE_U32],
-            Repr::I64Native => &[DTYPE_I64],
-            Repr::U64Native => &[DTYPE_U64],
-            Repr::I64Pair => &[WIDE_U32, DTYPE_I64_PAIR],
-            Repr::U64Pair => &[WIDE_U32, DTYPE_U64_PAIR],
+            Repr::F32 => &[EXPM1_F32, LANES_ONE, FLOAT_MULTIPLY, DTYPE_F32],
+            Repr::F16Native => &[EXPM1_F32, FLOAT_MULTIPLY, DTYPE_F16],
+            Repr::F16Packed => &[EXPM1_F32, HALF_BITS, LANES_TWO_HALVES, FLOAT_MULTIPLY, DTYPE_F16_PACKED],
+            Repr::BF16 => &[EXPM1_F32, HALF_BITS, LANES_TWO_HALVES, FLOAT_MULTIPLY, DTYPE_BF16],
+            Repr::F64 => &[EXPM1_F64, LANES_ONE, FLOAT_MULTIPLY, DTYPE_F64],
+            Repr::I32 => &[LANES_ONE, DTYPE_I32],
+            Repr::U32 => &[LANES_ONE, DTYPE_U32],
+            Repr::I64Native => &[LANES_ONE, DTYPE_I64],
+            Repr::U64Native => &[LANES_ONE, DTYPE_U64],
+            Repr::I64Pair => &[WIDE_U32, LANES_ONE, DTYPE_I64_PAIR],
+            Repr::U64Pair => &[WIDE_U32, LANES_ONE, DTYPE_U64_PAIR],
         }
     }
 

@@ -31,11 +31,6 @@ fn from_compute(v: Compute) -> Bits {
     return f16(v);
 }
 
-fn multiply(a: Bits, b: Bits) -> Bits {
-    // The product of two f16 values is exact in f32: one rounding, at from_compute.
-    return from_compute(to_compute(a) * to_compute(b));
-}
-
 fn expm1_compute(v: Compute) -> Compute {
     return expm1_f32(v);
 }

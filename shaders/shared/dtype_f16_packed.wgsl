@@ -8,14 +8,6 @@ alias Bits = u32;
 alias Compute = f32;
 const LANES: u32 = 2u;
 
-fn word_lane(w: Word, i: u32) -> Bits {
-    return half_lane(w, i);
-}
-
-fn with_lane(w: Word, i: u32, b: Bits) -> Word {
-    return with_half_lane(w, i, b);
-}
-
 fn is_negative(b: Bits) -> bool {
     // 0x8000 is -0.0, 0xfc00 is -inf, above are negative-signed NaNs.
     return b > 0x8000u && b <= 0xfc00u;
@@ -27,11 +19,6 @@ fn to_compute(b: Bits) -> Compute {
 
 fn from_compute(v: Compute) -> Bits {
     return f32_to_f16_bits(v);
-}
-
-fn multiply(a: Bits, b: Bits) -> Bits {
-    // The product of two f16 values is exact in f32: one rounding, at from_compute.
-    return from_compute(to_compute(a) * to_compute(b));
 }
 
 fn expm1_compute(v: Compute) -> Compute {

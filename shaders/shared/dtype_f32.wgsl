@@ -5,10 +5,11 @@
 //   alias Bits     one element's bits (passed between chained ops)
 //   alias Compute  the arithmetic type
 //   const LANES    elements per Word (2 for packed 16-bit types)
-//   fn word_lane(w, i) -> Bits, fn with_lane(w, i, b) -> Word
+//   fn word_lane(w, i) -> Bits, fn with_lane(w, i, b) -> Word   (shared/lanes_*.wgsl)
 //   fn is_negative(b) -> bool     ONNX Less(X, 0): false for -0.0 and NaN
 //   fn to_compute(b), fn from_compute(v)   widen / round to this dtype
-//   fn multiply(a, b) -> Bits     a * b in this dtype, one rounding (PRelu)
+//   fn multiply(a, b) -> Bits     a * b in this dtype, one rounding (PRelu; floats share
+//                                 shared/float_multiply.wgsl)
 //   fn expm1_compute(v)           expm1 for Elu (float dtypes only)
 //
 // Elements travel as raw u32 bits and negativity is decided on the bits, so X passes through
@@ -18,14 +19,6 @@ alias Word = u32;
 alias Bits = u32;
 alias Compute = f32;
 const LANES: u32 = 1u;
-
-fn word_lane(w: Word, i: u32) -> Bits {
-    return w;
-}
-
-fn with_lane(w: Word, i: u32, b: Bits) -> Word {
-    return b;
-}
 
 fn is_negative(b: Bits) -> bool {
     // 0x80000000 is -0.0, 0xff800000 is -inf, above that are negative-signed NaNs.
@@ -38,10 +31,6 @@ fn to_compute(b: Bits) -> Compute {
 
 fn from_compute(v: Compute) -> Bits {
     return bitcast<u32>(v);
-}
-
-fn multiply(a: Bits, b: Bits) -> Bits {
-    return from_compute(to_compute(a) * to_compute(b));
 }
 
 fn expm1_compute(v: Compute) -> Compute {

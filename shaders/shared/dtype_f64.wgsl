@@ -7,14 +7,6 @@ alias Bits = f64;
 alias Compute = f64;
 const LANES: u32 = 1u;
 
-fn word_lane(w: Word, i: u32) -> Bits {
-    return w;
-}
-
-fn with_lane(w: Word, i: u32, b: Bits) -> Word {
-    return b;
-}
-
 fn is_negative(b: Bits) -> bool {
     return b < 0.0;
 }
@@ -25,10 +17,6 @@ fn to_compute(b: Bits) -> Compute {
 
 fn from_compute(v: Compute) -> Bits {
     return v;
-}
-
-fn multiply(a: Bits, b: Bits) -> Bits {
-    return a * b;
 }
 
 fn expm1_compute(v: Compute) -> Compute {

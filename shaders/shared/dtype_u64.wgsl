@@ -5,14 +5,6 @@ alias Word = u64;
 alias Bits = u64;
 const LANES: u32 = 1u;
 
-fn word_lane(w: Word, i: u32) -> Bits {
-    return w;
-}
-
-fn with_lane(w: Word, i: u32, b: Bits) -> Word {
-    return b;
-}
-
 fn is_negative(b: Bits) -> bool {
     return false;
 }

@@ -53,12 +53,3 @@ fn f32_to_bf16_bits(v: f32) -> u32 {
     }
     return (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;
 }
-
-fn half_lane(w: u32, i: u32) -> u32 {
-    return (w >> (16u * i)) & 0xffffu;
-}
-
-fn with_half_lane(w: u32, i: u32, b: u32) -> u32 {
-    let shift = 16u * i;
-    return (w & ~(0xffffu << shift)) | ((b & 0xffffu) << shift);
-}
