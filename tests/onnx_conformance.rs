@@ -202,3 +202,32 @@ fn typed_storage_fields_decode_like_raw_data() {
     let round_trip = f32_tensor(&[2, 2], vec![1.0, -0.0, f32::INFINITY, 3.5]);
     assert_eq!(HostTensor::decode_pb(&round_trip.encode_pb("r")).unwrap(), round_trip);
 }
+
+#[test]
+fn expected_data_from_the_literal_formula_is_judged_against_the_correctly_rounded_result() {
+    let ctx = gpu_or_skip!();
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx/node/test_elu");
+    let dir = std::env::temp_dir().join(format!("wgpu-act-literal-elu-{}", std::process::id()));
+    let case = dir.join("test_elu_literal");
+    std::fs::create_dir_all(case.join("test_data_set_0")).unwrap();
+    std::fs::copy(source.join("model.onnx"), case.join("model.onnx")).unwrap();
+    // Inputs near 0, where exp(x) - 1 in float32 keeps few correct digits.
+    let values: Vec<f32> = (0..60).map(|i| -(1e-4f64 * 1.15f64.powi(i)) as f32).collect();
+    let x = ArrayD::from_shape_vec(IxDyn(&[3, 4, 5]), values).unwrap();
+    std::fs::write(case.join("test_data_set_0/input_0.pb"), HostTensor::F32(x.clone()).encode_pb("x")).unwrap();
+    let write_expected = |f: &dyn Fn(f32) -> f32| {
+        let y = HostTensor::F32(x.mapv(|v| if v < 0.0 { f(v) } else { v }));
+        std::fs::write(case.join("test_data_set_0/output_0.pb"), y.encode_pb("y")).unwrap();
+    };
+    // onnx <= 1.22 generated test_elu as (exp(x) - 1) * 2 in float32.
+    write_expected(&|v| (v.exp() - 1.0) * 2.0);
+    let report = run_case(ctx, &case, None);
+    assert_eq!(report.outcome, Outcome::Pass, "{report}");
+    assert!(report.inexact_expected > 0, "the literal formula is off for some of these inputs: {report}");
+    assert!(report.max_ulp_vs_reference <= 2, "{report}");
+    // An expected output 1% off is not a rounding artefact: FAIL.
+    write_expected(&|v| v.exp_m1() * 2.0 * 1.01);
+    let report = run_case(ctx, &case, None);
+    assert!(matches!(report.outcome, Outcome::Fail(_)), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
