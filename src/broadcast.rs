@@ -69,7 +69,7 @@ pub(crate) fn plan(x: &[usize], aligned_slope: &[usize]) -> Result<SlopePlan> {
         needed: needed as u64,
         limit: u64::from(u32::MAX),
     };
-    let x_len: usize = x.iter().product();
+    let x_len = x.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).unwrap_or(usize::MAX);
     if x_len > u32::MAX as usize {
         return Err(too_large("X element count", x_len));
     }
@@ -112,13 +112,15 @@ pub(crate) fn plan(x: &[usize], aligned_slope: &[usize]) -> Result<SlopePlan> {
     Ok(SlopePlan { dims: runs.iter().map(|&(e, _)| e as u32).collect(), slope_strides, index })
 }
 
-/// ONNX PRelu opsets 1 and 6: a 1-D slope of length `X.shape[1]` applies per channel along
-/// axis 1 (a one-element slope is shared). Returns the equivalent opset-7 slope shape.
+/// ONNX PRelu opsets 1 and 6: a slope of one element is shared, and a 1-D slope of length
+/// `X.shape[1]` applies per channel along axis 1. Other shapes that the opset-7 rule
+/// broadcasts (the `[C, 1, 1]` that exporters write) are taken as opset 7 takes them. Returns
+/// the equivalent opset-7 slope shape.
 pub fn per_channel_slope_shape(x: &[usize], slope: &[usize]) -> Result<Vec<usize>> {
-    let rule = "per-channel slope (ONNX PRelu-1/6): a 1-D slope of length X.shape[1], or of length 1";
+    let rule = "per-channel slope (ONNX PRelu-1/6): one element, a 1-D slope of length X.shape[1], \
+                or a shape that broadcasts to X";
     let refuse = || Error::NotBroadcastable { x: x.to_vec(), slope: slope.to_vec(), rule };
-    let len: usize = slope.iter().product();
-    if len == 1 && slope.len() <= 1 {
+    if slope.iter().all(|&d| d == 1) {
         return Ok(vec![1; x.len()]);
     }
     match (slope, x.get(1)) {
@@ -127,7 +129,7 @@ pub fn per_channel_slope_shape(x: &[usize], slope: &[usize]) -> Result<Vec<usize
             shape[1] = channels;
             Ok(shape)
         }
-        _ => Err(refuse()),
+        _ => unidirectional_slope_shape(x, slope).map_err(|_| refuse()),
     }
 }
 
@@ -168,6 +170,9 @@ mod tests {
         let message = unidirectional_slope_shape(&[2, 3], &[2]).unwrap_err().to_string();
         assert!(message.contains("[2, 3]") && message.contains("[2]"), "{message}");
         assert_eq!(per_channel_slope_shape(&[2, 3, 4], &[3]).unwrap(), vec![1, 3, 1]);
-        assert!(per_channel_slope_shape(&[2, 3, 4], &[4]).is_err());
+        assert_eq!(per_channel_slope_shape(&[2, 3, 4], &[1, 1]).unwrap(), vec![1, 1, 1]);
+        assert_eq!(per_channel_slope_shape(&[2, 3, 4], &[3, 1]).unwrap(), vec![1, 3, 1]);
+        assert!(per_channel_slope_shape(&[2, 3, 4], &[5]).is_err());
+        assert!(per_channel_slope_shape(&[2, 3], &[usize::MAX, 2]).is_err());
     }
 }

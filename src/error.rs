@@ -118,6 +118,15 @@ pub enum Error {
         wgsl: String,
     },
 
+    /// A device tensor made by another [`crate::Context`] (another device) was passed in.
+    #[error("a {dtype} tensor of shape {shape:?} belongs to another Context; upload it to this one")]
+    ForeignTensor {
+        /// Shape of the tensor.
+        shape: Vec<usize>,
+        /// Element type of the tensor.
+        dtype: DType,
+    },
+
     /// An ONNX file (model or tensor) could not be decoded or is inconsistent.
     #[error("malformed ONNX data: {0}")]
     OnnxMalformed(String),

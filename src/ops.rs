@@ -108,9 +108,13 @@ impl Context {
             op,
             dtype,
             reason: format!(
-                "the device ({}) lacks SHADER_F64; enable ContextOptions::with_f64_cpu_fallback to run \
-                 f64 on the CPU reference instead",
-                self.inner.info.adapter.name
+                "the device ({}) lacks SHADER_F64; {}",
+                self.inner.info.adapter.name,
+                if self.inner.options.f64_cpu_fallback {
+                    "the CPU fallback serves the host-array functions, not device tensors"
+                } else {
+                    "enable ContextOptions::with_f64_cpu_fallback to run f64 on the CPU reference instead"
+                }
             ),
         })
     }
@@ -130,6 +134,7 @@ impl Context {
                 reason: format!("a fused chain holds 1 to {MAX_CHAIN} activations, got {}", chain.len()),
             });
         }
+        self.check_owner(x)?;
         if !x.dtype().is_float() {
             return Err(Error::DTypeNotAllowed { op, dtype: x.dtype(), version: None });
         }
@@ -145,24 +150,10 @@ impl Context {
             *slot = activation.alpha();
         }
         let words = (x.len() as u64).div_ceil(repr.lanes());
-        let mut encoder = self.encoder(&kernel.label);
-        let mut uniforms = Vec::new();
-        for range in self.binding_windows(words, repr.word_bytes()) {
+        self.dispatch_windows(&kernel, words, repr.word_bytes(), |range, bytes| {
             let params = UnaryParams { words: (range.end - range.start) as u32, _pad: [0; 3], alpha };
-            let uniform = self.uniform(bytemuck::bytes_of(&params));
-            let bytes = window_bytes(&range, repr.word_bytes());
-            let bind_group = self.bind_group(
-                &kernel,
-                &[
-                    whole(uniform.buffer()),
-                    window(x.buffer(), &bytes),
-                    window(y.buffer(), &bytes),
-                ],
-            );
-            self.dispatch(&mut encoder, &kernel, &bind_group, range.end - range.start);
-            uniforms.push(uniform);
-        }
-        self.inner.queue.submit([encoder.finish()]);
+            Ok((bytemuck::bytes_of(&params).to_vec(), vec![window(x.buffer(), bytes), window(y.buffer(), bytes)]))
+        })?;
         Ok(y)
     }
 
@@ -179,7 +170,8 @@ impl Context {
     /// PRelu with the slope read as `slope_shape` (same element count), e.g. the shape
     /// [`crate::per_channel_slope_shape`] gives for opsets 1 and 6.
     pub fn run_prelu_reshaped(&self, x: &GpuTensor, slope: &GpuTensor, slope_shape: &[usize]) -> Result<GpuTensor> {
-        if slope_shape.iter().product::<usize>() != slope.len() {
+        let slope_len = slope_shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        if slope_len != Some(slope.len()) {
             return Err(Error::ShapeMismatch {
                 what: "PRelu slope reshape (element count)".into(),
                 expected: slope.shape().to_vec(),
@@ -204,6 +196,8 @@ impl Context {
         plan: &crate::broadcast::SlopePlan,
         base: usize,
     ) -> Result<GpuTensor> {
+        self.check_owner(x)?;
+        self.check_owner(slope)?;
         let repr = self.repr_for("PRelu", x.dtype())?;
         let y = self.empty_tensor(x.shape(), x.dtype(), "wgpu-activations.output")?;
         if x.is_empty() {
@@ -215,9 +209,7 @@ impl Context {
         dims[..plan.dims.len()].copy_from_slice(&plan.dims);
         slope_strides[..plan.slope_strides.len()].copy_from_slice(&plan.slope_strides);
         let words = (x.len() as u64).div_ceil(repr.lanes());
-        let mut encoder = self.encoder(&kernel.label);
-        let mut uniforms = Vec::new();
-        for range in self.binding_windows(words, repr.word_bytes()) {
+        self.dispatch_windows(&kernel, words, repr.word_bytes(), |range, bytes| {
             let first = range.start * repr.lanes();
             let elements = (range.end * repr.lanes()).min(x.len() as u64) - first;
             let start = base as u64 + first;
@@ -237,21 +229,9 @@ impl Context {
                 dims,
                 slope_strides,
             };
-            let uniform = self.uniform(bytemuck::bytes_of(&params));
-            let bytes = window_bytes(&range, repr.word_bytes());
-            let bind_group = self.bind_group(
-                &kernel,
-                &[
-                    whole(uniform.buffer()),
-                    window(x.buffer(), &bytes),
-                    window(slope.buffer(), &slope_bytes),
-                    window(y.buffer(), &bytes),
-                ],
-            );
-            self.dispatch(&mut encoder, &kernel, &bind_group, range.end - range.start);
-            uniforms.push(uniform);
-        }
-        self.inner.queue.submit([encoder.finish()]);
+            let storage = vec![window(x.buffer(), bytes), window(slope.buffer(), &slope_bytes), window(y.buffer(), bytes)];
+            Ok((bytemuck::bytes_of(&params).to_vec(), storage))
+        })?;
         Ok(y)
     }
 
@@ -289,19 +269,45 @@ impl Context {
         Ok((first, bytes))
     }
 
-    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
-        self.inner.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    /// One dispatch of `kernel` per binding window of `words` words, all in one submission.
+    /// `window_setup` gets each window's word range and byte range and returns the window's
+    /// uniform bytes and its storage bindings (bindings 1.., after the uniform at 0).
+    fn dispatch_windows<'a>(
+        &self,
+        kernel: &Kernel,
+        words: u64,
+        word_bytes: u64,
+        mut window_setup: impl FnMut(&Range<u64>, &Range<u64>) -> Result<(Vec<u8>, Vec<wgpu::BufferBinding<'a>>)>,
+    ) -> Result<()> {
+        let mut encoder =
+            self.inner.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&kernel.label) });
+        // Each window's uniform must outlive the submission: pooled buffers are reused.
+        let mut uniforms = Vec::new();
+        for range in self.binding_windows(words, word_bytes) {
+            let bytes = window_bytes(&range, word_bytes);
+            let (params, storage) = window_setup(&range, &bytes)?;
+            let uniform = self.uniform(&params)?;
+            let mut bindings = vec![whole(uniform.buffer())];
+            bindings.extend(storage);
+            let bind_group = self.bind_group(kernel, &bindings);
+            self.dispatch(&mut encoder, kernel, &bind_group, range.end - range.start);
+            drop(bindings);
+            uniforms.push(uniform);
+        }
+        self.inner.queue.submit([encoder.finish()]);
+        Ok(())
     }
 
-    fn uniform(&self, bytes: &[u8]) -> crate::pool::PooledBuffer {
+    fn uniform(&self, bytes: &[u8]) -> Result<crate::pool::PooledBuffer> {
         let buffer = self.inner.pool.take(
             &self.inner.device,
             bytes.len() as u64,
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             "wgpu-activations.params",
-        );
+            self.max_buffer_bytes(),
+        )?;
         self.inner.queue.write_buffer(buffer.buffer(), 0, bytes);
-        buffer
+        Ok(buffer)
     }
 
     fn bind_group(&self, kernel: &Kernel, resources: &[wgpu::BufferBinding<'_>]) -> wgpu::BindGroup {
@@ -320,9 +326,10 @@ impl Context {
         })
     }
 
-    /// Word ranges that each fit one storage binding at an aligned offset.
+    /// Word ranges that each fit one storage binding at an aligned offset. A window holds at
+    /// most 2^30 words, so word and element indices (with the grid's overshoot) fit in u32.
     fn binding_windows(&self, words: u64, word_bytes: u64) -> Vec<Range<u64>> {
-        let per_window = self.max_binding_bytes() / word_bytes;
+        let per_window = (self.max_binding_bytes() / word_bytes).min(1 << 30);
         (0..words.div_ceil(per_window))
             .map(|i| i * per_window..((i + 1) * per_window).min(words))
             .collect()
@@ -412,9 +419,14 @@ async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
         let output = match &shared_slope {
             Some(whole) => ctx.run_prelu_piece(&input, whole, 0, &plan, piece.start)?,
             None => {
+                // Start the uploaded part at an aligned element so that the windows inside it
+                // are aligned exactly as they would be in the whole slope.
+                let offset_alignment = ctx.info().limits.min_storage_buffer_offset_alignment.max(8) as usize;
+                let align = (offset_alignment / T::DTYPE.size_bytes()).max(1);
                 let window = plan.slope_window(&piece).unwrap_or(0..slope_flat.len());
-                let part = ctx.upload(ArrayView::from(&slope_flat[window.clone()]))?;
-                ctx.run_prelu_piece(&input, &part, window.start, &plan, piece.start)?
+                let first = window.start / align * align;
+                let part = ctx.upload(ArrayView::from(&slope_flat[first..window.end]))?;
+                ctx.run_prelu_piece(&input, &part, first, &plan, piece.start)?
             }
         };
         values.extend(ctx.read_tensor::<T>(&output, wait).await?);

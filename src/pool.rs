@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::error::{Error, Result};
+
 /// Bytes of idle buffers the pool keeps at most; beyond that, returned buffers are dropped.
 const MAX_IDLE_BYTES: u64 = 512 << 20;
 
@@ -35,15 +37,18 @@ impl BufferPool {
         Self::default()
     }
 
-    /// A buffer of at least `bytes` bytes with exactly `usage`, reused when one is idle.
+    /// A buffer of at least `bytes` bytes (and at most `max_bytes`, the device's limit, which
+    /// the caller has checked `bytes` against) with exactly `usage`, reused when one is idle.
+    /// A new buffer is created inside error scopes, so running out of memory is an error value.
     pub(crate) fn take(
         &self,
         device: &wgpu::Device,
         bytes: u64,
         usage: wgpu::BufferUsages,
         label: &str,
-    ) -> PooledBuffer {
-        let class = size_class(bytes);
+        max_bytes: u64,
+    ) -> Result<PooledBuffer> {
+        let class = size_class(bytes).min(max_bytes).max(bytes);
         let reused = {
             let mut idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let found = idle.buffers.get_mut(&(class, usage)).and_then(Vec::pop);
@@ -52,15 +57,25 @@ impl BufferPool {
             }
             found
         };
-        let buffer = reused.unwrap_or_else(|| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: class,
-                usage,
-                mapped_at_creation: false,
-            })
-        });
-        PooledBuffer { buffer: Some(buffer), pool: self.clone(), class, usage }
+        let buffer = match reused {
+            Some(buffer) => buffer,
+            None => {
+                let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+                let out_of_memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: class,
+                    usage,
+                    mapped_at_creation: false,
+                });
+                let errors = [pollster::block_on(out_of_memory.pop()), pollster::block_on(validation.pop())];
+                if let Some(error) = errors.into_iter().flatten().next() {
+                    return Err(Error::Gpu { during: "buffer allocation", message: format!("{label} ({class} bytes): {error}") });
+                }
+                buffer
+            }
+        };
+        Ok(PooledBuffer { buffer: Some(buffer), pool: self.clone(), class, usage })
     }
 
     fn give_back(&self, buffer: wgpu::Buffer, class: u64, usage: wgpu::BufferUsages) {

@@ -1,14 +1,21 @@
 //! CPU twins of the shader algorithms, step for step in the same precision, so their error
 //! bounds can be checked exhaustively on the CPU (`cargo xtask sweep`) as well as on the GPU.
 
-/// The twin of `expm1_f32` in `shaders/shared/expm1_f32.wgsl` (defined for x < 0).
+/// The twin of `expm1_f32` in `shaders/shared/expm1_f32.wgsl`. Defined for x <= 0 (Elu's
+/// negative branch); NaN for positive x.
 pub fn expm1_f32(x: f32) -> f32 {
     // Bit patterns of the WGSL constants (decimal literals there, rounded the same way).
     const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
     const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
     const INV_LN2: f32 = std::f32::consts::LOG2_E;
+    if x > 0.0 || x.is_nan() {
+        return f32::NAN;
+    }
     if x < -17.5 {
         return -1.0;
+    }
+    if x > -f32::from_bits(0x3300_0000) {
+        return x; // -2^-25 < x <= 0
     }
     let k = (x * INV_LN2).round_ties_even();
     let r = (x - k * LN2_HI) - k * LN2_LO;
@@ -26,7 +33,8 @@ pub fn expm1_f32(x: f32) -> f32 {
     ldexp_f32(p + 1.0, ki) - 1.0
 }
 
-/// The twin of `expm1_f64` in `shaders/shared/expm1_f64.wgsl` (defined for x < 0).
+/// The twin of `expm1_f64` in `shaders/shared/expm1_f64.wgsl`. Defined for x <= 0 (Elu's
+/// negative branch); NaN for positive x.
 pub fn expm1_f64(x: f64) -> f64 {
     const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
     const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
@@ -45,8 +53,14 @@ pub fn expm1_f64(x: f64) -> f64 {
         1.0 / 6.0,
         0.5,
     ];
+    if x > 0.0 || x.is_nan() {
+        return f64::NAN;
+    }
     if x < -38.0 {
         return -1.0;
+    }
+    if x > -f64::from_bits(0x3c90_0000_0000_0000) {
+        return x; // -2^-54 < x <= 0
     }
     let k = (x * INV_LN2 + 0.5).floor();
     let r = (x - k * LN2_HI) - k * LN2_LO;

@@ -12,6 +12,8 @@ use crate::pool::PooledBuffer;
 /// operations need no round trip through the host.
 pub struct GpuTensor {
     pub(crate) buffer: PooledBuffer,
+    /// Identity of the context (and so the device) that owns the buffer.
+    owner: usize,
     shape: Vec<usize>,
     dtype: DType,
 }
@@ -78,8 +80,23 @@ impl Context {
             bytes,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             label,
-        );
-        Ok(GpuTensor { buffer, shape: shape.to_vec(), dtype })
+            self.max_buffer_bytes(),
+        )?;
+        Ok(GpuTensor { buffer, owner: self.id(), shape: shape.to_vec(), dtype })
+    }
+
+    /// Identity of this context's shared state, recorded in the tensors it makes.
+    fn id(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.inner) as usize
+    }
+
+    /// Refuses a tensor that another context (another device) made.
+    pub(crate) fn check_owner(&self, tensor: &GpuTensor) -> Result<()> {
+        if tensor.owner == self.id() {
+            Ok(())
+        } else {
+            Err(Error::ForeignTensor { shape: tensor.shape.clone(), dtype: tensor.dtype })
+        }
     }
 
     /// Copies a host array (any layout) to a new device tensor.
@@ -115,6 +132,7 @@ impl Context {
     }
 
     pub(crate) async fn read_tensor<T: Element>(&self, tensor: &GpuTensor, wait: Wait) -> Result<ArrayD<T>> {
+        self.check_owner(tensor)?;
         if tensor.dtype != T::DTYPE {
             return Err(Error::DTypeMismatch { expected: T::DTYPE, actual: tensor.dtype });
         }
@@ -132,12 +150,14 @@ impl Context {
     async fn read_bytes(&self, source: &wgpu::Buffer, bytes: u64, wait: Wait) -> Result<Vec<u8>> {
         let device = &self.inner.device;
         let padded = bytes.next_multiple_of(4);
+        self.check_buffer_size("readback", padded)?;
         let staging = self.inner.pool.take(
             device,
             padded,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             "wgpu-activations.readback",
-        );
+            self.max_buffer_bytes(),
+        )?;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("wgpu-activations.readback"),
         });
@@ -148,6 +168,9 @@ impl Context {
         staging.buffer().slice(..padded).map_async(wgpu::MapMode::Read, move |result| {
             let _ = sender.send(result);
         });
+        // Unmaps when this future completes or is dropped mid-wait (a cancelled async call),
+        // so the staging buffer never returns to the pool mapped or with a map pending.
+        let _unmap = UnmapOnDrop(staging.buffer());
         match wait {
             Wait::Block => {
                 device
@@ -174,8 +197,15 @@ impl Context {
                 .map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })?;
             view.to_vec()
         };
-        staging.buffer().unmap();
         Ok(data)
+    }
+}
+
+struct UnmapOnDrop<'a>(&'a wgpu::Buffer);
+
+impl Drop for UnmapOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.unmap();
     }
 }
 

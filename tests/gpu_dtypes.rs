@@ -53,13 +53,13 @@ fn contexts() -> Vec<(&'static str, Context)> {
             assert_eq!(native_path, features.contains(feature), "{dtype}: {}", native.dtype_path(dtype));
             println!("{dtype} on the default context: {}", native.dtype_path(dtype));
         }
-        out.push(("native", native));
+        out.push(("default context", native));
     }
     if let Some(emulated) = common::ctx_with(ContextOptions::emulated()) {
         for dtype in [DType::F16, DType::BF16, DType::I64, DType::U64] {
             assert!(matches!(emulated.dtype_path(dtype), DTypePath::Emulated(_)), "{dtype} must be emulated");
         }
-        out.push(("emulated", emulated));
+        out.push(("forced-emulated context", emulated));
     }
     out
 }

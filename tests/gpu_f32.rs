@@ -5,6 +5,8 @@
 mod common;
 
 use common::{assert_close, f32_specials, random_f32, to_dyn};
+use std::future::Future;
+
 use ndarray::{Array, ArrayD, Axis, IxDyn, array, s};
 use wgpu_activations::{
     Activation, Context, ContextOptions, Element, Error, activations, activations_async, elu, elu_async, leaky_relu,
@@ -294,4 +296,48 @@ fn adopts_a_device_the_caller_owns() {
     let x = array![-1.0f32, 2.0];
     assert_eq!(leaky_relu(&adopted, x.view(), 0.5).unwrap(), array![-0.5f32, 2.0]);
     assert_eq!(adopted.info().adapter.name, adapter.get_info().name);
+}
+
+#[test]
+fn tensors_from_another_context_are_refused() {
+    let Some(first) = common::ctx() else { return };
+    let Some(second) = common::ctx_with(ContextOptions::default()) else { return };
+    let x = first.upload(array![-1.0f32, 2.0].view()).unwrap();
+    assert!(matches!(second.run_activations(&[Activation::elu(1.0)], &x), Err(Error::ForeignTensor { .. })));
+    assert!(matches!(second.download::<f32>(&x), Err(Error::ForeignTensor { .. })));
+}
+
+#[test]
+fn a_cancelled_async_call_leaves_the_context_usable() {
+    let ctx = gpu_or_skip!();
+    let x = to_dyn(random_f32(100_000, 11), &[100_000]);
+    for _ in 0..3 {
+        // Poll once (it submits and starts the map), then drop it mid-wait.
+        let mut future = std::pin::pin!(elu_async(ctx, x.view(), 1.0));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let _ = future.as_mut().poll(&mut cx);
+    }
+    let y = elu(ctx, x.view(), 1.0).unwrap();
+    assert_close("after cancellation", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), ELU_F32_ULP);
+}
+
+#[test]
+fn prelu_host_pieces_keep_slope_windows_aligned() {
+    // Tiny buffers and the smallest binding: many host pieces, each reading an unaligned part
+    // of an outer-pattern slope.
+    let options = ContextOptions::default().with_max_buffer_bytes(256).with_max_binding_bytes(0);
+    let Some(ctx) = common::ctx_with(options) else { return };
+    check_prelu(&ctx, &[50, 3], &[50, 1], 12);
+    check_prelu(&ctx, &[301], &[301], 13);
+}
+
+#[test]
+fn elu_keeps_the_sign_of_tiny_negatives() {
+    let ctx = gpu_or_skip!();
+    let x = array![-1e-30f32, f32::from_bits(0x8000_0001), -2.9e-8, -3.0e-8];
+    let y = elu(ctx, x.view(), 1.0).unwrap();
+    for (a, b) in y.iter().zip(x.iter()) {
+        assert!(a.is_sign_negative(), "Elu({b:e}) = {a:e} lost its sign");
+    }
+    assert_close("tiny", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 0);
 }

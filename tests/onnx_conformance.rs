@@ -231,3 +231,58 @@ fn expected_data_from_the_literal_formula_is_judged_against_the_correctly_rounde
     assert!(matches!(report.outcome, Outcome::Fail(_)), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn hostile_expansions_are_refused_without_recursing_forever() {
+    // A CastLike feeding itself, used as the zero of an expansion: a loop, not a constant.
+    let looped = model(
+        18,
+        vec![
+            node("CastLike", &["Zc", "X"], "Zc", vec![]),
+            node("Less", &["X", "Zc"], "L", vec![]),
+            node("Mul", &["X", "X"], "M", vec![]),
+            node("Where", &["L", "M", "X"], "Y", vec![]),
+        ],
+        &["X"],
+        &["Y"],
+        vec![],
+    );
+    assert!(OnnxModel::from_bytes(&looped.encode_to_vec()).is_err());
+    // A very long acyclic CastLike chain is walked only so far, then refused by name.
+    let mut nodes = vec![NodeProto {
+        op_type: Some("Constant".into()),
+        output: vec!["c0".into()],
+        attribute: vec![attribute_float("value_float", 0.0)],
+        ..Default::default()
+    }];
+    for i in 0..100_000 {
+        nodes.push(node("CastLike", &[&format!("c{i}"), "X"], &format!("c{}", i + 1), vec![]));
+    }
+    nodes.push(node("Less", &["X", "c100000"], "L", vec![]));
+    nodes.push(node("Mul", &["X", "X"], "M", vec![]));
+    nodes.push(node("Where", &["L", "M", "X"], "Y", vec![]));
+    let long = model(18, nodes, &["X"], &["Y"], vec![]);
+    assert!(matches!(OnnxModel::from_bytes(&long.encode_to_vec()), Err(Error::OnnxUnsupportedOp { .. })));
+    // 100k chained Elu nodes schedule in linear time and fuse into chains of at most 8.
+    let mut chain = Vec::new();
+    for i in 0..100_000 {
+        chain.push(node("Elu", &[&format!("v{i}")], &format!("v{}", i + 1), vec![]));
+    }
+    let deep = model(22, chain, &["v0"], &["v100000"], vec![]);
+    let planned = OnnxModel::from_bytes(&deep.encode_to_vec()).unwrap();
+    assert_eq!(planned.step_count(), 100_000usize.div_ceil(8));
+}
+
+#[test]
+fn legacy_prelu_takes_shared_and_per_channel_slopes() {
+    let ctx = gpu_or_skip!();
+    for slope_shape in [vec![1usize], vec![1, 1], vec![3], vec![3, 1, 1]] {
+        let n: usize = slope_shape.iter().product();
+        let slope = f32_tensor(&slope_shape, (0..n).map(|i| 0.5 + i as f32).collect()).to_proto("S");
+        let proto = model(6, vec![node("PRelu", &["X", "S"], "Y", vec![])], &["X"], &["Y"], vec![slope]);
+        let model = OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap();
+        let feeds = HashMap::from([("X".to_string(), f32_tensor(&[2, 3, 4, 5], (0..120).map(|i| i as f32 - 60.0).collect()))]);
+        let gpu = model.run(ctx, &feeds).unwrap();
+        assert_eq!(gpu, model.run_reference(&feeds).unwrap(), "slope {slope_shape:?}");
+    }
+}

@@ -15,9 +15,16 @@ const INV_LN2: f32 = 1.4426950408889634;
 // Below this, e^x < 2^-25 and the correctly rounded result is -1.
 const EXPM1_F32_SATURATION: f32 = -17.5;
 
+// Above this (toward 0), x^2/2 is below half an ULP of x, so expm1(x) rounds to x. Returning
+// x also keeps the sign where a device flushes a subnormal x to -0.0.
+const EXPM1_F32_IDENTITY: f32 = -2.9802322387695312e-8; // -2^-25
+
 fn expm1_f32(x: f32) -> f32 {
     if (x < EXPM1_F32_SATURATION) {
         return -1.0;
+    }
+    if (x > EXPM1_F32_IDENTITY) {
+        return x;
     }
     let k = round(x * INV_LN2);
     let r = (x - k * LN2_HI) - k * LN2_LO;

@@ -14,9 +14,15 @@ const INV_LN2_F64: f64 = 1.44269504088896338700e+00;
 // Below this, e^x < 2^-54 and the correctly rounded result is -1.
 const EXPM1_F64_SATURATION: f64 = -38.0;
 
+// Above this (toward 0) expm1(x) rounds to x; returning x keeps the sign of flushed inputs.
+const EXPM1_F64_IDENTITY: f64 = -5.551115123125783e-17; // -2^-54
+
 fn expm1_f64(x: f64) -> f64 {
     if (x < EXPM1_F64_SATURATION) {
         return -1.0;
+    }
+    if (x > EXPM1_F64_IDENTITY) {
+        return x;
     }
     let k = floor(x * INV_LN2_F64 + 0.5);
     let r = (x - k * LN2_HI_F64) - k * LN2_LO_F64;

@@ -256,12 +256,21 @@ fn run_model(args: &RunArgs) -> Result<(), Failure> {
             return Err(Failure::input(format!("the model's input {name:?} needs --input {name}=FILE")));
         }
     }
+    if let Some(extra) = feeds.keys().find(|k| !model.input_names().contains(k)) {
+        return Err(Failure::input(format!(
+            "--input {extra:?}: the model has no such input (its inputs: {:?})",
+            model.input_names()
+        )));
+    }
     let ctx = Context::new(ContextOptions::default())?;
     let outputs = model.run(&ctx, &feeds)?;
     fs::create_dir_all(&args.output).map_err(|e| write_failure(&args.output, e))?;
-    for (name, tensor) in outputs {
+    let mut used = std::collections::HashSet::new();
+    for (k, (name, tensor)) in outputs.into_iter().enumerate() {
         let safe: String = name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-        let path = args.output.join(format!("{safe}.pb"));
+        // Two names can sanitise alike ("a/b", "a_b"): the later one gets its index appended.
+        let file = if used.insert(safe.clone()) { format!("{safe}.pb") } else { format!("{safe}_{k}.pb") };
+        let path = args.output.join(file);
         fs::write(&path, tensor.encode_pb(&name)).map_err(|e| write_failure(&path, e))?;
         println!("{name}: {} {:?} -> {}", tensor.dtype(), tensor.shape(), path.display());
     }

@@ -426,35 +426,46 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[(String, Option<D
     Ok(nodes)
 }
 
-/// The scalar a value holds when it is a Constant (possibly through CastLike).
+/// Longest CastLike chain followed to a Constant (a malformed model may loop).
+const MAX_CAST_CHAIN: usize = 16;
+
+/// The producer of `name` if it is a default-domain node of type `op`.
+fn produced_by<'a>(name: &str, op: &str, producer: &HashMap<&str, &'a NodeProto>) -> Option<&'a NodeProto> {
+    producer.get(name).copied().filter(|n| n.op_type() == op && matches!(n.domain(), "" | "ai.onnx"))
+}
+
+/// The scalar a value holds when it is a rank-0 Constant, possibly through CastLike (a
+/// one-element tensor of higher rank would broadcast X to that rank, so it is not a scalar).
 fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f64> {
-    let node = producer.get(name)?;
-    match node.op_type() {
-        "CastLike" => constant_scalar(node.input.first()?, producer),
-        "Constant" => {
-            if let Some(a) = attribute(node, "value_float") {
-                return a.f.map(f64::from);
-            }
-            if let Some(a) = attribute(node, "value_int") {
-                return a.i.map(|v| v as f64);
-            }
-            let tensor = HostTensor::from_proto(attribute(node, "value")?.t.as_ref()?).ok()?;
-            if tensor.shape().iter().product::<usize>() != 1 {
-                return None;
-            }
-            Some(match &tensor {
-                HostTensor::BF16(a) => a.iter().next()?.to_f64(),
-                HostTensor::F16(a) => a.iter().next()?.to_f64(),
-                HostTensor::F32(a) => f64::from(*a.iter().next()?),
-                HostTensor::F64(a) => *a.iter().next()?,
-                HostTensor::I32(a) => f64::from(*a.iter().next()?),
-                HostTensor::I64(a) => *a.iter().next()? as f64,
-                HostTensor::U32(a) => f64::from(*a.iter().next()?),
-                HostTensor::U64(a) => *a.iter().next()? as f64,
-            })
+    let mut name = name;
+    for _ in 0..MAX_CAST_CHAIN {
+        if let Some(cast) = produced_by(name, "CastLike", producer) {
+            name = cast.input.first()?;
+            continue;
         }
-        _ => None,
+        let node = produced_by(name, "Constant", producer)?;
+        if let Some(a) = attribute(node, "value_float") {
+            return a.f.map(f64::from);
+        }
+        if let Some(a) = attribute(node, "value_int") {
+            return a.i.map(|v| v as f64);
+        }
+        let tensor = HostTensor::from_proto(attribute(node, "value")?.t.as_ref()?).ok()?;
+        if !tensor.shape().is_empty() {
+            return None;
+        }
+        return Some(match &tensor {
+            HostTensor::BF16(a) => a.iter().next()?.to_f64(),
+            HostTensor::F16(a) => a.iter().next()?.to_f64(),
+            HostTensor::F32(a) => f64::from(*a.iter().next()?),
+            HostTensor::F64(a) => *a.iter().next()?,
+            HostTensor::I32(a) => f64::from(*a.iter().next()?),
+            HostTensor::I64(a) => *a.iter().next()? as f64,
+            HostTensor::U32(a) => f64::from(*a.iter().next()?),
+            HostTensor::U64(a) => *a.iter().next()? as f64,
+        });
     }
+    None
 }
 
 /// Recognises `Where(Less(X, 0), f, X)` where f is `Mul(alpha, X)` (LeakyRelu), `Mul(slope, X)`
@@ -462,12 +473,12 @@ fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f
 /// bodies of the spec. Returns the operator and its inputs.
 fn match_expansion(where_node: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(OpKind, Vec<String>)> {
     let [cond, then, x] = where_node.input.as_slice() else { return None };
-    let less = producer.get(cond.as_str()).filter(|n| n.op_type() == "Less")?;
+    let less = produced_by(cond, "Less", producer)?;
     let [lx, zero] = less.input.as_slice() else { return None };
     if lx != x || constant_scalar(zero, producer) != Some(0.0) {
         return None;
     }
-    let mul = producer.get(then.as_str()).filter(|n| n.op_type() == "Mul")?;
+    let mul = produced_by(then, "Mul", producer)?;
     let [a, b] = mul.input.as_slice() else { return None };
     let other = if a == x { Some(b) } else if b == x { Some(a) } else { None };
     if let Some(factor) = other {
@@ -478,9 +489,9 @@ fn match_expansion(where_node: &NodeProto, producer: &HashMap<&str, &NodeProto>)
     }
     for (alpha, sub) in [(a, b), (b, a)] {
         let Some(alpha) = constant_scalar(alpha, producer) else { continue };
-        let Some(sub) = producer.get(sub.as_str()).filter(|n| n.op_type() == "Sub") else { continue };
+        let Some(sub) = produced_by(sub, "Sub", producer) else { continue };
         let [exp, one] = sub.input.as_slice() else { continue };
-        let is_exp_x = producer.get(exp.as_str()).is_some_and(|n| n.op_type() == "Exp" && n.input.first() == Some(x));
+        let is_exp_x = produced_by(exp, "Exp", producer).is_some_and(|n| n.input.first() == Some(x));
         if is_exp_x && constant_scalar(one, producer) == Some(1.0) {
             return Some((OpKind::Elu { alpha: alpha as f32 }, vec![x.clone()]));
         }
@@ -499,17 +510,26 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[(String, 
         }
     }
     let is_output = |name: &str| outputs.iter().any(|(n, _)| n == name);
-    let mut done = vec![false; nodes.len()];
+    // Kahn's algorithm: a node is ready once all its inputs are available.
+    let mut waiting_on: Vec<usize> = nodes.iter().map(|n| n.inputs.iter().filter(|i| !available.contains(*i)).count()).collect();
+    let mut consumers_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        for input in n.inputs.iter().filter(|i| !available.contains(*i)) {
+            consumers_of.entry(input.as_str()).or_default().push(i);
+        }
+    }
+    let mut ready: std::collections::VecDeque<usize> = (0..nodes.len()).filter(|&i| waiting_on[i] == 0).collect();
+    let mut scheduled = 0;
     let mut steps: Vec<Step> = Vec::new();
     let mut step_of: HashMap<String, usize> = HashMap::new();
-    for _ in 0..nodes.len() {
-        let next = (0..nodes.len())
-            .find(|&i| !done[i] && nodes[i].inputs.iter().all(|x| available.contains(x)))
-            .ok_or_else(|| {
-                let stuck: Vec<&str> = (0..nodes.len()).filter(|&i| !done[i]).map(|i| nodes[i].name.as_str()).collect();
-                graph_error(format!("nodes {stuck:?} wait on values no node produces (a cycle or a missing input)"))
-            })?;
-        done[next] = true;
+    while let Some(next) = ready.pop_front() {
+        scheduled += 1;
+        for &consumer in consumers_of.get(nodes[next].output.as_str()).into_iter().flatten() {
+            waiting_on[consumer] -= 1;
+            if waiting_on[consumer] == 0 {
+                ready.push_back(consumer);
+            }
+        }
         let node = &nodes[next];
         if available.contains(&node.output) {
             return Err(graph_error(format!("value {:?} is produced twice", node.output)));
@@ -541,6 +561,10 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[(String, 
         };
         step_of.insert(node.output.clone(), steps.len());
         steps.push(step);
+    }
+    if scheduled < nodes.len() {
+        let stuck: Vec<&str> = (0..nodes.len()).filter(|&i| waiting_on[i] > 0).map(|i| nodes[i].name.as_str()).take(8).collect();
+        return Err(graph_error(format!("nodes {stuck:?} wait on values no node produces (a cycle or a missing input)")));
     }
     for (name, _) in outputs {
         if !available.contains(name) {
