@@ -314,6 +314,17 @@ impl Context {
         self.inner.options.max_buffer_bytes.map_or(device, |c| c.min(device)).max(256)
     }
 
+    /// Bytes of device memory held by idle pooled buffers (at most 512 MiB).
+    pub fn idle_buffer_bytes(&self) -> u64 {
+        self.inner.pool.idle_bytes()
+    }
+
+    /// Frees the idle pooled buffers (buffers in use are unaffected and return to the pool
+    /// when dropped).
+    pub fn release_idle_buffers(&self) {
+        self.inner.pool.clear();
+    }
+
     /// How this context runs `dtype`: natively, emulated on u32 words, on the CPU reference
     /// (f64 opt-in), or not at all.
     pub fn dtype_path(&self, dtype: DType) -> DTypePath {

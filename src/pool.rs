@@ -78,6 +78,18 @@ impl BufferPool {
         Ok(PooledBuffer { buffer: Some(buffer), pool: self.clone(), class, usage })
     }
 
+    /// Drops every idle buffer, returning their memory to the device.
+    pub(crate) fn clear(&self) {
+        let mut idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        idle.buffers.clear();
+        idle.bytes = 0;
+    }
+
+    /// Bytes held by idle buffers.
+    pub(crate) fn idle_bytes(&self) -> u64 {
+        self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).bytes
+    }
+
     fn give_back(&self, buffer: wgpu::Buffer, class: u64, usage: wgpu::BufferUsages) {
         let mut idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if idle.bytes + class > MAX_IDLE_BYTES {

@@ -299,6 +299,20 @@ fn adopts_a_device_the_caller_owns() {
 }
 
 #[test]
+fn idle_buffers_are_pooled_and_can_be_released() {
+    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let x = to_dyn(random_f32(10_000, 12), &[10_000]);
+    elu(&ctx, x.view(), 1.0).unwrap();
+    let idle = ctx.idle_buffer_bytes();
+    assert!(idle >= 2 * 40_000, "input, output and readback buffers return to the pool: {idle}");
+    elu(&ctx, x.view(), 1.0).unwrap();
+    assert_eq!(ctx.idle_buffer_bytes(), idle, "a second call of the same size reuses them");
+    ctx.release_idle_buffers();
+    assert_eq!(ctx.idle_buffer_bytes(), 0);
+    assert_eq!(elu(&ctx, x.view(), 1.0).unwrap().len(), 10_000);
+}
+
+#[test]
 fn tensors_from_another_context_are_refused() {
     let Some(first) = common::ctx() else { return };
     let Some(second) = common::ctx_with(ContextOptions::default()) else { return };
