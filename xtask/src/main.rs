@@ -22,7 +22,6 @@ commands:
   sweep [args]   set up, then the long exhaustive checks:
                  `cargo test --release --workspace -- --ignored [args]` (takes several minutes)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
-  bench [args]   set up, then `cargo run --release --bin wgpu-act -- bench [args]`
   setup          only make sure a GPU driver is present (installs Mesa lavapipe on Debian/Ubuntu)
   help           print this message
 
@@ -90,9 +89,6 @@ fn main() -> ExitCode {
         }),
         "demo" => ensure_gpu_driver().and_then(|()| {
             cargo(&["run", "--release", "--example", "image_demo", "--"], &rest)
-        }),
-        "bench" => ensure_gpu_driver().and_then(|()| {
-            cargo(&["run", "--release", "--bin", "wgpu-act", "--", "bench"], &rest)
         }),
         other => {
             eprintln!("xtask: unknown command `{other}`\n");
