@@ -76,11 +76,20 @@ impl Activation {
     }
 }
 
-fn chain_name(chain: &[Activation]) -> &'static str {
-    match chain {
+/// The op name errors about `chain` use, after checking that it fits one fused kernel.
+fn check_chain(chain: &[Activation]) -> Result<&'static str> {
+    let op = match chain {
         [single] => single.onnx_name(),
         _ => "activation chain",
+    };
+    if chain.is_empty() || chain.len() > MAX_CHAIN {
+        return Err(Error::InvalidAttribute {
+            op,
+            name: "chain",
+            reason: format!("a fused chain holds 1 to {MAX_CHAIN} activations, got {}", chain.len()),
+        });
     }
+    Ok(op)
 }
 
 #[repr(C)]
@@ -126,14 +135,7 @@ impl Context {
     /// Runs a chain of activations (fused into one kernel) on a device tensor; the result
     /// stays on the device. An empty chain is refused.
     pub fn run_activations(&self, chain: &[Activation], x: &GpuTensor) -> Result<GpuTensor> {
-        let op = chain_name(chain);
-        if chain.is_empty() || chain.len() > MAX_CHAIN {
-            return Err(Error::InvalidAttribute {
-                op,
-                name: "chain",
-                reason: format!("a fused chain holds 1 to {MAX_CHAIN} activations, got {}", chain.len()),
-            });
-        }
+        let op = check_chain(chain)?;
         self.check_owner(x)?;
         if !x.dtype().is_float() {
             return Err(Error::DTypeNotAllowed { op, dtype: x.dtype(), version: None });
@@ -380,7 +382,8 @@ async fn activations_impl<T: FloatElement, D: Dimension>(
     x: ArrayView<'_, T, D>,
     wait: Wait,
 ) -> Result<Array<T, D>> {
-    if f64_on_cpu(ctx, T::DTYPE) && !chain.is_empty() && chain.len() <= MAX_CHAIN {
+    if f64_on_cpu(ctx, T::DTYPE) {
+        check_chain(chain)?;
         return Ok(crate::reference::map_standard(x, |v| chain.iter().fold(v, |acc, a| a.reference_scalar(acc))));
     }
     let standard = x.as_standard_layout();

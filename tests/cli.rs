@@ -212,32 +212,9 @@ fn apply_elu_matches_reference_within_2_ulp() {
 
 #[test]
 fn apply_prelu_per_channel_slope_matches_reference_exactly() {
-    let dir = TempDir::new("prelu");
-    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
-    let x = test_x();
     // Shape [8, 1]: one slope per channel of the middle axis.
     let slope = common::to_dyn((0..8).map(|i| i as f32 * 0.375 - 1.0).collect(), &[8, 1]);
-    write_npy(&x_path, &x).unwrap();
-    write_npy(&s_path, &slope).unwrap();
-    let output = wgpu_act(&[
-        "apply",
-        "--op",
-        "prelu",
-        "--slope",
-        p(&s_path),
-        p(&x_path),
-        p(&y_path),
-    ]);
-    if !ran_on_gpu(&output) {
-        return;
-    }
-    let y: ArrayD<f32> = read_npy(&y_path).unwrap();
-    assert_matches(
-        "prelu",
-        &y,
-        &reference::prelu(x.view(), slope.view()).unwrap(),
-        0,
-    );
+    prelu_round_trip("prelu", test_x(), slope);
 }
 
 /// float16 files are decoded by wgpu-act itself (ndarray-npy has no f16). The file must be

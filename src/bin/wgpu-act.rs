@@ -404,8 +404,9 @@ fn write_failure(path: &Path, error: impl std::fmt::Display) -> Failure {
     Failure::input(format!("cannot write {}: {error}", path.display()))
 }
 
-macro_rules! npy_float {
-    ($($t:ty),*) => {$(
+/// `NpyElement` through ndarray-npy; `$unary` is how the type answers LeakyRelu and Elu.
+macro_rules! npy_element {
+    ($unary:expr; $($t:ty),*) => {$(
         impl NpyElement for $t {
             fn decode(npy: &Npy) -> Result<ArrayD<Self>, Failure> {
                 decode_with_ndarray_npy(npy)
@@ -418,34 +419,31 @@ macro_rules! npy_float {
                 activation: Activation,
                 x: ArrayViewD<'_, Self>,
             ) -> wgpu_activations::Result<ArrayD<Self>> {
-                wgpu_activations::activations(ctx, &[activation], x)
+                $unary(ctx, activation, x)
             }
         }
     )*};
 }
 
-macro_rules! npy_int {
-    ($($t:ty),*) => {$(
-        impl NpyElement for $t {
-            fn decode(npy: &Npy) -> Result<ArrayD<Self>, Failure> {
-                decode_with_ndarray_npy(npy)
-            }
-            fn encode(y: &ArrayD<Self>, _like: &Npy, path: &Path) -> Result<(), Failure> {
-                encode_with_ndarray_npy(y, path)
-            }
-            fn unary(
-                _ctx: &Context,
-                activation: Activation,
-                _x: ArrayViewD<'_, Self>,
-            ) -> wgpu_activations::Result<ArrayD<Self>> {
-                Err(Error::DTypeNotAllowed { op: activation.onnx_name(), dtype: Self::DTYPE, version: None })
-            }
-        }
-    )*};
+fn float_unary<T: wgpu_activations::FloatElement>(
+    ctx: &Context,
+    activation: Activation,
+    x: ArrayViewD<'_, T>,
+) -> wgpu_activations::Result<ArrayD<T>> {
+    wgpu_activations::activations(ctx, &[activation], x)
 }
 
-npy_float!(f32, f64);
-npy_int!(i32, i64, u32, u64);
+/// ONNX defines LeakyRelu and Elu on float types only.
+fn refuse_unary<T: Element>(
+    _ctx: &Context,
+    activation: Activation,
+    _x: ArrayViewD<'_, T>,
+) -> wgpu_activations::Result<ArrayD<T>> {
+    Err(Error::DTypeNotAllowed { op: activation.onnx_name(), dtype: T::DTYPE, version: None })
+}
+
+npy_element!(float_unary; f32, f64);
+npy_element!(refuse_unary; i32, i64, u32, u64);
 
 /// ndarray-npy 0.10 has no float16 element type, so float16 files are decoded and encoded
 /// here, with ndarray-npy's header parser and writer.

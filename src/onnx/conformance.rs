@@ -205,7 +205,7 @@ fn compare<T: HostElement>(
 }
 
 fn as_f64<T: Element>(v: T) -> f64 {
-    // Through the ULP key's magnitude would lose the value; decode per dtype instead.
+    // The value itself (for the tolerance check); decoded per dtype since T is any Element.
     let bytes = bytemuck::bytes_of(&v);
     match T::DTYPE {
         DType::BF16 => half::bf16::from_le_bytes([bytes[0], bytes[1]]).to_f64(),

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use prost::Message;
 
-use super::proto::{self, AttributeProto, ModelProto, NodeProto};
+use super::proto::{AttributeProto, ModelProto, NodeProto};
 use super::tensor::HostTensor;
 use crate::broadcast::per_channel_slope_shape;
 use crate::context::Context;
@@ -105,7 +105,7 @@ impl Step {
 pub struct OnnxModel {
     opset: i64,
     inputs: Vec<String>,
-    outputs: Vec<(String, Option<DType>)>,
+    outputs: Vec<String>,
     initializers: HashMap<String, HostTensor>,
     steps: Vec<Step>,
     nodes: Vec<Node>,
@@ -143,8 +143,7 @@ impl OnnxModel {
             .filter_map(|v| v.name.clone())
             .filter(|name| !initializers.contains_key(name))
             .collect();
-        let outputs: Vec<(String, Option<DType>)> =
-            graph.output.iter().map(|v| (v.name.clone().unwrap_or_default(), declared_dtype(v))).collect();
+        let outputs: Vec<String> = graph.output.iter().map(|v| v.name.clone().unwrap_or_default()).collect();
         let nodes = recognise(&graph.node, opset, &outputs)?;
         let available: HashSet<String> = inputs.iter().chain(initializers.keys()).cloned().collect();
         let steps = schedule(&nodes, available, &outputs)?;
@@ -163,7 +162,7 @@ impl OnnxModel {
 
     /// Names of the graph outputs, in order.
     pub fn output_names(&self) -> Vec<&str> {
-        self.outputs.iter().map(|(n, _)| n.as_str()).collect()
+        self.outputs.iter().map(String::as_str).collect()
     }
 
     /// The operators of the model (after recognising expansions), with their versions.
@@ -247,7 +246,7 @@ impl OnnxModel {
             for input in step.inputs() {
                 if let Some(uses) = remaining_uses.get_mut(input) {
                     *uses -= 1;
-                    if *uses == 0 && !self.outputs.iter().any(|(n, _)| n == input) {
+                    if *uses == 0 && !self.outputs.iter().any(|n| n == input) {
                         device.remove(input);
                     }
                 }
@@ -256,7 +255,7 @@ impl OnnxModel {
         }
         self.outputs
             .iter()
-            .map(|(name, _)| {
+            .map(|name| {
                 let value = match device.get(name) {
                     Some(tensor) => download(ctx, tensor)?,
                     None => host(name).cloned().ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
@@ -296,19 +295,7 @@ impl OnnxModel {
             };
             values.insert(step.output().to_string(), result);
         }
-        self.outputs.iter().map(|(name, _)| Ok((name.clone(), get(&values, name)?))).collect()
-    }
-
-    /// The declared dtype of each graph output, where the model declares one.
-    pub fn declared_output_dtypes(&self) -> Vec<Option<DType>> {
-        self.outputs.iter().map(|(_, d)| *d).collect()
-    }
-}
-
-fn declared_dtype(value: &proto::ValueInfoProto) -> Option<DType> {
-    match value.r#type.as_ref()?.value.as_ref()? {
-        proto::type_proto::Value::TensorType(t) => super::tensor::dtype_of_code(t.elem_type?),
-        _ => None,
+        self.outputs.iter().map(|name| Ok((name.clone(), get(&values, name)?))).collect()
     }
 }
 
@@ -377,7 +364,7 @@ fn alpha_of(node: &NodeProto, default: f32) -> Result<f32> {
 /// Turns the graph's nodes into operator nodes: the three operators directly, and their
 /// function-body expansions (Constant, CastLike, Less, Mul, Exp, Sub, Where) recognised as the
 /// operator they expand; anything else is refused, naming the op.
-fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[(String, Option<DType>)]) -> Result<Vec<Node>> {
+fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> Result<Vec<Node>> {
     let producer: HashMap<&str, &NodeProto> =
         graph_nodes.iter().flat_map(|n| n.output.iter().map(move |o| (o.as_str(), n))).collect();
     let version = |op: &str| op_version(op, opset).ok_or_else(|| graph_error(format!("{op} does not exist at opset {opset}")));
@@ -391,19 +378,14 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[(String, Option<D
         let single_output = || {
             node.output.first().cloned().ok_or_else(|| graph_error(format!("node {:?} ({op}) has no output", node.name())))
         };
-        let kind = match op {
-            "LeakyRelu" => Some(OpKind::LeakyRelu { alpha: alpha_of(node, crate::LEAKY_RELU_DEFAULT_ALPHA)? }),
-            "Elu" => Some(OpKind::Elu { alpha: alpha_of(node, crate::ELU_DEFAULT_ALPHA)? }),
-            "PRelu" => Some(OpKind::PRelu),
-            "Where" => match_expansion(node, &producer).map(|(kind, _)| kind),
+        let recognised = match op {
+            "LeakyRelu" => Some((OpKind::LeakyRelu { alpha: alpha_of(node, crate::LEAKY_RELU_DEFAULT_ALPHA)? }, node.input.clone())),
+            "Elu" => Some((OpKind::Elu { alpha: alpha_of(node, crate::ELU_DEFAULT_ALPHA)? }, node.input.clone())),
+            "PRelu" => Some((OpKind::PRelu, node.input.clone())),
+            "Where" => match_expansion(node, &producer),
             _ => None,
         };
-        let Some(kind) = kind else { continue };
-        let inputs = match (op, kind) {
-            ("Where", OpKind::PRelu) => match_expansion(node, &producer).map(|(_, i)| i).unwrap_or_default(),
-            ("Where", _) => node.input.get(2).cloned().into_iter().collect(),
-            _ => node.input.clone(),
-        };
+        let Some((kind, inputs)) = recognised else { continue };
         let wanted = if kind == OpKind::PRelu { 2 } else { 1 };
         if inputs.len() != wanted || inputs.iter().any(String::is_empty) {
             return Err(graph_error(format!("node {:?} ({}) needs {wanted} input(s)", node.name(), kind.name())));
@@ -411,7 +393,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[(String, Option<D
         nodes.push(Node { kind, version: version(kind.name())?, inputs, output: single_output()?, name: node.name().to_string() });
     }
     // Everything not feeding a recognised node or a graph output must be an expansion helper.
-    let mut needed: HashSet<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
+    let mut needed: HashSet<&str> = outputs.iter().map(String::as_str).collect();
     for n in &nodes {
         needed.extend(n.inputs.iter().map(String::as_str));
     }
@@ -502,14 +484,14 @@ fn match_expansion(where_node: &NodeProto, producer: &HashMap<&str, &NodeProto>)
 /// Orders the nodes so that every input is ready (any DAG; a cycle or an undefined value is
 /// an error) and fuses each unary node into the chain of the unary node that feeds it, when
 /// that intermediate has no other consumer and is not a graph output.
-fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[(String, Option<DType>)]) -> Result<Vec<Step>> {
+fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) -> Result<Vec<Step>> {
     let mut consumers: HashMap<&str, usize> = HashMap::new();
     for n in nodes {
         for i in &n.inputs {
             *consumers.entry(i.as_str()).or_default() += 1;
         }
     }
-    let is_output = |name: &str| outputs.iter().any(|(n, _)| n == name);
+    let is_output = |name: &str| outputs.iter().any(|n| n == name);
     // Kahn's algorithm: a node is ready once all its inputs are available.
     let mut waiting_on: Vec<usize> = nodes.iter().map(|n| n.inputs.iter().filter(|i| !available.contains(*i)).count()).collect();
     let mut consumers_of: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -566,7 +548,7 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[(String, 
         let stuck: Vec<&str> = (0..nodes.len()).filter(|&i| waiting_on[i] > 0).map(|i| nodes[i].name.as_str()).take(8).collect();
         return Err(graph_error(format!("nodes {stuck:?} wait on values no node produces (a cycle or a missing input)")));
     }
-    for (name, _) in outputs {
+    for name in outputs {
         if !available.contains(name) {
             return Err(graph_error(format!("graph output {name:?} is never produced")));
         }
