@@ -1,7 +1,7 @@
-//! PRelu's slope broadcasting: the ONNX rules, and the collapsed index plan the kernel uses.
+//! PRelu's slope broadcasting: the ONNX rules, and the collapsed plan the kernel reads.
 
 use crate::error::{Error, Result};
-use crate::shader::{MAX_RANK, SlopeIndex};
+use crate::kernel::MAX_RANK;
 
 /// The rule name quoted in [`Error::NotBroadcastable`] for opset 7+.
 pub(crate) const UNIDIRECTIONAL_RULE: &str = "unidirectional broadcasting (ONNX PRelu-7+): slope \
@@ -10,11 +10,7 @@ pub(crate) const UNIDIRECTIONAL_RULE: &str = "unidirectional broadcasting (ONNX 
 /// The slope's shape aligned to X's rank (ones prepended), after checking ONNX's
 /// unidirectional broadcasting rule (slope to X only).
 pub fn unidirectional_slope_shape(x: &[usize], slope: &[usize]) -> Result<Vec<usize>> {
-    let refuse = || Error::NotBroadcastable {
-        x: x.to_vec(),
-        slope: slope.to_vec(),
-        rule: UNIDIRECTIONAL_RULE,
-    };
+    let refuse = || Error::NotBroadcastable { x: x.to_vec(), slope: slope.to_vec(), rule: UNIDIRECTIONAL_RULE };
     if slope.len() > x.len() {
         return Err(refuse());
     }
@@ -26,6 +22,51 @@ pub fn unidirectional_slope_shape(x: &[usize], slope: &[usize]) -> Result<Vec<us
     Ok(aligned)
 }
 
+/// How the kernel gathers slope values for a group of consecutive X elements (shader text:
+/// `slope_<kind>_K` in `shaders/ops/prelu_slope.wgsl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum SlopeAccess {
+    /// One slope value for all of X.
+    Scalar,
+    /// The slope has X's (collapsed) shape: read as Vectors alongside X.
+    Same,
+    /// Slope index `(i / run_length) % channels`: the collapsed patterns [slope, broadcast],
+    /// [broadcast, slope] and [broadcast, slope, broadcast] (per channel, trailing dims, ...).
+    Channel,
+    /// [`SlopeAccess::Channel`] where the run length is a multiple of a Vector's elements, so
+    /// every Vector lies in one run and takes one slope value (the usual per-channel case).
+    ChannelAligned,
+    /// [`SlopeAccess::Channel`] where every invocation's Vectors lie in one run: one slope
+    /// value per invocation.
+    ChannelUniform,
+    /// Any other pattern: a walk over the collapsed dims.
+    General,
+}
+
+impl SlopeAccess {
+    #[cfg(test)]
+    pub(crate) const ALL: [SlopeAccess; 6] = [
+        SlopeAccess::Scalar,
+        SlopeAccess::Same,
+        SlopeAccess::Channel,
+        SlopeAccess::ChannelAligned,
+        SlopeAccess::ChannelUniform,
+        SlopeAccess::General,
+    ];
+
+    /// The name of its gather function in `prelu_slope.wgsl`.
+    pub(crate) fn wgsl_name(self) -> &'static str {
+        match self {
+            SlopeAccess::Scalar => "scalar",
+            SlopeAccess::Same => "same",
+            SlopeAccess::Channel => "channel",
+            SlopeAccess::ChannelAligned => "channel_aligned",
+            SlopeAccess::ChannelUniform => "channel_uniform",
+            SlopeAccess::General => "general",
+        }
+    }
+}
+
 /// X's dims collapsed into runs with the same broadcast pattern, as the PRelu kernel reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SlopePlan {
@@ -33,45 +74,57 @@ pub(crate) struct SlopePlan {
     pub(crate) dims: Vec<u32>,
     /// Slope stride of each collapsed dim; 0 where the slope is broadcast.
     pub(crate) slope_strides: Vec<u32>,
-    /// The kernel's index path for this pattern.
-    pub(crate) index: SlopeIndex,
+    /// The kernel's gather path for this pattern.
+    pub(crate) access: SlopeAccess,
+    /// For [`SlopeAccess::Channel`]: X elements per slope value, and slope values per period.
+    pub(crate) run_length: u32,
+    pub(crate) channels: u32,
+    /// True when the slope index never decreases along X, so a window of X reads one
+    /// contiguous window of the slope.
+    pub(crate) monotonic: bool,
 }
 
 impl SlopePlan {
-    /// True when the slope index never decreases along X (no broadcast dim before a slope
-    /// dim), so a window of X reads one contiguous window of the slope.
-    pub(crate) fn is_monotonic(&self) -> bool {
-        matches!(self.index, SlopeIndex::Scalar | SlopeIndex::Same | SlopeIndex::Outer)
+    /// The access a kernel uses whose Vectors hold `vector_lanes` elements and whose
+    /// invocations each keep to an aligned block of `block_elements`: one slope value per
+    /// invocation when runs are whole blocks, per Vector when runs are whole Vectors, else the
+    /// general channel path. (Windows, host pieces and blocks all start at multiples of their
+    /// size, which every dispatch keeps.)
+    pub(crate) fn access_for(&self, vector_lanes: u64, block_elements: u64) -> SlopeAccess {
+        let run = u64::from(self.run_length);
+        match self.access {
+            SlopeAccess::Channel if run % block_elements == 0 => SlopeAccess::ChannelUniform,
+            SlopeAccess::Channel if run % vector_lanes == 0 => SlopeAccess::ChannelAligned,
+            access => access,
+        }
     }
 
     /// The flat slope index of flat X index `i`, as the kernel computes it.
-    pub(crate) fn slope_index(&self, i: usize) -> usize {
+    pub(crate) fn slope_index(&self, i: u64) -> u64 {
         let mut rest = i;
         let mut s = 0;
         for (&extent, &stride) in self.dims.iter().zip(&self.slope_strides).rev() {
-            s += (rest % extent as usize) * stride as usize;
-            rest /= extent as usize;
+            s += (rest % u64::from(extent)) * u64::from(stride);
+            rest /= u64::from(extent);
         }
         s
     }
 
     /// The slope elements X's flat range `xs` reads, when they form one contiguous window.
-    pub(crate) fn slope_window(&self, xs: &std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
-        (self.is_monotonic() && !xs.is_empty())
-            .then(|| self.slope_index(xs.start)..self.slope_index(xs.end - 1) + 1)
+    pub(crate) fn slope_window(&self, xs: &std::ops::Range<u64>) -> Option<std::ops::Range<u64>> {
+        (self.monotonic && !xs.is_empty()).then(|| self.slope_index(xs.start)..self.slope_index(xs.end - 1) + 1)
     }
 }
 
 /// Collapses `x` and the aligned slope shape (from [`unidirectional_slope_shape`]).
 pub(crate) fn plan(x: &[usize], aligned_slope: &[usize]) -> Result<SlopePlan> {
-    let too_large = |what: &str, needed: usize| Error::TooLarge {
-        what: format!("PRelu {what} (the kernel indexes with u32)"),
-        needed: needed as u64,
-        limit: u64::from(u32::MAX),
-    };
     let x_len = x.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).unwrap_or(usize::MAX);
     if x_len > u32::MAX as usize {
-        return Err(too_large("X element count", x_len));
+        return Err(Error::TooLarge {
+            what: "PRelu X element count (the kernel indexes the slope with u32)".into(),
+            needed: x_len as u64,
+            limit: u64::from(u32::MAX),
+        });
     }
     // (extent, broadcast) runs, merged while the pattern repeats.
     let mut runs: Vec<(usize, bool)> = Vec::new();
@@ -86,10 +139,12 @@ pub(crate) fn plan(x: &[usize], aligned_slope: &[usize]) -> Result<SlopePlan> {
         }
     }
     if runs.len() > MAX_RANK {
-        return Err(Error::TooLarge {
-            what: "PRelu collapsed broadcast rank".into(),
-            needed: runs.len() as u64,
-            limit: MAX_RANK as u64,
+        return Err(Error::UnsupportedShape {
+            what: format!("PRelu of X {x:?} and slope {aligned_slope:?}"),
+            reason: format!(
+                "the broadcast pattern alternates {} times; the kernel handles at most {MAX_RANK}",
+                runs.len()
+            ),
         });
     }
     let mut slope_strides = vec![0u32; runs.len()];
@@ -100,16 +155,18 @@ pub(crate) fn plan(x: &[usize], aligned_slope: &[usize]) -> Result<SlopePlan> {
             stride *= extent;
         }
     }
+    let dims: Vec<u32> = runs.iter().map(|&(e, _)| e as u32).collect();
     let pattern: Vec<bool> = runs.iter().map(|&(_, b)| b).collect();
-    let index = match pattern.as_slice() {
-        _ if stride == 1 => SlopeIndex::Scalar,
-        [false] => SlopeIndex::Same,
-        [false, true] => SlopeIndex::Outer,
-        [true, false] => SlopeIndex::Inner,
-        [true, false, true] => SlopeIndex::Middle,
-        _ => SlopeIndex::General,
+    let (access, run_length, channels) = match pattern.as_slice() {
+        _ if stride == 1 => (SlopeAccess::Scalar, 1, 1),
+        [false] => (SlopeAccess::Same, 1, dims[0]),
+        [false, true] => (SlopeAccess::Channel, dims[1], dims[0]),
+        [true, false] => (SlopeAccess::Channel, 1, dims[1]),
+        [true, false, true] => (SlopeAccess::Channel, dims[2], dims[1]),
+        _ => (SlopeAccess::General, 1, 1),
     };
-    Ok(SlopePlan { dims: runs.iter().map(|&(e, _)| e as u32).collect(), slope_strides, index })
+    let monotonic = matches!(pattern.as_slice(), [] | [false] | [false, true]) || stride == 1;
+    Ok(SlopePlan { dims, slope_strides, access, run_length, channels, monotonic })
 }
 
 /// ONNX PRelu opsets 1 and 6: a slope of one element is shared, and a 1-D slope of length
@@ -143,14 +200,17 @@ mod tests {
 
     #[test]
     fn common_patterns_take_short_paths() {
-        assert_eq!(planned(&[2, 3, 4], &[]).index, SlopeIndex::Scalar);
-        assert_eq!(planned(&[2, 3, 4], &[1]).index, SlopeIndex::Scalar);
-        assert_eq!(planned(&[2, 3, 4], &[2, 3, 4]).index, SlopeIndex::Same);
-        assert_eq!(planned(&[1, 3, 4, 5], &[3, 1, 1]).index, SlopeIndex::Outer);
-        assert_eq!(planned(&[2, 3, 4, 5], &[5]).index, SlopeIndex::Inner);
-        assert_eq!(planned(&[2, 3, 4, 5], &[4, 5]).index, SlopeIndex::Inner);
+        assert_eq!(planned(&[2, 3, 4], &[]).access, SlopeAccess::Scalar);
+        assert_eq!(planned(&[2, 3, 4], &[1]).access, SlopeAccess::Scalar);
+        assert_eq!(planned(&[2, 3, 4], &[2, 3, 4]).access, SlopeAccess::Same);
+        let leading = planned(&[1, 3, 4, 5], &[3, 1, 1]);
+        assert_eq!((leading.access, leading.run_length, leading.channels), (SlopeAccess::Channel, 20, 3));
+        assert!(leading.monotonic);
+        let trailing = planned(&[2, 3, 4, 5], &[4, 5]);
+        assert_eq!((trailing.access, trailing.run_length, trailing.channels), (SlopeAccess::Channel, 1, 20));
+        assert!(!trailing.monotonic);
         let per_channel = planned(&[2, 3, 4, 5], &[1, 3, 1, 1]);
-        assert_eq!(per_channel.index, SlopeIndex::Middle);
+        assert_eq!((per_channel.access, per_channel.run_length, per_channel.channels), (SlopeAccess::Channel, 20, 3));
         assert_eq!(per_channel.dims, vec![2, 3, 20]);
         assert_eq!(per_channel.slope_strides, vec![0, 1, 0]);
         let outer = planned(&[6, 5, 4], &[6, 1, 1]);
@@ -158,7 +218,7 @@ mod tests {
         assert_eq!(outer.slope_index(40), 2);
         assert_eq!(per_channel.slope_window(&(0..5)), None);
         let mixed = planned(&[2, 3, 4, 5, 6, 7], &[2, 1, 4, 1, 6, 1]);
-        assert_eq!(mixed.index, SlopeIndex::General);
+        assert_eq!(mixed.access, SlopeAccess::General);
         assert_eq!(mixed.slope_strides, vec![24, 0, 6, 0, 1, 0]);
     }
 
@@ -174,5 +234,12 @@ mod tests {
         assert_eq!(per_channel_slope_shape(&[2, 3, 4], &[3, 1]).unwrap(), vec![1, 3, 1]);
         assert!(per_channel_slope_shape(&[2, 3, 4], &[5]).is_err());
         assert!(per_channel_slope_shape(&[2, 3], &[usize::MAX, 2]).is_err());
+    }
+
+    #[test]
+    fn a_pattern_alternating_past_the_kernel_rank_is_an_error_value() {
+        let x = vec![2usize; 20];
+        let slope: Vec<usize> = (0..20).map(|i| if i % 2 == 0 { 2 } else { 1 }).collect();
+        assert!(matches!(plan(&x, &slope), Err(Error::UnsupportedShape { .. })));
     }
 }

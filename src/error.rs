@@ -1,8 +1,11 @@
-//! The crate's one error type.
+//! The kernel library's error type. The ONNX layer has its own ([`crate::onnx::OnnxError`]),
+//! which wraps this one.
+
+use std::time::Duration;
 
 use crate::dtype::DType;
 
-/// Everything that can go wrong in `wgpu-activations`, as a value: no user input panics.
+/// Everything that can go wrong in the kernel library, as a value: no user input panics.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -16,8 +19,8 @@ pub enum Error {
         backends: String,
     },
 
-    /// `WGPU_ADAPTER_NAME` named an adapter that does not exist.
-    #[error("WGPU_ADAPTER_NAME={requested:?} matches no adapter; available: {available:?}")]
+    /// `WGPU_ADAPTER_NAME` (or [`crate::ContextOptions::adapter_name`]) named no adapter.
+    #[error("adapter name {requested:?} matches no adapter; available: {available:?}")]
     AdapterNotFound {
         /// The requested (case-insensitive) substring.
         requested: String,
@@ -30,10 +33,7 @@ pub enum Error {
     RequestDevice(#[from] wgpu::RequestDeviceError),
 
     /// The slope of PRelu cannot be broadcast to X.
-    #[error(
-        "PRelu slope of shape {slope:?} does not broadcast to X of shape {x:?} \
-         ({rule})"
-    )]
+    #[error("PRelu slope of shape {slope:?} does not broadcast to X of shape {x:?} ({rule})")]
     NotBroadcastable {
         /// Shape of X.
         x: Vec<usize>,
@@ -52,6 +52,15 @@ pub enum Error {
         expected: Vec<usize>,
         /// The shape that was given.
         actual: Vec<usize>,
+    },
+
+    /// A shape the operators accept but the kernels cannot index (a fixed limit of ours).
+    #[error("{what} is not supported: {reason}")]
+    UnsupportedShape {
+        /// The operation and shapes.
+        what: String,
+        /// Which limit it exceeds.
+        reason: String,
     },
 
     /// The element type is not allowed for this operator (or this operator version).
@@ -96,7 +105,7 @@ pub enum Error {
         limit: u64,
     },
 
-    /// An attribute value is outside what the operator accepts.
+    /// An attribute value is outside what the operator accepts, or a chain is malformed.
     #[error("invalid attribute {name} of {op}: {reason}")]
     InvalidAttribute {
         /// Operator name.
@@ -127,31 +136,13 @@ pub enum Error {
         dtype: DType,
     },
 
-    /// An ONNX file (model or tensor) could not be decoded or is inconsistent.
-    #[error("malformed ONNX data: {0}")]
-    OnnxMalformed(String),
-
-    /// An ONNX tensor has an element type the operators never accept.
-    #[error("ONNX tensor {tensor:?} has data type {code}, which LeakyRelu, Elu and PRelu do not accept")]
-    OnnxUnsupportedDataType {
-        /// Tensor name.
-        tensor: String,
-        /// `TensorProto.DataType` code.
-        code: i32,
+    /// A buffer handed to [`crate::Context::tensor_from_buffer`] cannot hold the tensor, or
+    /// tensors overlap in a way one dispatch cannot bind.
+    #[error("{reason}")]
+    InvalidBuffer {
+        /// What is wrong, with the numbers.
+        reason: String,
     },
-
-    /// An ONNX model contains an operator this crate does not run.
-    #[error("ONNX operator {op} (node {node:?}) is not supported: only LeakyRelu, Elu and PRelu (and their function-body expansions) run")]
-    OnnxUnsupportedOp {
-        /// The op type (and domain, when not the default one).
-        op: String,
-        /// The node's name.
-        node: String,
-    },
-
-    /// An ONNX graph is inconsistent (missing input, cycle, value produced twice, ...).
-    #[error("ONNX graph: {0}")]
-    OnnxGraph(String),
 
     /// The GPU reported an error while running or reading back a computation.
     #[error("GPU error during {during}: {message}")]
@@ -161,7 +152,73 @@ pub enum Error {
         /// The message from wgpu.
         message: String,
     },
+
+    /// The device was lost or destroyed; this context can do nothing more. A new
+    /// [`crate::Context`] on a working device can.
+    #[error("the GPU device was lost: {reason}")]
+    DeviceLost {
+        /// What wgpu said.
+        reason: String,
+    },
+
+    /// The GPU did not finish in time ([`crate::ContextOptions::with_readback_timeout`]).
+    #[error("{during} did not finish within {after:?}")]
+    Timeout {
+        /// What was waited for.
+        during: &'static str,
+        /// How long.
+        after: Duration,
+    },
+
+    /// Validation mode ([`crate::ContextOptions::with_validation`]) found a GPU result outside
+    /// its bound of the CPU reference.
+    #[error(
+        "validation: {op} on {dtype} at flat index {index}: GPU {gpu}, CPU reference {reference} \
+         (more than {bound} ULP apart)"
+    )]
+    ValidationMismatch {
+        /// The operator, or the chain of operators, that produced the result.
+        op: String,
+        /// Element type.
+        dtype: DType,
+        /// Flat index of the first element outside the bound.
+        index: usize,
+        /// The GPU's value.
+        gpu: String,
+        /// The reference's value.
+        reference: String,
+        /// The bound it exceeded.
+        bound: u64,
+    },
 }
 
 /// Shorthand for `Result<T, wgpu_activations::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// True when the error is about the input the caller gave (shapes, dtypes, attributes,
+    /// buffers), false when the machine failed or lacks something (no adapter, a GPU error, a
+    /// device limit): the CLI's exit status 2 against 1.
+    pub fn is_bad_input(&self) -> bool {
+            match self {
+            Error::NotBroadcastable { .. }
+            | Error::ShapeMismatch { .. }
+            | Error::UnsupportedShape { .. }
+            | Error::DTypeNotAllowed { .. }
+            | Error::DTypeMismatch { .. }
+            | Error::InvalidAttribute { .. }
+            | Error::ForeignTensor { .. }
+            | Error::InvalidBuffer { .. } => true,
+            Error::NoAdapter { .. }
+            | Error::AdapterNotFound { .. }
+            | Error::RequestDevice(_)
+            | Error::Unsupported { .. }
+            | Error::TooLarge { .. }
+            | Error::Shader { .. }
+            | Error::Gpu { .. }
+            | Error::DeviceLost { .. }
+            | Error::Timeout { .. }
+            | Error::ValidationMismatch { .. } => false,
+        }
+    }
+}

@@ -13,31 +13,43 @@
 //! let p = prelu(&ctx, x.view(), array![0.5f32, 0.25].view())?;
 //! # Ok::<(), wgpu_activations::Error>(())
 //! ```
+//!
+//! The layers (ARCHITECTURE.md has the map): [`ops`] describes each operator once; `repr`
+//! says how each dtype is held in WGSL; `kernel` expands the WGSL per variant; `engine` owns
+//! every wgpu object; `api` is the public operator API on top of it; [`cpu`] is the reference
+//! and the twins of the shader algorithms; [`onnx`] (feature `onnx`) runs models.
 #![forbid(unsafe_code)]
 
+mod api;
 mod broadcast;
-mod context;
+pub mod cpu;
 mod dtype;
+mod engine;
 mod error;
-pub mod onnx;
-mod ops;
-mod pipeline;
-mod pool;
-pub mod reference;
-mod shader;
-pub mod shader_mirror;
-mod tensor;
+mod kernel;
+pub mod ops;
+mod repr;
 pub mod ulp;
 
-pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
-pub use context::{Context, ContextInfo, ContextOptions, DTypePath};
-pub use dtype::{DType, Element, FloatElement};
-pub use error::{Error, Result};
-pub use ops::{
-    Activation, ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA, activations, activations_async, elu, elu_async,
-    leaky_relu, leaky_relu_async, prelu, prelu_async,
+#[cfg(feature = "bench")]
+pub mod bench;
+#[cfg(feature = "onnx")]
+pub mod onnx;
+
+pub use api::{
+    activations, activations_async, activations_in_place, elu, elu_async, leaky_relu, leaky_relu_async, prelu,
+    prelu_async, prelu_in_place,
 };
-pub use tensor::GpuTensor;
+pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
+/// The CPU reference, under the name the crate's first releases gave it.
+pub use cpu as reference;
+pub use dtype::{DType, Element, FloatElement};
+pub use engine::{
+    Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, PipelineCacheStats, PoolStats, VALIDATE_ENV,
+    enumerate_adapters, limits_report, native_dtypes,
+};
+pub use error::{Error, Result};
+pub use ops::{Activation, ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA};
 pub use wgpu;
 
 /// The README's code blocks, compiled and run as doc tests.

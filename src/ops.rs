@@ -1,506 +1,400 @@
-//! The operators: host-array API (upload, run, read back) over the device-tensor API.
+//! The operators, each described once. [`UNARY_OPS`] and [`PRELU`] say, for every operator, its
+//! ONNX name and versions with their type constraints, its attributes and defaults, its WGSL
+//! function, its CPU twin and its accuracy bound per dtype; the kernels, the CPU reference, the
+//! ONNX layer, the CLI, the tests' tolerances and the README's table all read these.
+//!
+//! Adding a unary operator takes its WGSL file (`shaders/ops/<name>.wgsl`, a function
+//! `fn <name>(x: Lanes, attributes: vec4<f32>) -> Lanes`), its CPU twin (`src/cpu/<name>.rs`),
+//! one entry here, and its test data.
 
-use std::num::NonZeroU64;
-use std::ops::Range;
+use std::fmt;
 
-use ndarray::{Array, ArrayView, Dimension};
+use crate::dtype::DType;
+use crate::engine::GpuTensor;
 
-use crate::broadcast::{plan, unidirectional_slope_shape};
-use crate::context::Context;
-use crate::dtype::{DType, Element, FloatElement};
-use crate::error::{Error, Result};
-use crate::pipeline::Kernel;
-use crate::shader::{MAX_CHAIN, MAX_RANK, Repr, ShaderKey, UnaryKind, WORKGROUP_SIZE};
-use crate::tensor::{GpuTensor, Wait};
+/// Most attributes a unary operator has: the size of its parameter block in the kernel.
+pub const MAX_ATTRIBUTES: usize = 4;
+
+/// A unary operator's attribute values, in the order of [`UnaryOp::attributes`].
+pub type Attributes = [f32; MAX_ATTRIBUTES];
+
+/// One ONNX version of an operator and the element types it accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct OpVersion {
+    /// The opset that introduced this version.
+    pub since: u32,
+    /// The element types its type constraint allows.
+    pub dtypes: &'static [DType],
+}
+
+/// An attribute and its ONNX default.
+#[derive(Debug, Clone, Copy)]
+pub struct Attribute {
+    /// The ONNX attribute name.
+    pub name: &'static str,
+    /// Its default value.
+    pub default: f32,
+}
+
+/// Largest error against the correctly rounded result, in ULPs, per float dtype (integer results
+/// are exact).
+#[derive(Debug, Clone, Copy)]
+pub struct UlpBounds {
+    /// bfloat16.
+    pub bf16: u64,
+    /// float16.
+    pub f16: u64,
+    /// float32.
+    pub f32: u64,
+    /// float64.
+    pub f64: u64,
+}
+
+impl UlpBounds {
+    /// Exact on every dtype.
+    pub const EXACT: UlpBounds = UlpBounds { bf16: 0, f16: 0, f32: 0, f64: 0 };
+
+    /// The bound for `dtype` (0 for the integer types).
+    pub fn for_dtype(&self, dtype: DType) -> u64 {
+        match dtype {
+            DType::BF16 => self.bf16,
+            DType::F16 => self.f16,
+            DType::F32 => self.f32,
+            DType::F64 => self.f64,
+            DType::I32 | DType::I64 | DType::U32 | DType::U64 => 0,
+        }
+    }
+}
+
+/// Everything the crate knows about one unary operator.
+pub struct UnaryOp {
+    /// The ONNX op type, e.g. `LeakyRelu`.
+    pub onnx_name: &'static str,
+    /// The name on the command line (`wgpu-act apply --op leaky-relu`).
+    pub cli_name: &'static str,
+    /// The ONNX versions, oldest first, with the element types each accepts.
+    pub versions: &'static [OpVersion],
+    /// Attributes with their ONNX defaults, in the order of the kernel's parameter block.
+    pub attributes: &'static [Attribute],
+    /// The operator's WGSL file (`shaders/ops/<name>.wgsl`).
+    pub(crate) wgsl: &'static str,
+    /// The function in it that applies the operator to whole Lanes.
+    pub(crate) wgsl_fn: &'static str,
+    /// The CPU twin: the exact result for one element widened exactly to f64, or `None` where
+    /// the operator passes X through bit for bit. The reference rounds it once to the dtype.
+    pub cpu: fn(f64, &Attributes) -> Option<f64>,
+    /// Accuracy of the GPU kernels against the correctly rounded result.
+    pub max_ulp: UlpBounds,
+}
+
+impl fmt::Debug for UnaryOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnaryOp").field("onnx_name", &self.onnx_name).finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for UnaryOp {
+    fn eq(&self, other: &Self) -> bool {
+        self.onnx_name == other.onnx_name
+    }
+}
+
+/// The binary operator PRelu: `Where(X < 0, slope * X, X)` with the slope broadcast to X.
+#[derive(Debug)]
+pub struct BinaryOp {
+    /// The ONNX op type.
+    pub onnx_name: &'static str,
+    /// The name on the command line.
+    pub cli_name: &'static str,
+    /// The ONNX versions, oldest first, with the element types each accepts. Versions before 7
+    /// apply a 1-D slope per channel along axis 1 ([`crate::per_channel_slope_shape`]).
+    pub versions: &'static [OpVersion],
+    /// Accuracy against the correctly rounded result.
+    pub max_ulp: UlpBounds,
+}
+
+const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
+const FLOATS_BF16: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
+const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
+
+/// LeakyRelu: `Where(X < 0, alpha * X, X)`.
+pub static LEAKY_RELU: UnaryOp = UnaryOp {
+    onnx_name: "LeakyRelu",
+    cli_name: "leaky-relu",
+    versions: &[
+        OpVersion { since: 1, dtypes: FLOATS },
+        OpVersion { since: 6, dtypes: FLOATS },
+        OpVersion { since: 16, dtypes: FLOATS_BF16 },
+    ],
+    attributes: &[Attribute { name: "alpha", default: 0.01 }],
+    wgsl: include_str!("../shaders/ops/leaky_relu.wgsl"),
+    wgsl_fn: "leaky_relu",
+    cpu: crate::cpu::leaky_relu::leaky_relu,
+    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
+};
+
+/// Elu: `Where(X < 0, alpha * (exp(X) - 1), X)`.
+pub static ELU: UnaryOp = UnaryOp {
+    onnx_name: "Elu",
+    cli_name: "elu",
+    versions: &[
+        OpVersion { since: 1, dtypes: FLOATS },
+        OpVersion { since: 6, dtypes: FLOATS },
+        OpVersion { since: 22, dtypes: FLOATS_BF16 },
+    ],
+    attributes: &[Attribute { name: "alpha", default: 1.0 }],
+    wgsl: include_str!("../shaders/ops/elu.wgsl"),
+    wgsl_fn: "elu",
+    cpu: crate::cpu::elu::elu,
+    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+};
+
+/// PRelu: `Where(X < 0, slope * X, X)`.
+pub static PRELU: BinaryOp = BinaryOp {
+    onnx_name: "PRelu",
+    cli_name: "prelu",
+    versions: &[
+        OpVersion { since: 1, dtypes: FLOATS },
+        OpVersion { since: 6, dtypes: FLOATS },
+        OpVersion { since: 7, dtypes: FLOATS },
+        OpVersion { since: 9, dtypes: NUMBERS },
+        OpVersion { since: 16, dtypes: &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64] },
+    ],
+    max_ulp: UlpBounds::EXACT,
+};
+
+/// Every unary operator.
+pub static UNARY_OPS: [&UnaryOp; 2] = [&LEAKY_RELU, &ELU];
 
 /// LeakyRelu's default alpha (ONNX).
 pub const LEAKY_RELU_DEFAULT_ALPHA: f32 = 0.01;
 /// Elu's default alpha (ONNX).
 pub const ELU_DEFAULT_ALPHA: f32 = 1.0;
 
-/// A unary activation with its attribute. A slice of these runs as one fused kernel.
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Activation {
-    /// `Where(X < 0, alpha * X, X)`.
-    LeakyRelu {
-        /// Slope for negative inputs (ONNX default 0.01).
-        alpha: f32,
-    },
-    /// `Where(X < 0, alpha * (exp(X) - 1), X)`.
-    Elu {
-        /// Scale of the negative part (ONNX default 1.0).
-        alpha: f32,
-    },
+/// The version of an operator with `versions` that a model importing `opset` runs: the newest
+/// one not newer than the opset.
+pub fn version_at(versions: &'static [OpVersion], opset: i64) -> Option<&'static OpVersion> {
+    versions.iter().rev().find(|v| i64::from(v.since) <= opset)
+}
+
+/// True when some version of an operator accepts `dtype`.
+pub fn accepts(versions: &[OpVersion], dtype: DType) -> bool {
+    versions.iter().any(|v| v.dtypes.contains(&dtype))
+}
+
+impl UnaryOp {
+    /// The unary operator with this ONNX name or command-line name.
+    pub fn find(name: &str) -> Option<&'static UnaryOp> {
+        UNARY_OPS.iter().copied().find(|op| op.onnx_name == name || op.cli_name == name)
+    }
+
+    /// The default attribute values, in parameter-block order.
+    pub fn default_attributes(&self) -> Attributes {
+        let mut values = [0.0; MAX_ATTRIBUTES];
+        for (slot, attribute) in values.iter_mut().zip(self.attributes) {
+            *slot = attribute.default;
+        }
+        values
+    }
+
+    /// The position of attribute `name` in the parameter block.
+    pub fn attribute_index(&self, name: &str) -> Option<usize> {
+        self.attributes.iter().position(|a| a.name == name)
+    }
+}
+
+/// The operators and what they accept, as a markdown table: for each operator its ONNX
+/// versions, and per element type its accuracy bound against the correctly rounded result
+/// (`exact`, or `<= N ULP`), the opset from which a version accepts it when not from the
+/// first, or `-` where no version does. `wgpu-act ops` prints it and the README carries it.
+pub fn markdown_table() -> String {
+    let dtypes = DType::ALL;
+    let mut table = String::from("| op | ONNX versions |");
+    for dtype in dtypes {
+        table.push_str(&format!(" {} |", dtype.name()));
+    }
+    table.push_str("\n|---|---|");
+    table.push_str(&"---|".repeat(dtypes.len()));
+    let rows = UNARY_OPS
+        .iter()
+        .map(|op| (op.onnx_name, op.versions, op.max_ulp))
+        .chain([(PRELU.onnx_name, PRELU.versions, PRELU.max_ulp)]);
+    for (name, versions, bounds) in rows {
+        let listed: Vec<String> = versions.iter().map(|v| v.since.to_string()).collect();
+        table.push_str(&format!("\n| {name} | {} |", listed.join(", ")));
+        for dtype in dtypes {
+            let cell = match versions.iter().find(|v| v.dtypes.contains(&dtype)) {
+                None => "-".to_string(),
+                Some(first) => {
+                    let bound = match bounds.for_dtype(dtype) {
+                        0 => "exact".to_string(),
+                        n => format!("<= {n} ULP"),
+                    };
+                    if first.since == versions[0].since { bound } else { format!("{bound} (from {})", first.since) }
+                }
+            };
+            table.push_str(&format!(" {cell} |"));
+        }
+    }
+    table
+}
+
+/// One step of a chain: a unary operator with its attribute values, or PRelu with its slope
+/// tensor. A slice of these runs as one fused kernel (one read and one write of X), each step
+/// rounding exactly as it would alone.
+#[derive(Clone)]
+pub struct Activation(pub(crate) Step);
+
+#[derive(Clone)]
+pub(crate) enum Step {
+    Unary { op: &'static UnaryOp, attributes: Attributes },
+    Prelu { slope: GpuTensor },
+}
+
+impl fmt::Debug for Activation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Step::Unary { op, attributes } => {
+                let mut s = f.debug_struct(op.onnx_name);
+                for (attribute, value) in op.attributes.iter().zip(attributes) {
+                    s.field(attribute.name, value);
+                }
+                s.finish()
+            }
+            Step::Prelu { slope } => f.debug_struct("PRelu").field("slope", &slope.shape()).finish(),
+        }
+    }
+}
+
+impl PartialEq for Activation {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Step::Unary { op: a, attributes: x }, Step::Unary { op: b, attributes: y }) => a == b && x == y,
+            (Step::Prelu { slope: a }, Step::Prelu { slope: b }) => a.same_view(b),
+            _ => false,
+        }
+    }
 }
 
 impl Activation {
     /// LeakyRelu with `alpha`.
-    pub const fn leaky_relu(alpha: f32) -> Self {
-        Activation::LeakyRelu { alpha }
+    pub fn leaky_relu(alpha: f32) -> Self {
+        Self::with_attributes(&LEAKY_RELU, &[alpha])
     }
 
     /// Elu with `alpha`.
-    pub const fn elu(alpha: f32) -> Self {
-        Activation::Elu { alpha }
+    pub fn elu(alpha: f32) -> Self {
+        Self::with_attributes(&ELU, &[alpha])
+    }
+
+    /// PRelu with `slope`, which must have X's dtype and broadcast to X by ONNX's
+    /// unidirectional rule (PRelu-7+). The step keeps the tensor alive.
+    pub fn prelu(slope: &GpuTensor) -> Self {
+        Activation(Step::Prelu { slope: slope.clone() })
+    }
+
+    /// `op` with every attribute at its ONNX default.
+    pub fn with_defaults(op: &'static UnaryOp) -> Self {
+        Activation(Step::Unary { op, attributes: op.default_attributes() })
+    }
+
+    /// `op` with the first `values.len()` attributes given (in the order of
+    /// [`UnaryOp::attributes`]) and the rest at their defaults.
+    pub fn with_attributes(op: &'static UnaryOp, values: &[f32]) -> Self {
+        let mut attributes = op.default_attributes();
+        for (slot, &value) in attributes.iter_mut().zip(values).take(op.attributes.len()) {
+            *slot = value;
+        }
+        Activation(Step::Unary { op, attributes })
+    }
+
+    /// This step with attribute `name` set; `None` if the operator has no such attribute.
+    pub fn set(&self, name: &str, value: f32) -> Option<Self> {
+        match &self.0 {
+            Step::Unary { op, attributes } => {
+                let index = op.attribute_index(name)?;
+                let mut attributes = *attributes;
+                attributes[index] = value;
+                Some(Activation(Step::Unary { op, attributes }))
+            }
+            Step::Prelu { .. } => None,
+        }
     }
 
     /// The ONNX operator name.
-    pub const fn onnx_name(&self) -> &'static str {
-        match self {
-            Activation::LeakyRelu { .. } => "LeakyRelu",
-            Activation::Elu { .. } => "Elu",
+    pub fn onnx_name(&self) -> &'static str {
+        match &self.0 {
+            Step::Unary { op, .. } => op.onnx_name,
+            Step::Prelu { .. } => PRELU.onnx_name,
         }
     }
 
-    /// The attribute value.
-    pub const fn alpha(&self) -> f32 {
-        match *self {
-            Activation::LeakyRelu { alpha } | Activation::Elu { alpha } => alpha,
+    /// The unary operator of this step (`None` for PRelu).
+    pub fn unary_op(&self) -> Option<&'static UnaryOp> {
+        match &self.0 {
+            Step::Unary { op, .. } => Some(op),
+            Step::Prelu { .. } => None,
         }
     }
 
-    fn kind(&self) -> UnaryKind {
-        match self {
-            Activation::LeakyRelu { .. } => UnaryKind::LeakyRelu,
-            Activation::Elu { .. } => UnaryKind::Elu,
+    /// The value of attribute `name`, if the operator has it.
+    pub fn attribute(&self, name: &str) -> Option<f32> {
+        match &self.0 {
+            Step::Unary { op, attributes } => op.attribute_index(name).map(|i| attributes[i]),
+            Step::Prelu { .. } => None,
         }
     }
 
-    /// Applies this activation to one element on the CPU (the reference).
-    pub fn reference_scalar<T: FloatElement>(&self, x: T) -> T {
-        match *self {
-            Activation::LeakyRelu { alpha } => crate::reference::leaky_relu_scalar(x, alpha),
-            Activation::Elu { alpha } => crate::reference::elu_scalar(x, alpha),
+    /// The attribute `alpha` (LeakyRelu and Elu), NaN for steps without one.
+    pub fn alpha(&self) -> f32 {
+        self.attribute("alpha").unwrap_or(f32::NAN)
+    }
+
+    /// The slope tensor of a PRelu step.
+    pub fn slope(&self) -> Option<&GpuTensor> {
+        match &self.0 {
+            Step::Prelu { slope } => Some(slope),
+            Step::Unary { .. } => None,
+        }
+    }
+
+    /// The accuracy bound of this step for `dtype`.
+    pub fn max_ulp(&self, dtype: DType) -> u64 {
+        match &self.0 {
+            Step::Unary { op, .. } => op.max_ulp.for_dtype(dtype),
+            Step::Prelu { .. } => PRELU.max_ulp.for_dtype(dtype),
+        }
+    }
+
+    /// True when this step accepts `dtype` in some ONNX version.
+    pub fn accepts(&self, dtype: DType) -> bool {
+        match &self.0 {
+            Step::Unary { op, .. } => accepts(op.versions, dtype),
+            Step::Prelu { .. } => accepts(PRELU.versions, dtype),
         }
     }
 }
 
-/// The op name errors about `chain` use, after checking that it fits one fused kernel.
-fn check_chain(chain: &[Activation]) -> Result<&'static str> {
-    let op = match chain {
-        [single] => single.onnx_name(),
-        _ => "activation chain",
-    };
-    if chain.is_empty() || chain.len() > MAX_CHAIN {
-        return Err(Error::InvalidAttribute {
-            op,
-            name: "chain",
-            reason: format!("a fused chain holds 1 to {MAX_CHAIN} activations, got {}", chain.len()),
-        });
-    }
-    Ok(op)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct UnaryParams {
-    words: u32,
-    _pad: [u32; 3],
-    alpha: [f32; MAX_CHAIN],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct PreluParams {
-    elements: u32,
-    base: u32,
-    rank: u32,
-    slope_base: u32,
-    dims: [u32; MAX_RANK],
-    slope_strides: [u32; MAX_RANK],
-}
-
-impl Context {
-    fn repr_for(&self, op: &'static str, dtype: DType) -> Result<Repr> {
-        Repr::choose(dtype, self.inner.info.features, &self.inner.options).ok_or_else(|| Error::Unsupported {
-            op,
-            dtype,
-            reason: format!(
-                "the device ({}) lacks SHADER_F64; {}",
-                self.inner.info.adapter.name,
-                if self.inner.options.f64_cpu_fallback {
-                    "the CPU fallback serves the host-array functions, not device tensors"
-                } else {
-                    "enable ContextOptions::with_f64_cpu_fallback to run f64 on the CPU reference instead"
-                }
-            ),
-        })
-    }
-
-    fn kernel(&self, key: &ShaderKey) -> Result<std::sync::Arc<Kernel>> {
-        self.inner.pipelines.get_or_build(&self.inner.device, key)
-    }
-
-    /// Runs a chain of activations (fused into one kernel) on a device tensor; the result
-    /// stays on the device. An empty chain is refused.
-    pub fn run_activations(&self, chain: &[Activation], x: &GpuTensor) -> Result<GpuTensor> {
-        let op = check_chain(chain)?;
-        self.check_owner(x)?;
-        if !x.dtype().is_float() {
-            return Err(Error::DTypeNotAllowed { op, dtype: x.dtype(), version: None });
-        }
-        let repr = self.repr_for(op, x.dtype())?;
-        let y = self.empty_tensor(x.shape(), x.dtype(), "wgpu-activations.output")?;
-        if x.is_empty() {
-            return Ok(y);
-        }
-        let key = ShaderKey::Unary { repr, chain: chain.iter().map(Activation::kind).collect() };
-        let kernel = self.kernel(&key)?;
-        let mut alpha = [0.0f32; MAX_CHAIN];
-        for (slot, activation) in alpha.iter_mut().zip(chain) {
-            *slot = activation.alpha();
-        }
-        let words = (x.len() as u64).div_ceil(repr.lanes());
-        self.dispatch_windows(&kernel, words, repr.word_bytes(), |range, bytes| {
-            let params = UnaryParams { words: (range.end - range.start) as u32, _pad: [0; 3], alpha };
-            Ok((bytemuck::bytes_of(&params).to_vec(), vec![window(x.buffer(), bytes), window(y.buffer(), bytes)]))
-        })?;
-        Ok(y)
-    }
-
-    /// PRelu (opset 7+ broadcasting) on device tensors; the result stays on the device.
-    pub fn run_prelu(&self, x: &GpuTensor, slope: &GpuTensor) -> Result<GpuTensor> {
-        if x.dtype() != slope.dtype() {
-            return Err(Error::DTypeMismatch { expected: x.dtype(), actual: slope.dtype() });
-        }
-        let aligned = unidirectional_slope_shape(x.shape(), slope.shape())?;
-        let plan = plan(x.shape(), &aligned)?;
-        self.run_prelu_piece(x, slope, 0, &plan, 0)
-    }
-
-    /// PRelu with the slope read as `slope_shape` (same element count), e.g. the shape
-    /// [`crate::per_channel_slope_shape`] gives for opsets 1 and 6.
-    pub fn run_prelu_reshaped(&self, x: &GpuTensor, slope: &GpuTensor, slope_shape: &[usize]) -> Result<GpuTensor> {
-        let slope_len = slope_shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-        if slope_len != Some(slope.len()) {
-            return Err(Error::ShapeMismatch {
-                what: "PRelu slope reshape (element count)".into(),
-                expected: slope.shape().to_vec(),
-                actual: slope_shape.to_vec(),
-            });
-        }
-        if x.dtype() != slope.dtype() {
-            return Err(Error::DTypeMismatch { expected: x.dtype(), actual: slope.dtype() });
-        }
-        let aligned = unidirectional_slope_shape(x.shape(), slope_shape)?;
-        let plan = plan(x.shape(), &aligned)?;
-        self.run_prelu_piece(x, slope, 0, &plan, 0)
-    }
-
-    /// PRelu on `x`, the elements of a larger X that start at flat index `base`, planned by
-    /// `plan`; `slope` holds the slope's elements from flat index `slope_first` on.
-    fn run_prelu_piece(
-        &self,
-        x: &GpuTensor,
-        slope: &GpuTensor,
-        slope_first: usize,
-        plan: &crate::broadcast::SlopePlan,
-        base: usize,
-    ) -> Result<GpuTensor> {
-        self.check_owner(x)?;
-        self.check_owner(slope)?;
-        let repr = self.repr_for("PRelu", x.dtype())?;
-        let y = self.empty_tensor(x.shape(), x.dtype(), "wgpu-activations.output")?;
-        if x.is_empty() {
-            return Ok(y);
-        }
-        let kernel = self.kernel(&ShaderKey::Prelu { repr, index: plan.index })?;
-        let mut dims = [1u32; MAX_RANK];
-        let mut slope_strides = [0u32; MAX_RANK];
-        dims[..plan.dims.len()].copy_from_slice(&plan.dims);
-        slope_strides[..plan.slope_strides.len()].copy_from_slice(&plan.slope_strides);
-        let words = (x.len() as u64).div_ceil(repr.lanes());
-        self.dispatch_windows(&kernel, words, repr.word_bytes(), |range, bytes| {
-            let first = range.start * repr.lanes();
-            let elements = (range.end * repr.lanes()).min(x.len() as u64) - first;
-            let start = base as u64 + first;
-            if start + elements > u64::from(u32::MAX) {
-                return Err(Error::TooLarge {
-                    what: "PRelu X element count (the kernel indexes with u32)".into(),
-                    needed: start + elements,
-                    limit: u64::from(u32::MAX),
-                });
+    #[test]
+    fn names_and_attributes_are_unique_and_fit_the_parameter_block() {
+        for (i, op) in UNARY_OPS.iter().enumerate() {
+            assert!(op.attributes.len() <= MAX_ATTRIBUTES, "{}", op.onnx_name);
+            assert!(op.wgsl.contains(&format!("fn {}(x: Lanes, attributes: vec4<f32>) -> Lanes", op.wgsl_fn)));
+            for other in &UNARY_OPS[i + 1..] {
+                assert_ne!(op.onnx_name, other.onnx_name);
+                assert_ne!(op.cli_name, other.cli_name);
             }
-            let (slope_base, slope_bytes) = self.slope_binding(plan, repr, slope, slope_first, start, elements)?;
-            let params = PreluParams {
-                elements: elements as u32,
-                base: start as u32,
-                rank: plan.dims.len() as u32,
-                slope_base: slope_base as u32,
-                dims,
-                slope_strides,
-            };
-            let storage = vec![window(x.buffer(), bytes), window(slope.buffer(), &slope_bytes), window(y.buffer(), bytes)];
-            Ok((bytemuck::bytes_of(&params).to_vec(), storage))
-        })?;
-        Ok(y)
-    }
-
-    /// The slope window a dispatch over X elements `start..start + elements` reads: its first
-    /// flat slope index and its byte range in `slope` (whose first element is slope index
-    /// `slope_first`). Monotonic patterns bind only the window, aligned down to the binding
-    /// offset alignment; others bind the whole slope.
-    fn slope_binding(
-        &self,
-        plan: &crate::broadcast::SlopePlan,
-        repr: Repr,
-        slope: &GpuTensor,
-        slope_first: usize,
-        start: u64,
-        elements: u64,
-    ) -> Result<(u64, Range<u64>)> {
-        let elem_bytes = repr.dtype().size_bytes() as u64;
-        let whole = (slope_first as u64, 0..slope.size_bytes().next_multiple_of(4));
-        let (first, bytes) = match plan.slope_window(&(start as usize..(start + elements) as usize)) {
-            Some(window) => {
-                let align = u64::from(self.inner.info.limits.min_storage_buffer_offset_alignment).max(8);
-                let from = ((window.start - slope_first) as u64 * elem_bytes) / align * align;
-                let to = ((window.end - slope_first) as u64 * elem_bytes).next_multiple_of(4);
-                (slope_first as u64 + from / elem_bytes, from..to)
-            }
-            None => whole,
-        };
-        if bytes.end - bytes.start > self.max_binding_bytes() {
-            return Err(Error::TooLarge {
-                what: "PRelu slope window (bytes in one storage binding)".into(),
-                needed: bytes.end - bytes.start,
-                limit: self.max_binding_bytes(),
-            });
+            assert!(op.versions.windows(2).all(|w| w[0].since < w[1].since));
         }
-        Ok((first, bytes))
+        assert_eq!(UnaryOp::find("leaky-relu"), Some(&LEAKY_RELU));
+        assert_eq!(UnaryOp::find("Elu"), Some(&ELU));
+        assert_eq!(Activation::elu(2.0).set("alpha", 3.0).map(|a| a.alpha()), Some(3.0));
+        assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), LEAKY_RELU_DEFAULT_ALPHA);
+        assert_eq!(version_at(LEAKY_RELU.versions, 15).map(|v| v.since), Some(6));
+        assert!(version_at(PRELU.versions, 0).is_none());
     }
-
-    /// One dispatch of `kernel` per binding window of `words` words, all in one submission.
-    /// `window_setup` gets each window's word range and byte range and returns the window's
-    /// uniform bytes and its storage bindings (bindings 1.., after the uniform at 0).
-    fn dispatch_windows<'a>(
-        &self,
-        kernel: &Kernel,
-        words: u64,
-        word_bytes: u64,
-        mut window_setup: impl FnMut(&Range<u64>, &Range<u64>) -> Result<(Vec<u8>, Vec<wgpu::BufferBinding<'a>>)>,
-    ) -> Result<()> {
-        let mut encoder =
-            self.inner.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(&kernel.label) });
-        // Each window's uniform must outlive the submission: pooled buffers are reused.
-        let mut uniforms = Vec::new();
-        for range in self.binding_windows(words, word_bytes) {
-            let bytes = window_bytes(&range, word_bytes);
-            let (params, storage) = window_setup(&range, &bytes)?;
-            let uniform = self.uniform(&params)?;
-            let mut bindings = vec![whole(uniform.buffer())];
-            bindings.extend(storage);
-            let bind_group = self.bind_group(kernel, &bindings);
-            self.dispatch(&mut encoder, kernel, &bind_group, range.end - range.start);
-            drop(bindings);
-            uniforms.push(uniform);
-        }
-        self.inner.queue.submit([encoder.finish()]);
-        Ok(())
-    }
-
-    fn uniform(&self, bytes: &[u8]) -> Result<crate::pool::PooledBuffer> {
-        let buffer = self.inner.pool.take(
-            &self.inner.device,
-            bytes.len() as u64,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            "wgpu-activations.params",
-            self.max_buffer_bytes(),
-        )?;
-        self.inner.queue.write_buffer(buffer.buffer(), 0, bytes);
-        Ok(buffer)
-    }
-
-    fn bind_group(&self, kernel: &Kernel, resources: &[wgpu::BufferBinding<'_>]) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
-            .iter()
-            .enumerate()
-            .map(|(i, binding)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: wgpu::BindingResource::Buffer(binding.clone()),
-            })
-            .collect();
-        self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&kernel.label),
-            layout: &kernel.layout,
-            entries: &entries,
-        })
-    }
-
-    /// Word ranges that each fit one storage binding at an aligned offset. A window holds at
-    /// most 2^30 words, so word and element indices (with the grid's overshoot) fit in u32.
-    fn binding_windows(&self, words: u64, word_bytes: u64) -> Vec<Range<u64>> {
-        let per_window = (self.max_binding_bytes() / word_bytes).min(1 << 30);
-        (0..words.div_ceil(per_window))
-            .map(|i| i * per_window..((i + 1) * per_window).min(words))
-            .collect()
-    }
-
-    fn dispatch(&self, encoder: &mut wgpu::CommandEncoder, kernel: &Kernel, bind_group: &wgpu::BindGroup, words: u64) {
-        let groups = words.div_ceil(u64::from(WORKGROUP_SIZE));
-        let max = u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension);
-        let x = groups.min(max);
-        let y = groups.div_ceil(x);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(&kernel.label),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&kernel.pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
-        pass.dispatch_workgroups(x as u32, y as u32, 1);
-    }
-}
-
-fn window_bytes(words: &Range<u64>, word_bytes: u64) -> Range<u64> {
-    words.start * word_bytes..words.end * word_bytes
-}
-
-fn whole(buffer: &wgpu::Buffer) -> wgpu::BufferBinding<'_> {
-    wgpu::BufferBinding { buffer, offset: 0, size: None }
-}
-
-fn window<'a>(buffer: &'a wgpu::Buffer, bytes: &Range<u64>) -> wgpu::BufferBinding<'a> {
-    wgpu::BufferBinding { buffer, offset: bytes.start, size: NonZeroU64::new(bytes.end - bytes.start) }
-}
-
-/// Flat element ranges of a host array that each fit one device buffer.
-fn host_pieces(ctx: &Context, len: usize, dtype: DType) -> Vec<Range<usize>> {
-    let per_piece = ((ctx.max_buffer_bytes() / 256 * 256) as usize / dtype.size_bytes()).max(1);
-    (0..len.div_ceil(per_piece).max(1)).map(|i| i * per_piece..((i + 1) * per_piece).min(len)).collect()
-}
-
-/// True when f64 work should run on the CPU reference: the device lacks SHADER_F64 and the
-/// context opted in with [`crate::ContextOptions::with_f64_cpu_fallback`].
-fn f64_on_cpu(ctx: &Context, dtype: DType) -> bool {
-    dtype == DType::F64 && !ctx.has_feature(wgpu::Features::SHADER_F64) && ctx.options().f64_cpu_fallback
-}
-
-async fn activations_impl<T: FloatElement, D: Dimension>(
-    ctx: &Context,
-    chain: &[Activation],
-    x: ArrayView<'_, T, D>,
-    wait: Wait,
-) -> Result<Array<T, D>> {
-    if f64_on_cpu(ctx, T::DTYPE) {
-        check_chain(chain)?;
-        return Ok(crate::reference::map_standard(x, |v| chain.iter().fold(v, |acc, a| a.reference_scalar(acc))));
-    }
-    let standard = x.as_standard_layout();
-    let flat = standard.as_slice().unwrap_or_default();
-    let mut values = Vec::with_capacity(flat.len());
-    for piece in host_pieces(ctx, flat.len(), T::DTYPE) {
-        let input = ctx.upload(ArrayView::from(&flat[piece]))?;
-        let output = ctx.run_activations(chain, &input)?;
-        values.extend(ctx.read_tensor::<T>(&output, wait).await?);
-    }
-    Array::from_shape_vec(x.raw_dim(), values)
-        .map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
-}
-
-async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    slope: ArrayView<'_, T, E>,
-    wait: Wait,
-) -> Result<Array<T, D>> {
-    if f64_on_cpu(ctx, T::DTYPE) {
-        return crate::reference::prelu(x, slope);
-    }
-    let aligned = unidirectional_slope_shape(x.shape(), slope.shape())?;
-    let plan = plan(x.shape(), &aligned)?;
-    let standard = x.as_standard_layout();
-    let flat = standard.as_slice().unwrap_or_default();
-    let slope_standard = slope.as_standard_layout();
-    let slope_flat = slope_standard.as_slice().unwrap_or_default();
-    let pieces = host_pieces(ctx, flat.len(), T::DTYPE);
-    // One upload of the slope serves every piece unless the pieces read disjoint windows of it.
-    let shared_slope = if pieces.len() == 1 || !plan.is_monotonic() { Some(ctx.upload(slope_standard.view())?) } else { None };
-    let mut values = Vec::with_capacity(flat.len());
-    for piece in pieces {
-        let input = ctx.upload(ArrayView::from(&flat[piece.clone()]))?;
-        let output = match &shared_slope {
-            Some(whole) => ctx.run_prelu_piece(&input, whole, 0, &plan, piece.start)?,
-            None => {
-                // Start the uploaded part at an aligned element so that the windows inside it
-                // are aligned exactly as they would be in the whole slope.
-                let offset_alignment = ctx.info().limits.min_storage_buffer_offset_alignment.max(8) as usize;
-                let align = (offset_alignment / T::DTYPE.size_bytes()).max(1);
-                let window = plan.slope_window(&piece).unwrap_or(0..slope_flat.len());
-                let first = window.start / align * align;
-                let part = ctx.upload(ArrayView::from(&slope_flat[first..window.end]))?;
-                ctx.run_prelu_piece(&input, &part, first, &plan, piece.start)?
-            }
-        };
-        values.extend(ctx.read_tensor::<T>(&output, wait).await?);
-    }
-    Array::from_shape_vec(x.raw_dim(), values)
-        .map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
-}
-
-/// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout.
-pub fn leaky_relu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
-    pollster::block_on(activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Block))
-}
-
-/// Async form of [`leaky_relu`].
-pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    alpha: f32,
-) -> Result<Array<T, D>> {
-    activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Async).await
-}
-
-/// Elu (ONNX 1, 6, 22) on the GPU. Output has X's shape in standard layout.
-pub fn elu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
-    pollster::block_on(activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Block))
-}
-
-/// Async form of [`elu`].
-pub async fn elu_async<T: FloatElement, D: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    alpha: f32,
-) -> Result<Array<T, D>> {
-    activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Async).await
-}
-
-/// A chain of activations applied in order, fused into one kernel (one read and one write of
-/// X); each step rounds to T exactly as separate ops would.
-pub fn activations<T: FloatElement, D: Dimension>(
-    ctx: &Context,
-    chain: &[Activation],
-    x: ArrayView<'_, T, D>,
-) -> Result<Array<T, D>> {
-    pollster::block_on(activations_impl(ctx, chain, x, Wait::Block))
-}
-
-/// Async form of [`activations`].
-pub async fn activations_async<T: FloatElement, D: Dimension>(
-    ctx: &Context,
-    chain: &[Activation],
-    x: ArrayView<'_, T, D>,
-) -> Result<Array<T, D>> {
-    activations_impl(ctx, chain, x, Wait::Async).await
-}
-
-/// PRelu (ONNX 7, 9, 16: unidirectional broadcasting of the slope to X) on the GPU. Output has
-/// X's shape in standard layout. For opsets 1 and 6, map the slope's shape first with
-/// [`crate::per_channel_slope_shape`].
-pub fn prelu<T: Element, D: Dimension, E: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    slope: ArrayView<'_, T, E>,
-) -> Result<Array<T, D>> {
-    pollster::block_on(prelu_impl(ctx, x, slope, Wait::Block))
-}
-
-/// Async form of [`prelu`].
-pub async fn prelu_async<T: Element, D: Dimension, E: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    slope: ArrayView<'_, T, E>,
-) -> Result<Array<T, D>> {
-    prelu_impl(ctx, x, slope, Wait::Async).await
 }

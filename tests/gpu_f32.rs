@@ -219,7 +219,7 @@ fn fused_chain_matches_separate_ops() {
     // inherits Elu's bound, then scaled exactly.
     assert_close("fused chain", y.view(), expected.view(), x.view(), ELU_F32_ULP);
     assert!(matches!(activations(ctx, &[], x.view()), Err(Error::InvalidAttribute { .. })));
-    let too_long = [Activation::elu(1.0); 9];
+    let too_long = vec![Activation::elu(1.0); 9];
     assert!(matches!(activations(ctx, &too_long, x.view()), Err(Error::InvalidAttribute { .. })));
 }
 

@@ -12,8 +12,8 @@ use wgpu_activations::onnx::conformance::{Outcome, run_case};
 use wgpu_activations::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, ValueInfoProto,
 };
-use wgpu_activations::onnx::{HostTensor, OnnxModel, allows, op_version};
-use wgpu_activations::{DType, Error};
+use wgpu_activations::DType;
+use wgpu_activations::onnx::{HostTensor, OnnxError, OnnxModel, allows, op_version};
 
 fn case_dirs() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx");
@@ -76,8 +76,16 @@ fn node(op: &str, inputs: &[&str], output: &str, attributes: Vec<AttributeProto>
     }
 }
 
+/// A graph value declared as a float tensor (ONNX Runtime refuses inputs without a type).
 fn value(name: &str) -> ValueInfoProto {
-    ValueInfoProto { name: Some(name.into()), ..Default::default() }
+    typed_value(name, 1)
+}
+
+/// A graph value declared as a tensor of ONNX data type `elem_type`.
+fn typed_value(name: &str, elem_type: i32) -> ValueInfoProto {
+    use wgpu_activations::onnx::proto::{TypeProto, type_proto};
+    let tensor = type_proto::Tensor { elem_type: Some(elem_type), shape: None };
+    ValueInfoProto { name: Some(name.into()), r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }), ..Default::default() }
 }
 
 fn model(opset: i64, nodes: Vec<NodeProto>, inputs: &[&str], outputs: &[&str], initializers: Vec<TensorProto>) -> ModelProto {
@@ -146,7 +154,7 @@ fn a_dag_runs_with_fused_chains_and_matches_the_reference() {
 fn refuses_other_operators_and_broken_graphs_with_errors() {
     let relu = model(13, vec![node("Relu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]);
     match OnnxModel::from_bytes(&relu.encode_to_vec()) {
-        Err(Error::OnnxUnsupportedOp { op, .. }) => assert_eq!(op, "Relu"),
+        Err(OnnxError::UnsupportedOp { op, .. }) => assert_eq!(op, "Relu"),
         other => panic!("expected OnnxUnsupportedOp, got {other:?}"),
     }
     let cycle = model(
@@ -156,12 +164,16 @@ fn refuses_other_operators_and_broken_graphs_with_errors() {
         &["B"],
         vec![],
     );
-    assert!(matches!(OnnxModel::from_bytes(&cycle.encode_to_vec()), Err(Error::OnnxGraph(_))));
+    assert!(matches!(OnnxModel::from_bytes(&cycle.encode_to_vec()), Err(OnnxError::Graph(_))));
     let missing = model(16, vec![node("Elu", &["Z"], "Y", vec![])], &["X"], &["Y"], vec![]);
-    assert!(matches!(OnnxModel::from_bytes(&missing.encode_to_vec()), Err(Error::OnnxGraph(_))));
+    assert!(matches!(OnnxModel::from_bytes(&missing.encode_to_vec()), Err(OnnxError::Graph(_))));
     // bf16 LeakyRelu at opset 15 is refused naming op, version and dtype.
     let Some(ctx) = common::ctx() else { return };
-    let leaky = OnnxModel::from_bytes(&model(15, vec![node("LeakyRelu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]).encode_to_vec()).unwrap();
+    let mut proto = model(15, vec![node("LeakyRelu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]);
+    if let Some(graph) = proto.graph.as_mut() {
+        graph.input = vec![typed_value("X", 16)];
+    }
+    let leaky = OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap();
     let x = HostTensor::BF16(ArrayD::from_elem(IxDyn(&[2]), half::bf16::ONE));
     let message = leaky.run(ctx, &HashMap::from([("X".to_string(), x)])).unwrap_err().to_string();
     assert!(message.contains("LeakyRelu") && message.contains("opset 6") && message.contains("bf16"), "{message}");
@@ -179,13 +191,13 @@ fn malformed_and_truncated_files_are_errors_not_panics() {
     // Dims that disagree with the data, negative dims and an overflowing element count.
     let mut proto = TensorProto::decode(tensor.as_slice()).unwrap();
     proto.dims = vec![4, 3];
-    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxMalformed(_))));
+    assert!(matches!(HostTensor::from_proto(&proto), Err(OnnxError::Malformed(_))));
     proto.dims = vec![-1, 6];
-    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxMalformed(_))));
+    assert!(matches!(HostTensor::from_proto(&proto), Err(OnnxError::Malformed(_))));
     proto.dims = vec![i64::MAX, i64::MAX];
-    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxMalformed(_))));
+    assert!(matches!(HostTensor::from_proto(&proto), Err(OnnxError::Malformed(_))));
     proto.data_type = Some(8); // STRING
-    assert!(matches!(HostTensor::from_proto(&proto), Err(Error::OnnxUnsupportedDataType { .. })));
+    assert!(matches!(HostTensor::from_proto(&proto), Err(OnnxError::UnsupportedDataType { .. })));
 }
 
 #[test]
@@ -262,7 +274,7 @@ fn hostile_expansions_are_refused_without_recursing_forever() {
     nodes.push(node("Mul", &["X", "X"], "M", vec![]));
     nodes.push(node("Where", &["L", "M", "X"], "Y", vec![]));
     let long = model(18, nodes, &["X"], &["Y"], vec![]);
-    assert!(matches!(OnnxModel::from_bytes(&long.encode_to_vec()), Err(Error::OnnxUnsupportedOp { .. })));
+    assert!(matches!(OnnxModel::from_bytes(&long.encode_to_vec()), Err(OnnxError::UnsupportedOp { .. })));
     // 100k chained Elu nodes schedule in linear time and fuse into chains of at most 8.
     let mut chain = Vec::new();
     for i in 0..100_000 {

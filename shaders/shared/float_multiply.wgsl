@@ -1,6 +1,7 @@
-// PRelu's product for float representations: computed in Compute and rounded once. For the
-// 16-bit types the product of two values is exact in f32, so the one rounding is the final one.
+// PRelu's product for the float representations: computed in Compute and rounded once to the
+// element type. For the 16-bit types the product of two values is exact in f32, so the one
+// rounding is the final one.
 
-fn multiply(a: Bits, b: Bits) -> Bits {
-    return from_compute(to_compute(a) * to_compute(b));
+fn multiply(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(mul(to_compute(a), to_compute(b)));
 }

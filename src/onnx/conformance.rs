@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::model::OnnxModel;
-use super::tensor::{HostElement, HostTensor};
-use crate::context::Context;
+use super::error::{OnnxError, OnnxResult};
+use super::load::{HostElement, HostTensor, MAX_FILE_BYTES, read_file};
+use super::plan::OnnxModel;
 use crate::dtype::{DType, Element};
-use crate::error::{Error, Result};
+use crate::engine::Context;
 use crate::ulp;
 use crate::with_host_tensor;
 
@@ -87,14 +87,24 @@ fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::OnnxMalformed(format!("{}: {e}", path.display())))
+fn read(path: &Path) -> OnnxResult<Vec<u8>> {
+    read_file(path, MAX_FILE_BYTES)
+}
+
+/// The case's name: the last component of its canonical path, so that `.` and `..` name the
+/// folder they stand for and never lead outside a save folder.
+fn case_name(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| dir.display().to_string())
 }
 
 /// Runs one case directory; with `save`, writes what was computed to
-/// `save/<case>/test_data_set_N/output_K.pb`.
+/// `save/<case>/test_data_set_N/output_K.pb` once every output has been compared. Nothing is
+/// written inside a case folder (where it could replace the expected data) or outside `save`.
 pub fn run_case(ctx: &Context, dir: &Path, save: Option<&Path>) -> CaseReport {
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+    let name = case_name(dir);
     let mut report = CaseReport {
         name,
         outcome: Outcome::Pass,
@@ -112,10 +122,10 @@ pub fn run_case(ctx: &Context, dir: &Path, save: Option<&Path>) -> CaseReport {
 }
 
 fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut CaseReport) -> Result<(), Outcome> {
-    let refuse = |e: Error| Outcome::Error(e.to_string());
+    let refuse = |e: OnnxError| Outcome::Error(e.to_string());
     let model = OnnxModel::from_bytes(&read(&dir.join("model.onnx")).map_err(refuse)?).map_err(refuse)?;
     report.opset = model.opset();
-    report.operators = model.operators().iter().map(|(k, v)| (k.name(), *v)).collect();
+    report.operators = model.operators();
     let sets = numbered(dir, "test_data_set_");
     if sets.is_empty() {
         return Err(Outcome::Error(format!("no test_data_set_N directory in {}", dir.display())));
@@ -142,14 +152,6 @@ fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut C
         if expected.len() != actual.len() {
             return Err(Outcome::Error(format!("{} has {} outputs, the model {}", set.display(), expected.len(), actual.len())));
         }
-        if let Some(save) = save {
-            let out_dir = save.join(&report.name).join(set.file_name().unwrap_or_default());
-            std::fs::create_dir_all(&out_dir).map_err(|e| Outcome::Error(format!("{}: {e}", out_dir.display())))?;
-            for (k, (name, tensor)) in actual.iter().enumerate() {
-                let path = out_dir.join(format!("output_{k}.pb"));
-                std::fs::write(&path, tensor.encode_pb(name)).map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
-            }
-        }
         for (((name, ours), (_, exact)), path) in actual.iter().zip(&reference).zip(&expected) {
             let want = HostTensor::decode_pb(&read(path).map_err(refuse)?)
                 .map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
@@ -166,6 +168,34 @@ fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut C
             let bound = model.ulp_bound(ours.dtype());
             with_host_tensor!(ours, a => compare(name, a, &want, exact, bound, report))?;
         }
+        if let Some(save) = save {
+            save_outputs(dir, save, &report.name, &set, &actual)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `outputs` to `save/<case>/<set>/output_K.pb`, refusing a place inside the case folder.
+fn save_outputs(case: &Path, save: &Path, name: &str, set: &Path, outputs: &[(String, HostTensor)]) -> Result<(), Outcome> {
+    let fail = |path: &Path, e: &dyn std::fmt::Display| Outcome::Error(format!("{}: {e}", path.display()));
+    std::fs::create_dir_all(save).map_err(|e| fail(save, &e))?;
+    let (case, save) = match (std::fs::canonicalize(case), std::fs::canonicalize(save)) {
+        (Ok(case), Ok(save)) => (case, save),
+        (Err(e), _) | (_, Err(e)) => return Err(fail(save, &e)),
+    };
+    // `name` and the set's name are single components (a canonical path's last one, and a
+    // directory entry), so the target stays inside `save`.
+    let out_dir = save.join(name).join(set.file_name().unwrap_or_default());
+    if out_dir.starts_with(&case) {
+        return Err(Outcome::Error(format!(
+            "--save-outputs would write into the case folder {} (over its expected data); choose another folder",
+            case.display()
+        )));
+    }
+    std::fs::create_dir_all(&out_dir).map_err(|e| fail(&out_dir, &e))?;
+    for (k, (output, tensor)) in outputs.iter().enumerate() {
+        let path = out_dir.join(format!("output_{k}.pb"));
+        std::fs::write(&path, tensor.encode_pb(output)).map_err(|e| fail(&path, &e))?;
     }
     Ok(())
 }

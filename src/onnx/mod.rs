@@ -1,15 +1,23 @@
-//! ONNX support: models made of LeakyRelu, Elu and PRelu (every opset), TensorProto files in
-//! every storage form, and the backend-test runner behind `wgpu-act onnx-test`.
+//! ONNX support (feature `onnx`): models made of LeakyRelu, Elu and PRelu (every opset),
+//! TensorProto files in every storage form, and the backend-test runner behind
+//! `wgpu-act onnx-test`. Loading ([`load`]), operator versions read from the operator table
+//! (`versions`), graph planning and fusion (`plan`), execution (`run`), conformance cases
+//! ([`conformance`]).
 
 /// Types generated from the official `onnx.proto` (proto/onnx.proto) by prost at build time.
-#[allow(missing_docs, unreachable_pub, clippy::all, reason = "generated code")]
+#[allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic, reason = "generated code")]
 pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
 }
 
 pub mod conformance;
-mod model;
-mod tensor;
+mod error;
+pub mod load;
+mod plan;
+mod run;
+mod versions;
 
-pub use model::{OnnxModel, OpKind, allows, op_version};
-pub use tensor::{HostElement, HostTensor};
+pub use error::{OnnxError, OnnxResult};
+pub use load::{HostElement, HostTensor, MAX_FILE_BYTES, read_file};
+pub use plan::OnnxModel;
+pub use versions::{Operator, allows, op_version};

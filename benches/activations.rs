@@ -1,0 +1,18 @@
+//! `cargo bench`: the same measurements as `wgpu-act bench`, at its defaults (2^24 elements,
+//! every operator and dtype). `WGPU_ACTIVATIONS_BENCH_ELEMS` sets another size.
+#![forbid(unsafe_code)]
+
+use wgpu_activations::ContextOptions;
+use wgpu_activations::bench::{BenchConfig, run};
+
+fn main() {
+    let mut config = BenchConfig::default();
+    if let Some(elems) = std::env::var("WGPU_ACTIVATIONS_BENCH_ELEMS").ok().and_then(|v| v.parse().ok()) {
+        config.elems = elems;
+    }
+    // `cargo bench` passes `--bench`; any other argument is a filter this harness ignores.
+    if let Err(error) = run(&ContextOptions::default(), &config) {
+        eprintln!("bench: error: {error}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,109 @@
+// The elementwise driver: runs a chain of steps (unary activations and PRelu) over a tensor in
+// one pass, so a chain costs one read and one write of X. Expanded per (representation, chain
+// of step kinds, in place or not) by src/kernel.rs, which prepends the constants WORKGROUP_SIZE,
+// VECTORS_PER_INVOCATION, LOCAL_STRIDE, VECTOR_STRIDE, MAX_CHAIN and MAX_RANK from Rust.
+// Placeholders, each a line of its own:
+//   {{IO}}          the bindings of X and Y (io_out_of_place.wgsl or io_in_place.wgsl)
+//   {{SLOPES}}      for each PRelu step, its bindings and gather functions (ops/prelu_slope.wgsl)
+//   {{PREPARE}}     per-step state made once per invocation, e.g. `let scalar_1 = slope_scalar_1();`
+//                   or `var cursor_2 = slope_cursor_2(first_element);`
+//   {{STEPS_MAIN}}  one statement per step on the group `b`, e.g.
+//                   `b = elu(b, params.steps[0].attributes);` or `b = prelu(b, scalar_1);`
+//   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
+//   {{ADVANCE}}     per-step state moved to the invocation's next Vector, e.g.
+//                   `cursor_2 = slope_jump_2(cursor_2);`
+// Only the kinds of steps are shader text: attributes, sizes and slope extents come from
+// `params`, so one pipeline serves every alpha and every shape.
+//
+// `main` handles whole 16-byte Vectors, VECTORS_PER_INVOCATION of them per invocation: either
+// strided by the workgroup, so that neighbouring invocations touch neighbouring memory (GPUs),
+// or consecutive (CPU drivers, where a batch of invocations is one thread). The grid is 2-D
+// because one dispatch dimension holds at most 65535 workgroups. `tail` handles the elements
+// after the last whole Vector through Word-sized bindings, so nothing before or after the
+// tensor is read or written except the unused half of a last 16-bit pair's word, which is
+// written back as it was.
+
+struct Step {
+    // A unary step's attributes, in the order of the operator table (src/ops.rs).
+    attributes: vec4<f32>,
+    // A PRelu step's slope pattern, the cursor's jump and its divisors (ops/prelu_slope.wgsl).
+    slope: vec4<u32>,
+    jump: vec4<u32>,
+    divide: vec4<u32>,
+}
+
+struct Params {
+    // Whole Vectors in this dispatch (the bindings may be windows of larger buffers).
+    vectors: u32,
+    // Tail dispatch: index of the first tail Word in the word bindings, and elements in the tail.
+    tail_word: u32,
+    tail_elements: u32,
+    // Flat index in X of the first element of this dispatch (PRelu's slope index).
+    first_element: u32,
+    steps: array<Step, MAX_CHAIN>,
+    // The general slope pattern: collapsed X dims and slope strides, innermost last.
+    general_rank: u32,
+    general_dims: array<vec4<u32>, MAX_RANK / 4u>,
+    general_strides: array<vec4<u32>, MAX_RANK / 4u>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+{{IO}}
+{{SLOPES}}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let first = (workgroup.y * workgroups.x + workgroup.x) * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
+    let first_element = params.first_element + first * VECTOR_LANES;
+{{PREPARE}}
+    for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {
+        let v = first + k * VECTOR_STRIDE;
+        if (v >= params.vectors) {
+            return;
+        }
+        let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
+        var out = load_x(v);
+        for (var g = 0u; g < GROUPS; g++) {
+            var b = group(out, g);
+{{STEPS_MAIN}}
+            out = with_group(out, g, b);
+        }
+        store_y(v, out);
+{{ADVANCE}}
+    }
+}
+
+@compute @workgroup_size(1)
+fn tail() {
+    let elements = params.tail_elements;
+    let words = (elements + WORD_LANES - 1u) / WORD_LANES;
+    var out = Vector();
+    for (var j = 0u; j < words; j++) {
+        out = with_vector_word(out, j, load_x_word(params.tail_word + j));
+    }
+    let first_element = params.first_element;
+    let element = first_element;
+{{PREPARE}}
+    for (var g = 0u; g < GROUPS; g++) {
+        var b = group(out, g);
+{{STEPS_TAIL}}
+        out = with_group(out, g, b);
+    }
+    for (var j = 0u; j < words; j++) {
+        var w = vector_word(out, j);
+        let valid = min(elements - j * WORD_LANES, WORD_LANES);
+        if (valid < WORD_LANES) {
+            // The last word of an odd number of 16-bit elements: keep Y's other half.
+            var kept = load_y_word(params.tail_word + j);
+            for (var i = 0u; i < valid; i++) {
+                kept = with_word_element(kept, i, word_element(w, i));
+            }
+            w = kept;
+        }
+        store_y_word(params.tail_word + j, w);
+    }
+}

@@ -1,0 +1,111 @@
+// The slope of the PRelu step at chain position {{K}}: its bindings, and the ways to gather its
+// values for one group of X's lanes. Expanded once per PRelu step by src/kernel.rs, with
+// inline placeholders:
+//   {{K}}                the step's position in the chain (it indexes params.steps)
+//   {{VECTORS_BINDING}}  binding of the slope as Vectors (read only for a slope of X's shape,
+//                        which is bound window for window like X)
+//   {{WORDS_BINDING}}    binding of the slope as Words
+// params.steps[{{K}}].slope: x = length of the runs of X that share a slope value, y = number
+// of slope values before the pattern repeats, z = flat index of the first bound slope element.
+// params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors.
+// params.steps[{{K}}].divide: the run length and the channel count prepared for divide()
+// (shared/divide.wgsl): magic numbers in x, y, modes in z, w.
+// No path divides per element: the channel pattern divides once per invocation, by
+// multiplication, then moves a cursor.
+
+@group(0) @binding({{VECTORS_BINDING}}) var<storage, read> slope_vectors_{{K}}: array<Vector>;
+@group(0) @binding({{WORDS_BINDING}}) var<storage, read> slope_words_{{K}}: array<Word>;
+
+fn slope_element_{{K}}(s: u32) -> Element {
+    let i = s - params.steps[{{K}}].slope.z;
+    return word_element(slope_words_{{K}}[i / WORD_LANES], i % WORD_LANES);
+}
+
+// One slope value for all of X.
+fn slope_scalar_{{K}}() -> Lanes {
+    return splat(slope_element_{{K}}(params.steps[{{K}}].slope.z));
+}
+
+// A slope of X's shape, read element by element (the tail; the main pass reads slope_vectors).
+fn slope_same_{{K}}(element: u32, g: u32) -> Lanes {
+    let first = element + group_offset(g);
+    var l = splat(slope_element_{{K}}(first));
+    for (var i = 1u; i < GROUP_LANES; i++) {
+        l = with_lane(l, i, slope_element_{{K}}(first + i * LANE_STEP));
+    }
+    return l;
+}
+
+// The channel pattern, slope index (element / run) % channels: per channel ([C, 1, 1]),
+// trailing dims, leading dims. A cursor is (position in the run, slope index).
+fn slope_cursor_{{K}}(element: u32) -> vec2<u32> {
+    let step = params.steps[{{K}}];
+    let runs = divide(element, step.divide.x, step.divide.z);
+    let channel = runs - divide(runs, step.divide.y, step.divide.w) * step.slope.y;
+    return vec2<u32>(element - runs * step.slope.x, channel);
+}
+
+// The cursor `by` elements on, one element at a time (`by` is a few elements).
+fn slope_step_{{K}}(cursor: vec2<u32>, by: u32) -> vec2<u32> {
+    let run_length = params.steps[{{K}}].slope.x;
+    let channels = params.steps[{{K}}].slope.y;
+    var c = cursor;
+    for (var i = 0u; i < by; i++) {
+        c.x += 1u;
+        if (c.x == run_length) {
+            c.x = 0u;
+            c.y += 1u;
+            if (c.y == channels) {
+                c.y = 0u;
+            }
+        }
+    }
+    return c;
+}
+
+// The cursor of the invocation's next Vector, VECTOR_STRIDE * VECTOR_LANES elements on.
+fn slope_jump_{{K}}(cursor: vec2<u32>) -> vec2<u32> {
+    let run_length = params.steps[{{K}}].slope.x;
+    let channels = params.steps[{{K}}].slope.y;
+    let jump = params.steps[{{K}}].jump;
+    var c = cursor + jump.xy;
+    if (c.x >= run_length) {
+        c.x -= run_length;
+        c.y += 1u;
+    }
+    if (c.y >= channels) {
+        c.y -= channels;
+    }
+    return c;
+}
+
+// The slope for group g of the Vector whose first element the cursor is at: one value when the
+// whole Vector lies in one run (the common case), else the cursor walks the lanes.
+fn slope_channel_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
+    if (cursor.x + VECTOR_LANES <= params.steps[{{K}}].slope.x) {
+        return splat(slope_element_{{K}}(cursor.y));
+    }
+    var c = slope_step_{{K}}(cursor, group_offset(g));
+    var l = splat(slope_element_{{K}}(c.y));
+    for (var i = 1u; i < GROUP_LANES; i++) {
+        c = slope_step_{{K}}(c, LANE_STEP);
+        l = with_lane(l, i, slope_element_{{K}}(c.y));
+    }
+    return l;
+}
+
+// The channel pattern when every Vector lies in one run: one slope value per Vector (or, for
+// `channel_uniform`, per invocation, when all of an invocation's Vectors lie in one run).
+fn slope_channel_aligned_{{K}}(cursor: vec2<u32>) -> Lanes {
+    return splat(slope_element_{{K}}(cursor.y));
+}
+
+// Any other pattern: a walk over the collapsed dims per element (prelu.wgsl).
+fn slope_general_{{K}}(element: u32, g: u32) -> Lanes {
+    let first = element + group_offset(g);
+    var l = splat(slope_element_{{K}}(general_slope_index(first)));
+    for (var i = 1u; i < GROUP_LANES; i++) {
+        l = with_lane(l, i, slope_element_{{K}}(general_slope_index(first + i * LANE_STEP)));
+    }
+    return l;
+}

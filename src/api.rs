@@ -1,0 +1,367 @@
+//! The operators' public API, on top of the engine: host arrays in and out
+//! ([`leaky_relu`]`(&ctx, x, alpha)`), device tensors ([`Context::run_activations`]), in place,
+//! and recorded into the caller's own command encoder ([`Context::encode_activations`]).
+
+use ndarray::{Array, ArrayView, ArrayViewD, ArrayViewMut, Dimension};
+
+use crate::dtype::{DType, Element, FloatElement};
+use crate::engine::{Context, GpuTensor, Job, JobStep, KeepAlive, Report, Wait};
+use crate::error::{Error, Result};
+use crate::kernel::MAX_CHAIN;
+use crate::ops::{Activation, Step};
+
+/// Refuses an empty chain or one longer than one kernel runs.
+fn check_chain(chain: &[Activation]) -> Result<()> {
+    if chain.is_empty() || chain.len() > MAX_CHAIN {
+        let op = match chain {
+            [single] => single.onnx_name(),
+            _ => "activation chain",
+        };
+        return Err(Error::InvalidAttribute {
+            op,
+            name: "chain",
+            reason: format!("a fused chain holds 1 to {MAX_CHAIN} activations, got {}", chain.len()),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a dtype some step does not accept, before anything reaches the GPU.
+fn check_dtype(chain: &[Activation], dtype: DType) -> Result<()> {
+    match chain.iter().find(|step| !step.accepts(dtype)) {
+        Some(step) => Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype, version: None }),
+        None => Ok(()),
+    }
+}
+
+impl Context {
+    /// Runs a chain of activations (fused into one kernel where the device's binding limits
+    /// allow) on a device tensor; the result stays on the device. An empty chain is refused.
+    pub fn run_activations(&self, chain: &[Activation], x: &GpuTensor) -> Result<GpuTensor> {
+        check_chain(chain)?;
+        check_dtype(chain, x.dtype())?;
+        let y = self.scoped("allocation", || self.new_tensor(x.shape(), x.dtype(), "wgpu-activations.output"))?;
+        self.submit_chain(chain, x, &y)?;
+        Ok(y)
+    }
+
+    /// [`Context::run_activations`] overwriting `x` with the result.
+    pub fn run_activations_in_place(&self, chain: &[Activation], x: &GpuTensor) -> Result<()> {
+        check_chain(chain)?;
+        check_dtype(chain, x.dtype())?;
+        self.submit_chain(chain, x, x)
+    }
+
+    /// PRelu (opset 7+ broadcasting) on device tensors; the result stays on the device.
+    pub fn run_prelu(&self, x: &GpuTensor, slope: &GpuTensor) -> Result<GpuTensor> {
+        self.run_activations(&[Activation::prelu(slope)], x)
+    }
+
+    /// [`Context::run_prelu`] overwriting `x` with the result.
+    pub fn run_prelu_in_place(&self, x: &GpuTensor, slope: &GpuTensor) -> Result<()> {
+        self.run_activations_in_place(&[Activation::prelu(slope)], x)
+    }
+
+    /// Records a chain of activations from `x` into `y` (which may be `x` itself: in place)
+    /// into the caller's `encoder`, submitting nothing. The caller's passes before and after
+    /// run in order; per-call resources stay alive until the caller's submission completes.
+    pub fn encode_activations(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        chain: &[Activation],
+        x: &GpuTensor,
+        y: &GpuTensor,
+    ) -> Result<()> {
+        check_chain(chain)?;
+        check_dtype(chain, x.dtype())?;
+        let steps: Vec<JobStep<'_>> = chain.iter().map(JobStep::from_activation).collect();
+        let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
+        self.scoped("encoding", || {
+            let pending = self.begin_validation(encoder, &job)?;
+            let mut keep = KeepAlive::default();
+            self.encode_job(encoder, &job, &mut keep, None)?;
+            self.finish_validation(encoder, pending, y, Report::Queue)?;
+            encoder.on_submitted_work_done(move || drop(keep));
+            Ok(())
+        })
+    }
+
+    /// Records PRelu from `x` into `y` (which may be `x` itself) into the caller's `encoder`.
+    pub fn encode_prelu(&self, encoder: &mut wgpu::CommandEncoder, x: &GpuTensor, slope: &GpuTensor, y: &GpuTensor) -> Result<()> {
+        self.encode_activations(encoder, &[Activation::prelu(slope)], x, y)
+    }
+
+    fn submit_chain(&self, chain: &[Activation], x: &GpuTensor, y: &GpuTensor) -> Result<()> {
+        let steps: Vec<JobStep<'_>> = chain.iter().map(JobStep::from_activation).collect();
+        let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
+        self.scoped("activation", || {
+            let mut encoder = self.encoder("wgpu-activations.chain");
+            let pending = self.begin_validation(&mut encoder, &job)?;
+            let mut keep = KeepAlive::default();
+            self.encode_job(&mut encoder, &job, &mut keep, None)?;
+            self.finish_validation(&mut encoder, pending, y, Report::Queue)?;
+            self.inner.queue.submit([encoder.finish()]);
+            // Pooled buffers may go back now: later work on the queue runs after this.
+            drop(keep);
+            Ok(())
+        })
+    }
+
+    /// Runs `chain` over a host array's elements in standard order: one upload, the kernels in
+    /// place, one readback straight into `data`'s output, in one submission per piece (arrays
+    /// larger than one buffer run in pieces).
+    async fn run_host<T: Element>(&self, mut data: HostData<'_, T>, shape: &[usize], chain: HostChain<'_, T>, wait: Wait) -> Result<()> {
+        let len = data.len();
+        let elem = T::DTYPE.size_bytes() as u64;
+        // Pieces start at multiples of the binding alignment, so slope windows stay aligned.
+        let align = self.offset_alignment();
+        let per_piece = ((self.max_buffer_bytes() / align * align) / elem).max(1) as usize;
+        let pieces: Vec<std::ops::Range<usize>> =
+            (0..len.div_ceil(per_piece)).map(|i| i * per_piece..((i + 1) * per_piece).min(len)).collect();
+        let whole_slope = match &chain {
+            HostChain::Prelu(slope) if pieces.len() == 1 || slope_fits(self, slope) => Some(self.upload(slope.view())?),
+            _ => None,
+        };
+        for piece in pieces {
+            let (mut readback, check) = self.scoped("activation", || {
+                let tensor = self.new_tensor(&[piece.len()], T::DTYPE, "wgpu-activations.upload")?;
+                self.write_tensor(&tensor, bytemuck::cast_slice(data.input(piece.clone())));
+                let part;
+                let steps: Vec<JobStep<'_>> = match (&chain, &whole_slope) {
+                    (HostChain::Steps(steps), _) => steps.iter().map(JobStep::from_activation).collect(),
+                    (HostChain::Prelu(slope), Some(whole)) => vec![JobStep::Prelu { slope: whole, shape: slope.shape(), first: 0 }],
+                    (HostChain::Prelu(slope), None) => {
+                        let (first, uploaded) = self.slope_part(slope, shape, &piece)?;
+                        part = uploaded;
+                        vec![JobStep::Prelu { slope: &part, shape: slope.shape(), first }]
+                    }
+                };
+                let job = Job { x: &tensor, y: &tensor, steps: &steps, shape, element_base: piece.start as u64 };
+                let mut encoder = self.encoder("wgpu-activations.host");
+                let pending = self.begin_validation(&mut encoder, &job)?;
+                let mut keep = KeepAlive::default();
+                self.encode_job(&mut encoder, &job, &mut keep, None)?;
+                let check = self.finish_validation(&mut encoder, pending, &tensor, Report::Handle)?;
+                let mut readback = self.encode_readback(&mut encoder, &tensor)?;
+                self.inner.queue.submit([encoder.finish()]);
+                readback.start();
+                Ok((readback, check))
+            })?;
+            self.finish_read(&mut readback, wait, data.output(piece)).await?;
+            if let Some(check) = check {
+                check.wait(self.inner.options.readback_timeout)?;
+            }
+        }
+        self.check_ready()
+    }
+
+    /// The part of a host slope that X's elements `piece` read (a monotonic pattern reads one
+    /// window), uploaded, with the flat index of its first element.
+    fn slope_part<T: Element>(&self, slope: &ArrayViewD<'_, T>, x_shape: &[usize], piece: &std::ops::Range<usize>) -> Result<(u64, GpuTensor)> {
+        let aligned = crate::broadcast::unidirectional_slope_shape(x_shape, slope.shape())?;
+        let plan = crate::broadcast::plan(x_shape, &aligned)?;
+        let standard = slope.as_standard_layout();
+        let flat = standard.as_slice().unwrap_or_default();
+        let window = plan.slope_window(&(piece.start as u64..piece.end as u64)).unwrap_or(0..flat.len() as u64);
+        // Start the part at an aligned element so windows inside it align as in the whole slope.
+        let align = (self.offset_alignment() / T::DTYPE.size_bytes() as u64).max(1);
+        let first = window.start / align * align;
+        let values = &flat[first as usize..window.end as usize];
+        Ok((first, self.upload_slice(values, &[values.len()])?))
+    }
+}
+
+fn slope_fits<T: Element>(ctx: &Context, slope: &ArrayViewD<'_, T>) -> bool {
+    (slope.len() * T::DTYPE.size_bytes()) as u64 <= ctx.max_buffer_bytes()
+}
+
+/// Where a host call reads X and writes Y.
+enum HostData<'a, T> {
+    /// A new result: `output` is sized (and its memory faulted in) while the GPU works.
+    Separate { input: &'a [T], output: &'a mut Vec<T> },
+    /// X overwritten with Y.
+    InPlace(&'a mut [T]),
+}
+
+impl<T: Element> HostData<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            HostData::Separate { input, .. } => input.len(),
+            HostData::InPlace(values) => values.len(),
+        }
+    }
+
+    fn input(&self, piece: std::ops::Range<usize>) -> &[T] {
+        match self {
+            HostData::Separate { input, .. } => &input[piece],
+            HostData::InPlace(values) => &values[piece],
+        }
+    }
+
+    fn output(&mut self, piece: std::ops::Range<usize>) -> &mut [T] {
+        match self {
+            HostData::Separate { input, output } => {
+                if output.len() != input.len() {
+                    output.resize(input.len(), T::zeroed());
+                }
+                &mut output[piece]
+            }
+            HostData::InPlace(values) => &mut values[piece],
+        }
+    }
+}
+
+/// What a host call runs: a chain (slopes already on the device), or PRelu with a host slope.
+enum HostChain<'a, T> {
+    Steps(&'a [Activation]),
+    Prelu(ArrayViewD<'a, T>),
+}
+
+/// A host array's elements in standard order, borrowed when it is already contiguous.
+fn standard<'a, T: Element, D: Dimension>(x: &'a ArrayView<'_, T, D>) -> ndarray::CowArray<'a, T, D> {
+    x.as_standard_layout()
+}
+
+async fn activations_impl<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayView<'_, T, D>,
+    wait: Wait,
+) -> Result<Array<T, D>> {
+    check_chain(chain)?;
+    check_dtype(chain, T::DTYPE)?;
+    if ctx.runs_on_cpu(T::DTYPE) {
+        return cpu_chain(ctx, chain, x);
+    }
+    let contiguous = standard(&x);
+    let mut values = Vec::new();
+    let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
+    ctx.run_host(data, x.shape(), HostChain::Steps(chain), wait).await?;
+    into_array(values, x.raw_dim())
+}
+
+async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    slope: ArrayView<'_, T, E>,
+    wait: Wait,
+) -> Result<Array<T, D>> {
+    crate::broadcast::unidirectional_slope_shape(x.shape(), slope.shape())?;
+    if ctx.runs_on_cpu(T::DTYPE) {
+        return crate::cpu::prelu(x, slope);
+    }
+    let contiguous = standard(&x);
+    let mut values = Vec::new();
+    let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
+    ctx.run_host(data, x.shape(), HostChain::Prelu(slope.into_dyn()), wait).await?;
+    into_array(values, x.raw_dim())
+}
+
+fn into_array<T, D: Dimension>(values: Vec<T>, dim: D) -> Result<Array<T, D>> {
+    Array::from_shape_vec(dim, values).map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
+}
+
+/// The chain on the CPU reference (the f64 fallback): slopes are read back from the device.
+fn cpu_chain<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: ArrayView<'_, T, D>) -> Result<Array<T, D>> {
+    let mut y = x.as_standard_layout().into_owned();
+    for step in chain {
+        y = match &step.0 {
+            Step::Unary { op, attributes } => crate::cpu::map_standard(y.view(), |v| v.unary_reference(op, attributes).unwrap_or(v)),
+            Step::Prelu { slope } => crate::cpu::prelu(y.view(), ctx.download::<T>(slope)?.view())?,
+        };
+    }
+    Ok(y)
+}
+
+/// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout.
+pub fn leaky_relu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+    pollster::block_on(activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Block))
+}
+
+/// Async form of [`leaky_relu`]; completes through the context's poller, and is cancel-safe.
+pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+    activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Async).await
+}
+
+/// Elu (ONNX 1, 6, 22) on the GPU. Output has X's shape in standard layout.
+pub fn elu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+    pollster::block_on(activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Block))
+}
+
+/// Async form of [`elu`].
+pub async fn elu_async<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+    activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Async).await
+}
+
+/// A chain of activations applied in order, fused into one kernel (one read and one write of
+/// X); each step rounds to T exactly as separate ops would. PRelu steps carry device slopes.
+pub fn activations<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: ArrayView<'_, T, D>) -> Result<Array<T, D>> {
+    pollster::block_on(activations_impl(ctx, chain, x, Wait::Block))
+}
+
+/// Async form of [`activations`].
+pub async fn activations_async<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayView<'_, T, D>,
+) -> Result<Array<T, D>> {
+    activations_impl(ctx, chain, x, Wait::Async).await
+}
+
+/// [`activations`] writing the result over `x`: read back straight into its memory when it is
+/// contiguous in standard order, else through one contiguous copy.
+pub fn activations_in_place<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: ArrayViewMut<'_, T, D>) -> Result<()> {
+    check_chain(chain)?;
+    check_dtype(chain, T::DTYPE)?;
+    if ctx.runs_on_cpu(T::DTYPE) {
+        let y = cpu_chain(ctx, chain, x.view())?;
+        let mut x = x;
+        x.assign(&y);
+        return Ok(());
+    }
+    in_place(x, |values, shape| pollster::block_on(ctx.run_host(HostData::InPlace(values), shape, HostChain::Steps(chain), Wait::Block)))
+}
+
+/// Runs `work` on `x`'s elements in standard order, through a contiguous copy when `x` is not
+/// contiguous.
+fn in_place<T: Element, D: Dimension>(mut x: ArrayViewMut<'_, T, D>, work: impl FnOnce(&mut [T], &[usize]) -> Result<()>) -> Result<()> {
+    let shape = x.shape().to_vec();
+    if let Some(values) = x.as_slice_mut() {
+        return work(values, &shape);
+    }
+    let mut copy = x.as_standard_layout().into_owned();
+    work(copy.as_slice_mut().unwrap_or_default(), &shape)?;
+    x.assign(&copy);
+    Ok(())
+}
+
+/// PRelu (ONNX 7, 9, 16: unidirectional broadcasting of the slope to X) on the GPU. Output has
+/// X's shape in standard layout. For opsets 1 and 6, map the slope's shape first with
+/// [`crate::per_channel_slope_shape`].
+pub fn prelu<T: Element, D: Dimension, E: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, slope: ArrayView<'_, T, E>) -> Result<Array<T, D>> {
+    pollster::block_on(prelu_impl(ctx, x, slope, Wait::Block))
+}
+
+/// Async form of [`prelu`].
+pub async fn prelu_async<T: Element, D: Dimension, E: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    slope: ArrayView<'_, T, E>,
+) -> Result<Array<T, D>> {
+    prelu_impl(ctx, x, slope, Wait::Async).await
+}
+
+/// [`prelu`] writing the result over `x`.
+pub fn prelu_in_place<T: Element, D: Dimension, E: Dimension>(ctx: &Context, x: ArrayViewMut<'_, T, D>, slope: ArrayView<'_, T, E>) -> Result<()> {
+    crate::broadcast::unidirectional_slope_shape(x.shape(), slope.shape())?;
+    if ctx.runs_on_cpu(T::DTYPE) {
+        let y = crate::cpu::prelu(x.view(), slope)?;
+        let mut x = x;
+        x.assign(&y);
+        return Ok(());
+    }
+    let slope = slope.into_dyn();
+    in_place(x, |values, shape| {
+        pollster::block_on(ctx.run_host(HostData::InPlace(values), shape, HostChain::Prelu(slope), Wait::Block))
+    })
+}

@@ -1,0 +1,473 @@
+//! `wgpu-act`: ONNX LeakyRelu, Elu and PRelu on the GPU from the command line.
+//!
+//! ```text
+//! wgpu-act [--backend vulkan|gl|metal|dx12] [--adapter NAME] <command>
+//! wgpu-act info [--all]
+//! wgpu-act ops
+//! wgpu-act apply --op leaky-relu [--alpha 0.01] X.npy Y.npy
+//! wgpu-act apply --op elu [--attr alpha=1.0] X.npy Y.npy
+//! wgpu-act apply --op prelu --slope SLOPE.npy X.npy Y.npy
+//! wgpu-act onnx-test [--save-outputs DIR] CASE_DIR...
+//! wgpu-act run MODEL.onnx --input NAME=FILE... --output DIR
+//! wgpu-act bench [--ops ..] [--dtypes ..] [--elems N] [--json]
+//! ```
+//!
+//! Exit status: 0 on success; 2 for bad input (an unreadable or malformed file, an unsupported
+//! dtype, a slope that does not broadcast, an operator/attribute combination that makes no
+//! sense, a dtype the operator does not accept, an output that would overwrite an input), with
+//! one line `wgpu-act: error: ...` on stderr; 1 when no GPU adapter is found or the GPU (or the
+//! library's support for this device) fails. `onnx-test` exits 1 when a case fails.
+#![forbid(unsafe_code)]
+
+mod npy;
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use half::f16;
+use npy::{Npy, NpyElement, write_failure};
+use wgpu_activations::onnx::{HostElement, HostTensor, MAX_FILE_BYTES, OnnxError, OnnxModel, read_file};
+use wgpu_activations::ops::{PRELU, UNARY_OPS, UnaryOp};
+use wgpu_activations::{Activation, Context, ContextOptions, DType, Error};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "wgpu-act",
+    version,
+    about = "ONNX LeakyRelu, Elu and PRelu on the GPU (wgpu)",
+    after_help = "Exit status: 0 success, 2 bad input, 1 no GPU adapter or GPU failure (onnx-test: 1 when a case fails)."
+)]
+struct Cli {
+    #[command(flatten)]
+    adapter: AdapterArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Adapter choice, on every subcommand; given here they win over WGPU_BACKEND and
+/// WGPU_ADAPTER_NAME.
+#[derive(Debug, Args)]
+struct AdapterArgs {
+    /// Backends to search, like WGPU_BACKEND: vulkan, gl, metal, dx12 (comma separated).
+    #[arg(long, global = true, value_name = "BACKENDS")]
+    backend: Option<String>,
+    /// The first adapter whose name contains this, like WGPU_ADAPTER_NAME.
+    #[arg(long, global = true, value_name = "NAME")]
+    adapter: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the GPU adapter, backend, driver, native element types, limits and dtype paths.
+    Info(InfoArgs),
+    /// Print the operators, their ONNX versions and accuracy per element type (markdown).
+    Ops,
+    /// Apply an operator to a .npy tensor on the GPU and write the result as .npy.
+    Apply(ApplyArgs),
+    /// Run ONNX backend-test case directories and judge each against its expected outputs.
+    OnnxTest(OnnxTestArgs),
+    /// Run an ONNX model made of LeakyRelu, Elu and PRelu nodes on the GPU.
+    Run(RunArgs),
+    /// Measure the kernels and the host path against a copy kernel and a minimal wgpu program.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+struct BenchArgs {
+    /// Operators to measure (comma separated): leaky-relu, elu, prelu. Default: all.
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(op_names()))]
+    ops: Vec<String>,
+    /// Element types to measure (comma separated): bf16, f16, f32, f64, i32, i64, u32, u64.
+    #[arg(long, value_delimiter = ',', value_parser = parse_dtype)]
+    dtypes: Vec<DType>,
+    /// Elements per tensor (a multiple of 64 gives every PRelu slope pattern).
+    #[arg(long, default_value_t = 1 << 24)]
+    elems: usize,
+    /// Measurements per case; medians are reported.
+    #[arg(long, default_value_t = 11)]
+    iterations: usize,
+    /// Print every figure as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also compare kernel shapes INVOCATIONSxVECTORS, e.g. 256x1,256x4,64x4.
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
+    shapes: Vec<(u32, u32)>,
+}
+
+fn parse_dtype(name: &str) -> Result<DType, String> {
+    DType::ALL.into_iter().find(|d| d.name() == name).ok_or_else(|| format!("unknown dtype {name:?}"))
+}
+
+fn parse_shape(text: &str) -> Result<(u32, u32), String> {
+    let (a, b) = text.split_once('x').ok_or_else(|| format!("{text:?} is not INVOCATIONSxVECTORS"))?;
+    Ok((a.parse().map_err(|_| format!("{a:?} is not a number"))?, b.parse().map_err(|_| format!("{b:?} is not a number"))?))
+}
+
+#[derive(Debug, Args)]
+struct InfoArgs {
+    /// List every adapter on the searched backends, with its native dtypes and limits.
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, Args)]
+struct OnnxTestArgs {
+    /// Also write what was computed to DIR/<case>/test_data_set_N/output_K.pb (never inside a
+    /// case folder).
+    #[arg(long, value_name = "DIR")]
+    save_outputs: Option<PathBuf>,
+    /// Case directories, each with model.onnx and test_data_set_N/.
+    #[arg(value_name = "CASE_DIR", required = true)]
+    cases: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The model.
+    #[arg(value_name = "MODEL.onnx")]
+    model: PathBuf,
+    /// An input as NAME=FILE, FILE a TensorProto .pb or a .npy; once per model input.
+    #[arg(long = "input", value_name = "NAME=FILE")]
+    inputs: Vec<String>,
+    /// Directory for the outputs, written as <output name>.pb (names made unique).
+    #[arg(long, value_name = "DIR")]
+    output: PathBuf,
+}
+
+fn op_names() -> Vec<&'static str> {
+    UNARY_OPS.iter().map(|op| op.cli_name).chain([PRELU.cli_name]).collect()
+}
+
+#[derive(Debug, Args)]
+struct ApplyArgs {
+    /// The operator to run.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(op_names()))]
+    op: String,
+    /// The attribute alpha (LeakyRelu default 0.01, Elu default 1.0); any f32, -inf included.
+    #[arg(long, allow_hyphen_values = true)]
+    alpha: Option<f32>,
+    /// Any attribute of the operator as NAME=VALUE (repeatable).
+    #[arg(long = "attr", value_name = "NAME=VALUE", allow_hyphen_values = true)]
+    attributes: Vec<String>,
+    /// PRelu's slope, a .npy with X's dtype that broadcasts to X (ONNX PRelu-7+ rule).
+    #[arg(long, value_name = "SLOPE.npy")]
+    slope: Option<PathBuf>,
+    /// The input tensor X.
+    #[arg(value_name = "INPUT.npy")]
+    input: PathBuf,
+    /// Where to write Y (same dtype and shape as X); never one of the inputs.
+    #[arg(value_name = "OUTPUT.npy")]
+    output: PathBuf,
+}
+
+/// Why the command failed, and the exit status that says so.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// Bad input: exit status 2.
+    pub(crate) fn input(message: impl Into<String>) -> Self {
+        Self { code: 2, message: message.into() }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Self { code: if error.is_bad_input() { 2 } else { 1 }, message: error.to_string() }
+    }
+}
+
+impl From<OnnxError> for Failure {
+    fn from(error: OnnxError) -> Self {
+        Self { code: if error.is_bad_input() { 2 } else { 1 }, message: error.to_string() }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Info(args) => info(&cli.adapter, args),
+        Command::Ops => print(&wgpu_activations::ops::markdown_table()),
+        Command::Apply(args) => apply(&cli.adapter, args),
+        Command::OnnxTest(args) => onnx_test(&cli.adapter, args),
+        Command::Run(args) => run_model(&cli.adapter, args),
+        Command::Bench(args) => bench(&cli.adapter, args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("wgpu-act: error: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// Context options from the adapter flags.
+fn options(adapter: &AdapterArgs) -> Result<ContextOptions, String> {
+    let mut options = ContextOptions::default();
+    if let Some(list) = &adapter.backend {
+        let backends = wgpu_activations::wgpu::Backends::from_comma_list(list);
+        if backends.is_empty() {
+            return Err(format!("--backend {list:?} names no backend (vulkan, gl, metal, dx12)"));
+        }
+        options = options.with_backends(backends).with_environment(false);
+    }
+    if let Some(name) = &adapter.adapter {
+        options = options.with_adapter_name(name.clone()).with_environment(false);
+    }
+    Ok(options)
+}
+
+fn context(adapter: &AdapterArgs) -> Result<Context, Failure> {
+    Ok(Context::new(options(adapter).map_err(Failure::input)?)?)
+}
+
+fn print(text: &str) -> Result<(), Failure> {
+    let mut stdout = io::stdout().lock();
+    match writeln!(stdout, "{text}") {
+        // A closed pipe (`wgpu-act info | head -1`) is not an error.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure { code: 1, message: format!("cannot write to stdout: {e}") }),
+        _ => Ok(()),
+    }
+}
+
+fn info(adapter: &AdapterArgs, args: &InfoArgs) -> Result<(), Failure> {
+    if args.all {
+        let options = options(adapter).map_err(Failure::input)?;
+        let backends = if options.use_environment { wgpu_activations::wgpu::Backends::from_env().unwrap_or(options.backends) } else { options.backends };
+        let adapters = pollster::block_on(wgpu_activations::enumerate_adapters(backends));
+        let mut report = format!("{} adapter(s) on {backends:?}", adapters.len());
+        for found in &adapters {
+            let info = found.get_info();
+            let native: Vec<&str> = wgpu_activations::native_dtypes(found.features()).iter().map(|d| d.name()).collect();
+            report.push_str(&format!(
+                "\n\n{} ({:?}, {:?})\n  driver: {} ({})\n  native dtypes: {}\n  {}",
+                info.name,
+                info.backend,
+                info.device_type,
+                info.driver,
+                info.driver_info,
+                native.join(", "),
+                wgpu_activations::limits_report(&found.limits()).replace('\n', "\n  ")
+            ));
+        }
+        return print(&report);
+    }
+    let ctx = context(adapter)?;
+    let mut report = format!("{}\ndtype paths:", ctx.info());
+    for dtype in DType::ALL {
+        report.push_str(&format!("\n  {:<5} {}", dtype.name(), ctx.dtype_path(dtype)));
+    }
+    print(&report)
+}
+
+fn bench(adapter: &AdapterArgs, args: &BenchArgs) -> Result<(), Failure> {
+    let config = wgpu_activations::bench::BenchConfig {
+        ops: args.ops.clone(),
+        dtypes: args.dtypes.clone(),
+        elems: args.elems,
+        iterations: args.iterations,
+        json: args.json,
+        shapes: args.shapes.clone(),
+    };
+    let options = options(adapter).map_err(Failure::input)?;
+    wgpu_activations::bench::run(&options, &config).map_err(|message| Failure { code: 1, message })
+}
+
+fn onnx_test(adapter: &AdapterArgs, args: &OnnxTestArgs) -> Result<(), Failure> {
+    use wgpu_activations::onnx::conformance::{Outcome, run_case};
+    let ctx = context(adapter)?;
+    let (mut passed, mut failed, mut errors) = (0, 0, 0);
+    for case in &args.cases {
+        let report = run_case(&ctx, case, args.save_outputs.as_deref());
+        println!("{report}");
+        match report.outcome {
+            Outcome::Pass => passed += 1,
+            Outcome::Fail(_) => failed += 1,
+            Outcome::Error(_) => errors += 1,
+        }
+    }
+    println!("onnx-test: {passed} of {} cases passed, {failed} failed, {errors} could not run", args.cases.len());
+    match (failed, errors) {
+        (0, 0) => Ok(()),
+        (_, 0) => Err(Failure { code: 1, message: format!("{failed} case(s) failed") }),
+        _ => Err(Failure::input(format!("{errors} case(s) could not be read or were refused, {failed} failed"))),
+    }
+}
+
+/// Refuses an output path that names one of the command's input files.
+fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<(), Failure> {
+    let Ok(target) = std::fs::canonicalize(output) else { return Ok(()) };
+    for input in inputs {
+        if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
+            return Err(Failure::input(format!("{} is an input; writing the output there would overwrite it", output.display())));
+        }
+    }
+    Ok(())
+}
+
+fn run_model(adapter: &AdapterArgs, args: &RunArgs) -> Result<(), Failure> {
+    let bytes = read_file(&args.model, MAX_FILE_BYTES)?;
+    let model = OnnxModel::from_bytes(&bytes)?;
+    drop(bytes);
+    let mut feeds = HashMap::new();
+    let mut input_paths: Vec<&Path> = vec![&args.model];
+    for spec in &args.inputs {
+        let (name, file) = spec.split_once('=').ok_or_else(|| Failure::input(format!("--input {spec:?} is not NAME=FILE")))?;
+        let path = Path::new(file);
+        input_paths.push(path);
+        let tensor = if path.extension().is_some_and(|e| e == "npy") {
+            let npy = Npy::load(path, "input")?;
+            match npy.dtype {
+                DType::F16 => HostElement::wrap(f16::decode(&npy)?),
+                DType::F32 => HostElement::wrap(f32::decode(&npy)?),
+                DType::F64 => HostElement::wrap(f64::decode(&npy)?),
+                DType::I32 => HostElement::wrap(i32::decode(&npy)?),
+                DType::I64 => HostElement::wrap(i64::decode(&npy)?),
+                DType::U32 => HostElement::wrap(u32::decode(&npy)?),
+                DType::U64 => HostElement::wrap(u64::decode(&npy)?),
+                other => return Err(Failure::input(format!("{file}: {} cannot come from .npy", other.onnx_name()))),
+            }
+        } else {
+            HostTensor::decode_pb(&read_file(path, MAX_FILE_BYTES)?)?
+        };
+        if feeds.insert(name.to_string(), tensor).is_some() {
+            return Err(Failure::input(format!("--input {name:?} is given twice")));
+        }
+    }
+    for name in model.input_names() {
+        if !feeds.contains_key(name) {
+            return Err(Failure::input(format!("the model's input {name:?} needs --input {name}=FILE")));
+        }
+    }
+    if let Some(extra) = feeds.keys().find(|k| !model.input_names().contains(k)) {
+        return Err(Failure::input(format!("--input {extra:?}: the model has no such input (its inputs: {:?})", model.input_names())));
+    }
+    let files = output_files(&args.output, &model.output_names());
+    for path in &files {
+        refuse_overwrite(path, &input_paths)?;
+    }
+    let ctx = context(adapter)?;
+    let outputs = model.run(&ctx, &feeds)?;
+    std::fs::create_dir_all(&args.output).map_err(|e| write_failure(&args.output, e))?;
+    for ((name, tensor), path) in outputs.into_iter().zip(files) {
+        std::fs::write(&path, tensor.encode_pb(&name)).map_err(|e| write_failure(&path, e))?;
+        println!("{name}: {} {:?} -> {}", tensor.dtype(), tensor.shape(), path.display());
+    }
+    Ok(())
+}
+
+/// One file per output in `dir`: the name with every character but letters, digits, `_` and
+/// `-` replaced by `_`, and `_2`, `_3`, ... appended where two names would share a file.
+fn output_files(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    let mut used = HashSet::new();
+    names
+        .iter()
+        .map(|name| {
+            let safe: String = name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+            let safe = if safe.is_empty() { "output".to_string() } else { safe };
+            let mut file = safe.clone();
+            let mut k = 2;
+            while !used.insert(file.clone()) {
+                file = format!("{safe}_{k}");
+                k += 1;
+            }
+            dir.join(format!("{file}.pb"))
+        })
+        .collect()
+}
+
+/// What `apply` runs, after the operator and its attributes have been checked.
+enum Plan {
+    Unary(Activation),
+    Prelu,
+}
+
+fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
+    if args.op == PRELU.cli_name {
+        if args.alpha.is_some() || !args.attributes.is_empty() {
+            return Err(Failure::input("--alpha and --attr do not apply to --op prelu (its slope comes from --slope)"));
+        }
+        if args.slope.is_none() {
+            return Err(Failure::input("--op prelu requires --slope SLOPE.npy"));
+        }
+        return Ok(Plan::Prelu);
+    }
+    let op: &'static UnaryOp = UnaryOp::find(&args.op).ok_or_else(|| Failure::input(format!("unknown operator {:?}", args.op)))?;
+    if args.slope.is_some() {
+        return Err(Failure::input("--slope applies only to --op prelu"));
+    }
+    let mut step = Activation::with_defaults(op);
+    let mut settings: Vec<(String, f32)> = args.alpha.map(|a| ("alpha".to_string(), a)).into_iter().collect();
+    for spec in &args.attributes {
+        let (name, value) = spec.split_once('=').ok_or_else(|| Failure::input(format!("--attr {spec:?} is not NAME=VALUE")))?;
+        let value: f32 = value.parse().map_err(|_| Failure::input(format!("--attr {spec:?}: {value:?} is not a number")))?;
+        settings.push((name.to_string(), value));
+    }
+    for (name, value) in settings {
+        let names: Vec<&str> = op.attributes.iter().map(|a| a.name).collect();
+        step = step.set(&name, value).ok_or_else(|| Failure::input(format!("{} has no attribute {name:?} (its attributes: {names:?})", op.onnx_name)))?;
+    }
+    Ok(Plan::Unary(step))
+}
+
+fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
+    let plan = plan(args)?;
+    // Everything about the input is checked before a GPU is looked for, so bad input is
+    // reported as such (exit 2) even on a machine without an adapter.
+    let mut inputs: Vec<&Path> = vec![&args.input];
+    inputs.extend(args.slope.as_deref());
+    refuse_overwrite(&args.output, &inputs)?;
+    let x = Npy::load(&args.input, "X")?;
+    let slope = match &args.slope {
+        Some(path) => {
+            let slope = Npy::load(path, "slope")?;
+            if slope.dtype != x.dtype {
+                return Err(Failure::input(format!(
+                    "slope has dtype {} but X has dtype {}; they must be equal",
+                    slope.dtype.onnx_name(),
+                    x.dtype.onnx_name()
+                )));
+            }
+            wgpu_activations::unidirectional_slope_shape(x.shape(), slope.shape())?;
+            Some(slope)
+        }
+        None => None,
+    };
+    if let Plan::Unary(step) = &plan {
+        if !step.accepts(x.dtype) {
+            return Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype: x.dtype, version: None }.into());
+        }
+    }
+    match x.dtype {
+        DType::F16 => apply_typed::<f16>(adapter, &plan, x, slope, &args.output),
+        DType::F32 => apply_typed::<f32>(adapter, &plan, x, slope, &args.output),
+        DType::F64 => apply_typed::<f64>(adapter, &plan, x, slope, &args.output),
+        DType::I32 => apply_typed::<i32>(adapter, &plan, x, slope, &args.output),
+        DType::I64 => apply_typed::<i64>(adapter, &plan, x, slope, &args.output),
+        DType::U32 => apply_typed::<u32>(adapter, &plan, x, slope, &args.output),
+        DType::U64 => apply_typed::<u64>(adapter, &plan, x, slope, &args.output),
+        other => Err(Failure::input(format!("X has dtype {}, which .npy cannot hold", other.onnx_name()))),
+    }
+}
+
+/// The one generic path every dtype goes through: decode, run in place, write.
+fn apply_typed<T: NpyElement>(adapter: &AdapterArgs, plan: &Plan, x: Npy, slope: Option<Npy>, output: &Path) -> Result<(), Failure> {
+    let mut values = T::decode(&x)?;
+    let slope_values = slope.as_ref().map(T::decode).transpose()?;
+    let like = x.without_data();
+    drop(slope);
+    let ctx = context(adapter)?;
+    match (plan, slope_values) {
+        (Plan::Unary(step), _) => wgpu_activations::activations_in_place(&ctx, std::slice::from_ref(step), values.view_mut())?,
+        (Plan::Prelu, Some(s)) => wgpu_activations::prelu_in_place(&ctx, values.view_mut(), s.view())?,
+        (Plan::Prelu, None) => return Err(Failure::input("--op prelu requires --slope SLOPE.npy")),
+    }
+    T::encode(&values, &like, output)
+}

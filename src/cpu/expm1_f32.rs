@@ -1,0 +1,79 @@
+//! CPU twin of `shaders/shared/expm1_f32.wgsl`, step for step in f32, so that the kernel's
+//! error bound can be checked over every negative f32 (`cargo xtask sweep`).
+
+/// The twin of `expm1_f32`. Defined for x <= 0 (Elu's negative branch); NaN for positive x.
+pub fn expm1_f32(x: f32) -> f32 {
+    // Bit patterns of the WGSL constants (decimal literals there, rounded the same way).
+    const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+    const INV_LN2: f32 = std::f32::consts::LOG2_E;
+    if x > 0.0 || x.is_nan() {
+        return f32::NAN;
+    }
+    if x < -17.5 {
+        return -1.0;
+    }
+    if x > -f32::from_bits(0x3300_0000) {
+        return x; // -2^-25 < x <= 0
+    }
+    let k = (x * INV_LN2).round_ties_even();
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let q = 0.5
+        + r * (1.0 / 6.0
+            + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))));
+    let p = r + (r * r) * q;
+    // 2^k from its bits, exact for the k this range gives (-26 <= k <= 0).
+    let two_k = f32::from_bits(((127 + k as i32) as u32) << 23);
+    p * two_k + (two_k - 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ulp::ulp_distance;
+
+    #[test]
+    fn within_one_ulp_on_a_dense_sample() {
+        let mut worst = 0u64;
+        let mut bits = 0x8000_0001u32;
+        while bits < 0xC1A0_0000 {
+            let x = f32::from_bits(bits);
+            let exact = (x as f64).exp_m1() as f32;
+            worst = worst.max(ulp_distance(expm1_f32(x), exact).unwrap_or(u64::MAX));
+            bits += 997;
+        }
+        assert!(worst <= 1, "max error {worst} ULP");
+    }
+
+    /// Max ULP error over every negative f32 (2^31 - 2^23 values), against f64's exp_m1
+    /// rounded once. Minutes on two cores: run by `cargo xtask sweep`.
+    #[test]
+    #[ignore = "exhaustive sweep: cargo xtask sweep"]
+    fn over_every_negative_f32() {
+        let worst = std::thread::scope(|scope| {
+            let halves = [0x8000_0001u32..0xC000_0000, 0xC000_0000..0xFF80_0001];
+            let handles: Vec<_> = halves
+                .into_iter()
+                .map(|range| {
+                    scope.spawn(move || {
+                        range
+                            .map(|bits| {
+                                let x = f32::from_bits(bits);
+                                let exact = (x as f64).exp_m1() as f32;
+                                (ulp_distance(expm1_f32(x), exact).unwrap_or(u64::MAX), bits)
+                            })
+                            .max()
+                            .unwrap_or((0, 0))
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("sweep thread")).max().unwrap_or((0, 0))
+        });
+        println!(
+            "expm1_f32 twin: max error {} ULP over every negative f32 (worst at {:e})",
+            worst.0,
+            f32::from_bits(worst.1)
+        );
+        assert!(worst.0 <= 1);
+    }
+}

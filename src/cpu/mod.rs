@@ -1,0 +1,131 @@
+//! The CPU side: the reference every GPU result is checked against, and step-for-step twins of
+//! the shader algorithms. Each file mirrors the WGSL file of the same name, so the two can be
+//! read side by side:
+//!
+//! | CPU | WGSL |
+//! |---|---|
+//! | [`leaky_relu`] | `shaders/ops/leaky_relu.wgsl` |
+//! | [`elu`] | `shaders/ops/elu.wgsl` |
+//! | [`prelu`] | `shaders/ops/prelu.wgsl` |
+//! | [`expm1_f32`] | `shaders/shared/expm1_f32.wgsl` |
+//! | [`expm1_f64`] | `shaders/shared/expm1_f64.wgsl` |
+//! | [`expm1_half`] | `shaders/shared/compute_half.wgsl` |
+//! | [`divide`] | `shaders/shared/divide.wgsl` |
+//!
+//! The operator twins compute in f64 and round once, so they give the correctly rounded result
+//! wherever f64 holds it exactly (every f32, f16 and bf16 product); the expm1 twins repeat the
+//! kernels' own steps in the kernels' precision, so the kernels' error bounds can be checked
+//! exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
+//! here instead of to the GPU.
+
+pub mod divide;
+pub mod elu;
+pub mod expm1_f32;
+pub mod expm1_f64;
+pub mod expm1_half;
+pub mod leaky_relu;
+pub mod prelu;
+
+use ndarray::{Array, ArrayView, Dimension};
+
+use crate::broadcast::SlopePlan;
+use crate::dtype::{Element, FloatElement};
+use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
+
+pub use prelu::{prelu, prelu_scalar};
+
+/// `op` on one element: its twin on the value widened exactly to f64, rounded once to `T`, or
+/// `x` itself (bit for bit) where the operator passes X through.
+pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
+    match (op.cpu)(x.to_f64(), attributes) {
+        Some(value) => T::from_f64(value),
+        None => x,
+    }
+}
+
+/// `op` on every element. Output has X's shape in standard layout.
+pub fn unary<T: FloatElement, D: Dimension>(op: &UnaryOp, attributes: &Attributes, x: ArrayView<'_, T, D>) -> Array<T, D> {
+    map_standard(x, |v| unary_scalar(op, attributes, v))
+}
+
+/// LeakyRelu (ONNX 1, 6, 16) on the CPU. Output has X's shape in standard layout.
+pub fn leaky_relu<T: FloatElement, D: Dimension>(x: ArrayView<'_, T, D>, alpha: f32) -> Array<T, D> {
+    unary(&LEAKY_RELU, &attributes(alpha), x)
+}
+
+/// Elu (ONNX 1, 6, 22) on the CPU. Output has X's shape in standard layout.
+pub fn elu<T: FloatElement, D: Dimension>(x: ArrayView<'_, T, D>, alpha: f32) -> Array<T, D> {
+    unary(&ELU, &attributes(alpha), x)
+}
+
+/// LeakyRelu on one element.
+pub fn leaky_relu_scalar<T: FloatElement>(x: T, alpha: f32) -> T {
+    unary_scalar(&LEAKY_RELU, &attributes(alpha), x)
+}
+
+/// Elu on one element.
+pub fn elu_scalar<T: FloatElement>(x: T, alpha: f32) -> T {
+    unary_scalar(&ELU, &attributes(alpha), x)
+}
+
+fn attributes(alpha: f32) -> Attributes {
+    [alpha, 0.0, 0.0, 0.0]
+}
+
+/// One step of a chain as the reference runs it.
+pub(crate) enum CpuStep<'a, T> {
+    Unary(&'static UnaryOp, Attributes),
+    /// `slope` holds the flat slope elements `first..`, broadcast to X as `plan` says.
+    Prelu { slope: &'a [T], first: u64, plan: SlopePlan },
+}
+
+/// The reference result of a chain for element `x` at flat index `index` of X: each step
+/// rounds to `T` exactly as it would alone.
+pub(crate) fn chain_element<T: Element>(x: T, index: u64, steps: &[CpuStep<'_, T>]) -> T {
+    steps.iter().fold(x, |value, step| match step {
+        CpuStep::Unary(op, attributes) => value.unary_reference(op, attributes).unwrap_or(value),
+        CpuStep::Prelu { slope, first, plan } => {
+            let s = plan.slope_index(index).saturating_sub(*first) as usize;
+            slope.get(s).map_or(value, |&s| prelu_scalar(value, s))
+        }
+    })
+}
+
+/// Applies `f` in logical order, so the result is in standard layout whatever X's strides
+/// (ndarray's `map` keeps a contiguous Fortran-order input in Fortran order).
+pub(crate) fn map_standard<T: Element, D: Dimension>(x: ArrayView<'_, T, D>, f: impl Fn(T) -> T) -> Array<T, D> {
+    let values: Vec<T> = match x.as_slice() {
+        Some(flat) => flat.iter().map(|&v| f(v)).collect(),
+        None => x.iter().map(|&v| f(v)).collect(),
+    };
+    match Array::from_shape_vec(x.raw_dim(), values) {
+        Ok(array) => array,
+        Err(_) => unreachable!("one value per element of X, in X's shape"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn follows_the_spec_function_bodies() {
+        let x = array![-2.0f32, -0.0, 0.0, 3.0, f32::NEG_INFINITY, f32::NAN];
+        let y = leaky_relu(x.view(), 0.5);
+        assert_eq!(y[0], -1.0);
+        assert!(y[1].is_sign_negative() && y[1] == 0.0);
+        assert!(y[5].is_nan());
+        assert_eq!(y[4], f32::NEG_INFINITY);
+        assert!(leaky_relu(x.view(), 0.0)[4].is_nan());
+        let e = elu(x.view(), 2.0);
+        assert_eq!(e[4], -2.0);
+        assert_eq!(e[3], 3.0);
+        assert_eq!(elu_scalar(-1e-30f32, 1.0), -1e-30);
+        let transposed = ndarray::Array2::<f32>::zeros((3, 2)).reversed_axes();
+        assert!(elu(transposed.view(), 1.0).is_standard_layout());
+        // A signalling NaN passes through with its payload: X itself, not a widened copy.
+        let signalling = f32::from_bits(0x7f80_0001);
+        assert_eq!(leaky_relu_scalar(signalling, 0.5).to_bits(), 0x7f80_0001);
+    }
+}

@@ -1,0 +1,356 @@
+//! The context: a device and queue (created or adopted), what they can do, and the state every
+//! call shares: compiled kernels, pooled buffers, the poller, the device-lost flag.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::info::{ContextInfo, DTypePath};
+use super::options::ContextOptions;
+use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats};
+use super::pool::{BufferPool, PoolStats, PooledBuffer};
+use super::readback::Poller;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::{KernelKey, Tuning, VECTOR_BYTES};
+use crate::repr::{Repr, optional_features};
+
+/// Identity of each context, from a global counter: a tensor records its context's, so one
+/// made by a dropped context is never mistaken for a newer context's (an address could be).
+static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A GPU device ready to run activations: owns (or shares) a `wgpu::Device` and `Queue`, the
+/// compiled-kernel cache and the buffer pool. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<ContextInner>,
+}
+
+pub(crate) struct ContextInner {
+    pub(crate) id: u64,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: ContextInfo,
+    pub(crate) options: ContextOptions,
+    pub(crate) tuning: Tuning,
+    /// The representation of each dtype on this device, in [`DType::ALL`] order.
+    reprs: [Option<Repr>; 8],
+    pub(crate) pipelines: PipelineCache,
+    pub(crate) pool: BufferPool,
+    pub(crate) poller: Poller,
+    lost: Arc<Mutex<Option<String>>>,
+    /// Mismatches found by validation of work the caller submitted (encoded work), reported by
+    /// the next call.
+    pub(crate) validation_failures: Arc<Mutex<Vec<Error>>>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("adapter", &self.inner.info.adapter.name)
+            .field("backend", &self.inner.info.adapter.backend)
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// Picks an adapter (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF` unless
+    /// [`ContextOptions::use_environment`] is off) and creates a device with the adapter's real
+    /// limits (or [`ContextOptions::limits`]) and every optional feature the crate uses.
+    pub async fn new_async(options: ContextOptions) -> Result<Self> {
+        let backends = backends(&options);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let adapter = select_adapter(&instance, &options, backends).await?;
+        let features = adapter.features() & (optional_features() | wgpu::Features::TIMESTAMP_QUERY);
+        let limits = options.limits.clone().unwrap_or_else(|| adapter.limits());
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgpu-activations.device"),
+                required_features: features,
+                required_limits: limits,
+                ..Default::default()
+            })
+            .await?;
+        // Errors outside our error scopes must not panic: every call of ours runs inside
+        // scopes, so anything that arrives here concerns work the caller no longer waits for.
+        device.on_uncaptured_error(Arc::new(|_error: wgpu::Error| {}));
+        Ok(Self::from_device_with_info(device, queue, adapter.get_info(), options))
+    }
+
+    /// Blocking form of [`Context::new_async`].
+    pub fn new(options: ContextOptions) -> Result<Self> {
+        pollster::block_on(Self::new_async(options))
+    }
+
+    /// A context on the default adapter with default options.
+    pub fn default_blocking() -> Result<Self> {
+        Self::new(ContextOptions::default())
+    }
+
+    /// Adopts a device and queue the caller already owns. Features and limits are read from
+    /// the device; `adapter` is only recorded in [`Context::info`]. The context registers the
+    /// device's lost callback (replacing one the caller set) so that every call after a loss
+    /// returns [`Error::DeviceLost`]; the caller's uncaptured-error handler stays as it is.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, adapter: &wgpu::Adapter, options: ContextOptions) -> Self {
+        Self::from_device_with_info(device, queue, adapter.get_info(), options)
+    }
+
+    fn from_device_with_info(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: wgpu::AdapterInfo,
+        options: ContextOptions,
+    ) -> Self {
+        let info = ContextInfo { adapter, features: device.features(), limits: device.limits() };
+        let lost = Arc::new(Mutex::new(None));
+        let flag = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{reason:?}: {message}"));
+        });
+        let cpu_adapter = info.adapter.device_type == wgpu::DeviceType::Cpu;
+        let reprs = DType::ALL.map(|dtype| Repr::choose(dtype, info.features, options.preference(dtype), cpu_adapter));
+        Self {
+            inner: Arc::new(ContextInner {
+                id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),
+                tuning: Tuning::for_limits(
+                    &info.limits,
+                    options.kernel_shape,
+                    options.contiguous_vectors.unwrap_or(cpu_adapter),
+                ),
+                reprs,
+                pipelines: PipelineCache::new(options.pipeline_cache_capacity),
+                pool: BufferPool::default(),
+                poller: Poller::new(device.clone()),
+                device,
+                queue,
+                info,
+                options,
+                lost,
+                validation_failures: Arc::default(),
+            }),
+        }
+    }
+
+    /// Adapter, features and limits of this context.
+    pub fn info(&self) -> &ContextInfo {
+        &self.inner.info
+    }
+
+    /// The options this context was created with.
+    pub fn options(&self) -> &ContextOptions {
+        &self.inner.options
+    }
+
+    /// The underlying device (to share it with other wgpu code).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The underlying queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// Number of distinct kernels compiled and held now.
+    pub fn cached_pipeline_count(&self) -> usize {
+        self.inner.pipelines.stats().cached
+    }
+
+    /// Counters of the kernel cache.
+    pub fn pipeline_cache_stats(&self) -> PipelineCacheStats {
+        self.inner.pipelines.stats()
+    }
+
+    /// What the buffer pool holds.
+    pub fn pool_stats(&self) -> PoolStats {
+        self.inner.pool.stats()
+    }
+
+    /// Bytes of device memory held by idle pooled buffers (at most 512 MiB).
+    pub fn idle_buffer_bytes(&self) -> u64 {
+        self.inner.pool.stats().idle_bytes
+    }
+
+    /// Frees the idle pooled buffers (buffers in use are unaffected and return to the pool
+    /// when dropped).
+    pub fn release_idle_buffers(&self) {
+        self.inner.pool.clear();
+    }
+
+    /// True once the device was lost or destroyed.
+    pub fn is_lost(&self) -> bool {
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// How this context runs `dtype`: natively, emulated on u32 words, on the CPU reference
+    /// (opted in), or not at all.
+    pub fn dtype_path(&self, dtype: DType) -> DTypePath {
+        if self.runs_on_cpu(dtype) {
+            return DTypePath::CpuFallback;
+        }
+        match self.repr(dtype) {
+            Some(repr) if repr.spec().native => DTypePath::Native(repr.spec().description),
+            Some(repr) => DTypePath::Emulated(repr.spec().description),
+            None => DTypePath::Unsupported,
+        }
+    }
+
+    /// The one switch for running on the CPU: true for f64 on a device without `SHADER_F64`
+    /// when [`ContextOptions::with_f64_cpu_fallback`] opted in. Host-array calls and the ONNX
+    /// runner then compute with [`crate::cpu`]; device tensors are refused.
+    pub fn runs_on_cpu(&self, dtype: DType) -> bool {
+        dtype == DType::F64
+            && self.inner.options.f64_cpu_fallback
+            && !self.inner.info.features.contains(wgpu::Features::SHADER_F64)
+    }
+
+    pub(crate) fn repr(&self, dtype: DType) -> Option<Repr> {
+        let index = DType::ALL.iter().position(|&d| d == dtype)?;
+        self.inner.reprs[index]
+    }
+
+    /// The representation `op` runs `dtype` on, or why it cannot.
+    pub(crate) fn repr_for(&self, op: &'static str, dtype: DType) -> Result<Repr> {
+        self.repr(dtype).ok_or_else(|| Error::Unsupported {
+            op,
+            dtype,
+            reason: format!(
+                "the device ({}) has no path for {dtype}: it lacks SHADER_F64; {}",
+                self.inner.info.adapter.name,
+                if self.inner.options.f64_cpu_fallback {
+                    "the CPU fallback serves host arrays, not device tensors"
+                } else {
+                    "enable ContextOptions::with_f64_cpu_fallback to run f64 on the CPU reference instead"
+                }
+            ),
+        })
+    }
+
+    pub(crate) fn kernel(&self, key: &KernelKey) -> Result<Arc<Kernel>> {
+        self.inner.pipelines.get_or_build(&self.inner.device, key)
+    }
+
+    /// Refuses work once the device is lost, and reports validation mismatches that work the
+    /// caller submitted produced since the last call.
+    pub(crate) fn check_ready(&self) -> Result<()> {
+        if let Some(reason) = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return Err(Error::DeviceLost { reason });
+        }
+        let mut failures = self.inner.validation_failures.lock().unwrap_or_else(|p| p.into_inner());
+        if failures.is_empty() { Ok(()) } else { Err(failures.remove(0)) }
+    }
+
+    /// Runs `work` inside validation and out-of-memory error scopes, so that what wgpu reports
+    /// becomes an error value (and [`Error::DeviceLost`] once the device is gone) instead of a
+    /// panic in wgpu's default handler. Scopes are per thread, so `work` must not await.
+    pub(crate) fn scoped<R>(&self, during: &'static str, work: impl FnOnce() -> Result<R>) -> Result<R> {
+        self.check_ready()?;
+        let validation = self.inner.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let memory = self.inner.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let result = work();
+        let errors = [pollster::block_on(memory.pop()), pollster::block_on(validation.pop())];
+        let result = self.lost_or(result);
+        match (result, errors.into_iter().flatten().next()) {
+            (Ok(_), Some(error)) => Err(self.lost_or_gpu(during, error.to_string())),
+            (result, _) => result,
+        }
+    }
+
+    /// `result`, unless the device was lost meanwhile: then [`Error::DeviceLost`].
+    pub(crate) fn lost_or<R>(&self, result: Result<R>) -> Result<R> {
+        match (result, self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()) {
+            (Err(_), Some(reason)) => Err(Error::DeviceLost { reason }),
+            (result, _) => result,
+        }
+    }
+
+    pub(crate) fn lost_or_gpu(&self, during: &'static str, message: String) -> Error {
+        match self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            Some(reason) => Error::DeviceLost { reason },
+            None => Error::Gpu { during, message },
+        }
+    }
+
+    /// Bytes one storage binding may cover: a multiple of the binding offset alignment and of
+    /// the Vector size.
+    pub(crate) fn max_binding_bytes(&self) -> u64 {
+        let limits = &self.inner.info.limits;
+        let device = limits.max_storage_buffer_binding_size;
+        let cap = self.inner.options.max_binding_bytes.map_or(device, |c| c.min(device));
+        let align = self.offset_alignment();
+        (cap / align * align).max(align)
+    }
+
+    /// The storage binding offset alignment (at least one Vector).
+    pub(crate) fn offset_alignment(&self) -> u64 {
+        u64::from(self.inner.info.limits.min_storage_buffer_offset_alignment).max(VECTOR_BYTES)
+    }
+
+    /// Bytes one device buffer may hold.
+    pub(crate) fn max_buffer_bytes(&self) -> u64 {
+        let device = self.inner.info.limits.max_buffer_size;
+        self.inner.options.max_buffer_bytes.map_or(device, |c| c.min(device)).max(256)
+    }
+
+    pub(crate) fn check_buffer_size(&self, what: &str, bytes: u64) -> Result<()> {
+        let limit = self.max_buffer_bytes();
+        if bytes > limit {
+            return Err(Error::TooLarge { what: format!("{what} buffer (bytes)"), needed: bytes, limit });
+        }
+        Ok(())
+    }
+
+    /// A pooled buffer of at least `bytes` bytes, within [`ContextOptions::max_buffer_bytes`].
+    pub(crate) fn take_buffer(&self, bytes: u64, usage: wgpu::BufferUsages, label: &str) -> Result<PooledBuffer> {
+        self.check_buffer_size(label, bytes)?;
+        self.inner.pool.take(&self.inner.device, bytes, usage, label, self.max_buffer_bytes())
+    }
+
+    /// A pooled buffer for the engine's own bookkeeping (kernel parameters), bounded by the
+    /// device's limit only: the option caps tensors, and parameters grow with their windows.
+    pub(crate) fn take_internal_buffer(&self, bytes: u64, usage: wgpu::BufferUsages, label: &str) -> Result<PooledBuffer> {
+        let limit = self.inner.info.limits.max_buffer_size;
+        self.inner.pool.take(&self.inner.device, bytes, usage, label, limit)
+    }
+}
+
+fn backends(options: &ContextOptions) -> wgpu::Backends {
+    let from_env = options.use_environment.then(wgpu::Backends::from_env).flatten();
+    from_env.unwrap_or(options.backends)
+}
+
+async fn select_adapter(
+    instance: &wgpu::Instance,
+    options: &ContextOptions,
+    backends: wgpu::Backends,
+) -> Result<wgpu::Adapter> {
+    let from_env = options.use_environment.then(|| std::env::var("WGPU_ADAPTER_NAME").ok()).flatten();
+    if let Some(requested) = from_env.or_else(|| options.adapter_name.clone()) {
+        let requested_lower = requested.to_lowercase();
+        let adapters = instance.enumerate_adapters(backends).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&requested_lower))
+            .ok_or(Error::AdapterNotFound { requested, available: names });
+    }
+    let preference = options.use_environment.then(wgpu::PowerPreference::from_env).flatten();
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: preference.unwrap_or(options.power_preference),
+            ..Default::default()
+        })
+        .await
+        .map_err(|_| Error::NoAdapter { backends: format!("{backends:?}") })
+}
+
+/// Every adapter wgpu finds on `backends` (for `wgpu-act info --all`).
+pub async fn enumerate_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle_from_env() });
+    instance.enumerate_adapters(backends).await
+}

@@ -1,0 +1,468 @@
+//! Recording a chain of steps into a command encoder: the split into kernels that fit the
+//! device's binding limits, the windows that keep every binding within
+//! `max_storage_buffer_binding_size`, the tail pass, the uniforms, and the bind groups.
+
+use std::num::NonZeroU64;
+use std::ops::Range;
+
+use super::context::Context;
+use super::pool::PooledBuffer;
+use super::tensor::GpuTensor;
+use crate::broadcast::{SlopeAccess, SlopePlan, plan, unidirectional_slope_shape};
+use crate::cpu::divide::Divisor;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, StepKind, StepParams, VECTOR_BYTES, binding};
+use crate::ops::{Activation, Attributes, PRELU, Step, UnaryOp};
+use crate::repr::Repr;
+
+/// One step as the engine runs it.
+#[derive(Clone)]
+pub(crate) enum JobStep<'a> {
+    Unary { op: &'static UnaryOp, attributes: Attributes },
+    /// `slope` holds the slope's flat elements `first..first + slope.len()` of a slope of
+    /// `shape` (all of it, except for host arrays processed in pieces).
+    Prelu { slope: &'a GpuTensor, shape: &'a [usize], first: u64 },
+}
+
+impl<'a> JobStep<'a> {
+    pub(crate) fn from_activation(step: &'a Activation) -> Self {
+        match &step.0 {
+            Step::Unary { op, attributes } => JobStep::Unary { op, attributes: *attributes },
+            Step::Prelu { slope } => JobStep::Prelu { slope, shape: slope.shape(), first: 0 },
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            JobStep::Unary { op, .. } => op.onnx_name,
+            JobStep::Prelu { .. } => PRELU.onnx_name,
+        }
+    }
+}
+
+/// A chain over X into Y (the same tensor for in-place work).
+pub(crate) struct Job<'a> {
+    pub(crate) x: &'a GpuTensor,
+    pub(crate) y: &'a GpuTensor,
+    pub(crate) steps: &'a [JobStep<'a>],
+    /// X's logical shape, for PRelu's broadcasting, and the flat index in it of X's first
+    /// element (host arrays larger than one buffer run in pieces).
+    pub(crate) shape: &'a [usize],
+    pub(crate) element_base: u64,
+}
+
+/// A step after checking, with its slope plan.
+struct Planned<'a> {
+    step: &'a JobStep<'a>,
+    kind: StepKind,
+    plan: Option<SlopePlan>,
+}
+
+/// The name errors about a chain use.
+pub(crate) fn chain_name(steps: &[JobStep<'_>]) -> String {
+    match steps {
+        [] => "copy".into(),
+        [single] => single.name().into(),
+        _ => steps.iter().map(JobStep::name).collect::<Vec<_>>().join(" -> "),
+    }
+}
+
+/// Per-call GPU resources that must live until the GPU has run the work recorded with them.
+#[derive(Default)]
+pub(crate) struct KeepAlive {
+    pub(crate) buffers: Vec<PooledBuffer>,
+    pub(crate) tensors: Vec<GpuTensor>,
+}
+
+impl Context {
+    /// Checks `job` and records it into `encoder`. Nothing is submitted.
+    pub(crate) fn encode_job(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        job: &Job<'_>,
+        keep: &mut KeepAlive,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) -> Result<()> {
+        let (x, y) = (job.x, job.y);
+        self.check_owner(x)?;
+        self.check_owner(y)?;
+        let dtype = x.dtype();
+        let op_name = chain_name(job.steps);
+        if job.steps.len() > MAX_CHAIN {
+            return Err(Error::InvalidAttribute {
+                op: "activation chain",
+                name: "chain",
+                reason: format!("a fused chain holds 1 to {MAX_CHAIN} steps, got {}", job.steps.len()),
+            });
+        }
+        if y.dtype() != dtype {
+            return Err(Error::DTypeMismatch { expected: dtype, actual: y.dtype() });
+        }
+        if y.len() != x.len() {
+            return Err(Error::ShapeMismatch { what: format!("{op_name} output"), expected: x.shape().to_vec(), actual: y.shape().to_vec() });
+        }
+        let mut planned = Vec::with_capacity(job.steps.len());
+        for step in job.steps {
+            planned.push(self.plan_step(step, dtype, job)?);
+        }
+        let repr = self.repr_for(job.steps.first().map_or("copy", JobStep::name), dtype)?;
+        keep.tensors.push(x.clone());
+        keep.tensors.push(y.clone());
+        if x.is_empty() {
+            return Ok(());
+        }
+        let mut in_place = x.same_view(y);
+        if !in_place && x.buffer() == y.buffer() {
+            if ranges_overlap(&x.padded_range(), &y.padded_range()) {
+                return Err(Error::InvalidBuffer { reason: format!("X and Y overlap in one buffer ({:?} and {:?}) without being the same tensor", x.byte_range(), y.byte_range()) });
+            }
+            // One dispatch cannot bind one buffer both read-only and writable: copy, then work in place.
+            self.copy_tensor(encoder, x, y)?;
+            in_place = true;
+        }
+        for p in &planned {
+            if let JobStep::Prelu { slope, .. } = p.step {
+                keep.tensors.push((*slope).clone());
+                if slope.buffer() == y.buffer() || (in_place && slope.buffer() == x.buffer()) {
+                    return Err(Error::InvalidBuffer {
+                        reason: "a PRelu slope shares a buffer with the tensor the chain writes; WebGPU cannot bind it read-only beside it".into(),
+                    });
+                }
+            }
+        }
+        let segments = self.segments(&planned, in_place)?;
+        let mut first_pass = true;
+        let last = segments.len().saturating_sub(1);
+        for (i, segment) in segments.iter().enumerate() {
+            let (source, segment_in_place) = if i == 0 && !in_place { (x, false) } else { (y, true) };
+            let kinds: Vec<StepKind> = segment.iter().map(|p| p.kind).collect();
+            let kernel = self.kernel(&KernelKey::new(repr, &kinds, segment_in_place, self.inner.tuning))?;
+            let writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: first_pass.then_some(base),
+                end_of_pass_write_index: (i == last).then_some(base + 1),
+            });
+            self.encode_segment(encoder, &kernel, repr, source, y, segment, job, keep, writes)?;
+            first_pass = false;
+        }
+        if self.inner.options.corrupt_results_for_tests {
+            encoder.clear_buffer(y.buffer(), y.offset(), Some(4));
+        }
+        Ok(())
+    }
+
+    fn plan_step<'a>(&self, step: &'a JobStep<'a>, dtype: DType, job: &Job<'_>) -> Result<Planned<'a>> {
+        match step {
+            JobStep::Unary { op, .. } => {
+                if !crate::ops::accepts(op.versions, dtype) {
+                    return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype, version: None });
+                }
+                Ok(Planned { step, kind: StepKind::Unary(op), plan: None })
+            }
+            JobStep::Prelu { slope, shape, first } => {
+                self.check_owner(slope)?;
+                if slope.dtype() != dtype {
+                    return Err(Error::DTypeMismatch { expected: dtype, actual: slope.dtype() });
+                }
+                let total = element_count(shape).ok_or_else(|| Error::TooLarge {
+                    what: "PRelu slope element count".into(),
+                    needed: u64::MAX,
+                    limit: usize::MAX as u64,
+                })?;
+                if *first + slope.len() as u64 > total as u64 {
+                    return Err(Error::ShapeMismatch { what: "PRelu slope part".into(), expected: shape.to_vec(), actual: slope.shape().to_vec() });
+                }
+                let aligned = unidirectional_slope_shape(job.shape, shape)?;
+                let plan = plan(job.shape, &aligned)?;
+                let lanes = self.repr_for(PRELU.onnx_name, dtype)?.spec().vector_lanes;
+                let block = self.inner.tuning.invocation_block() * lanes;
+                Ok(Planned { step, kind: StepKind::Prelu(plan.access_for(lanes, block)), plan: Some(plan) })
+            }
+        }
+    }
+
+    /// Splits the chain into kernels: each binds at most `max_storage_buffers_per_shader_stage`
+    /// storage buffers (X, Y and one per PRelu step) and holds at most one general slope pattern.
+    fn segments<'p, 'a>(&self, planned: &'p [Planned<'a>], in_place: bool) -> Result<Vec<&'p [Planned<'a>]>> {
+        if planned.is_empty() {
+            return Ok(vec![planned]);
+        }
+        let storage = self.inner.info.limits.max_storage_buffers_per_shader_stage as usize;
+        let mut segments = Vec::new();
+        let mut start = 0;
+        while start < planned.len() {
+            let io = if segments.is_empty() && !in_place { 2 } else { 1 };
+            let (mut slopes, mut general, mut end) = (0, false, start);
+            while end < planned.len() {
+                if let StepKind::Prelu(access) = planned[end].kind {
+                    let is_general = access == SlopeAccess::General;
+                    if io + slopes + 1 > storage || (is_general && general) {
+                        break;
+                    }
+                    slopes += 1;
+                    general |= is_general;
+                }
+                end += 1;
+            }
+            if end == start {
+                return Err(Error::Unsupported {
+                    op: "PRelu",
+                    dtype: DType::F32,
+                    reason: format!("the device binds {storage} storage buffers per stage; PRelu needs {}", io + 1),
+                });
+            }
+            segments.push(&planned[start..end]);
+            start = end;
+        }
+        Ok(segments)
+    }
+
+    /// Vectors one window (one dispatch) covers: within one binding, within one dispatch grid,
+    /// and a whole number of binding offset alignments.
+    pub(crate) fn window_vectors(&self) -> u64 {
+        let align_vectors = self.offset_alignment() / VECTOR_BYTES;
+        let binding = self.max_binding_bytes() / VECTOR_BYTES;
+        let max_dim = u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension.max(1));
+        let grid = max_dim * max_dim * self.inner.tuning.vectors_per_workgroup();
+        let vectors = binding.min(grid).min(1 << 30);
+        (vectors / align_vectors * align_vectors).max(align_vectors)
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one segment's whole context; a struct would only rename them")]
+    fn encode_segment(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        kernel: &super::pipelines::Kernel,
+        repr: Repr,
+        source: &GpuTensor,
+        target: &GpuTensor,
+        segment: &[Planned<'_>],
+        job: &Job<'_>,
+        keep: &mut KeepAlive,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<()> {
+        let limits = &self.inner.info.limits;
+        let params_size = size_of::<Params>() as u64;
+        if params_size > u64::from(limits.max_uniform_buffer_binding_size) {
+            return Err(Error::Unsupported {
+                op: "activation chain",
+                dtype: repr.dtype(),
+                reason: format!(
+                    "the device's max_uniform_buffer_binding_size is {}, the kernels' parameters take {params_size} bytes",
+                    limits.max_uniform_buffer_binding_size
+                ),
+            });
+        }
+        let spec = repr.spec();
+        let lanes = spec.vector_lanes;
+        let len = source.len() as u64;
+        let full = len / lanes;
+        let tail_elements = len % lanes;
+        let window = self.window_vectors();
+        let windows: Vec<Range<u64>> = (0..full.div_ceil(window)).map(|i| i * window..((i + 1) * window).min(full)).collect();
+        let slot = params_size.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment).max(16));
+        let slots = windows.len() + usize::from(tail_elements > 0);
+        let uniform = self.take_internal_buffer(slot * slots as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST, "wgpu-activations.params")?;
+        let mut data = vec![0u8; (slot * slots as u64) as usize];
+        let template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
+        let elem = repr.dtype().size_bytes() as u64;
+        let align = self.offset_alignment();
+
+        struct Dispatch {
+            pass: Pass,
+            bind_group: wgpu::BindGroup,
+            groups: (u32, u32),
+        }
+        let mut dispatches = Vec::with_capacity(slots);
+        for (i, w) in windows.iter().enumerate() {
+            let first_element = job.element_base + w.start * lanes;
+            let elements = first_element..first_element + (w.end - w.start) * lanes;
+            let mut params = template;
+            params.vectors = (w.end - w.start) as u32;
+            params.first_element = first_element as u32;
+            let mut entries: Vec<(u32, wgpu::BufferBinding<'_>)> = vec![
+                (binding::X, binding_of(source.buffer(), source.offset() + w.start * VECTOR_BYTES, (w.end - w.start) * VECTOR_BYTES)),
+            ];
+            if !kernel.key.in_place {
+                entries.push((binding::Y, binding_of(target.buffer(), target.offset() + w.start * VECTOR_BYTES, (w.end - w.start) * VECTOR_BYTES)));
+            }
+            for (k, p) in segment.iter().enumerate() {
+                let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
+                if plan.access == SlopeAccess::Same {
+                    let offset = slope.offset() + (first_element - first) * elem;
+                    if offset % align != 0 {
+                        return Err(Error::Gpu { during: "PRelu slope binding", message: format!("slope window at byte {offset} is not aligned to {align}") });
+                    }
+                    params.steps[k].slope[2] = first_element as u32;
+                    entries.push((binding::slope_vectors(k), binding_of(slope.buffer(), offset, (w.end - w.start) * VECTOR_BYTES)));
+                } else {
+                    let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
+                    params.steps[k].slope[2] = z as u32;
+                    entries.push((binding::slope_words(k), binding_of(slope.buffer(), range.start, range.end - range.start)));
+                }
+            }
+            let uniform_offset = slot * i as u64;
+            write_params(&mut data, uniform_offset, &params);
+            entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
+            let groups = self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup()));
+            dispatches.push(Dispatch { pass: Pass::Main, bind_group: self.bind_group(kernel, Pass::Main, entries)?, groups });
+        }
+        if tail_elements > 0 {
+            let first_element = job.element_base + full * lanes;
+            let elements = first_element..first_element + tail_elements;
+            let start = full * VECTOR_BYTES;
+            let aligned = start / align * align;
+            let end = (len * elem).next_multiple_of(4);
+            let mut params = template;
+            params.tail_word = ((start - aligned) / spec.word_bytes) as u32;
+            params.tail_elements = tail_elements as u32;
+            params.first_element = first_element as u32;
+            let mut entries = vec![(binding::X_WORDS, binding_of(source.buffer(), source.offset() + aligned, end - aligned))];
+            if !kernel.key.in_place {
+                entries.push((binding::Y_WORDS, binding_of(target.buffer(), target.offset() + aligned, end - aligned)));
+            }
+            for (k, p) in segment.iter().enumerate() {
+                let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
+                let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
+                params.steps[k].slope[2] = z as u32;
+                entries.push((binding::slope_words(k), binding_of(slope.buffer(), range.start, range.end - range.start)));
+            }
+            let uniform_offset = slot * windows.len() as u64;
+            write_params(&mut data, uniform_offset, &params);
+            entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
+            dispatches.push(Dispatch { pass: Pass::Tail, bind_group: self.bind_group(kernel, Pass::Tail, entries)?, groups: (1, 1) });
+        }
+        self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
+        let main = kernel.pipeline(&self.inner.device, Pass::Main)?;
+        let tail = if tail_elements > 0 { Some(kernel.pipeline(&self.inner.device, Pass::Tail)?) } else { None };
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&kernel.label), timestamp_writes: timestamps });
+        for dispatch in &dispatches {
+            let pipeline = match (dispatch.pass, tail) {
+                (Pass::Tail, Some(tail)) => tail,
+                _ => main,
+            };
+            pass.set_pipeline(&pipeline.pipeline);
+            pass.set_bind_group(0, &dispatch.bind_group, &[]);
+            pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
+        }
+        drop(pass);
+        keep.buffers.push(uniform);
+        Ok(())
+    }
+
+    /// The byte range of `slope` to bind as Words for X's flat `elements`, and the flat slope
+    /// index of its first element: the window a monotonic pattern reads, else the whole slope.
+    fn slope_words(
+        &self,
+        slope: &GpuTensor,
+        shape: &[usize],
+        first: u64,
+        plan: &SlopePlan,
+        elements: &Range<u64>,
+    ) -> Result<(Range<u64>, u64)> {
+        let total = element_count(shape).unwrap_or(usize::MAX) as u64;
+        let needed = match plan.access {
+            SlopeAccess::Scalar => 0..1,
+            _ => plan.slope_window(elements).unwrap_or(0..total),
+        };
+        if needed.start < first || needed.end > first + slope.len() as u64 {
+            return Err(Error::Gpu { during: "PRelu slope binding", message: format!("slope elements {needed:?} are outside the uploaded part") });
+        }
+        let elem = slope.dtype().size_bytes() as u64;
+        let align = self.offset_alignment();
+        let start = slope.offset() + (needed.start - first) * elem;
+        let aligned = start / align * align;
+        let end = (slope.offset() + (needed.end - first) * elem).next_multiple_of(4);
+        if end - aligned > self.max_binding_bytes() {
+            return Err(Error::TooLarge {
+                what: "PRelu slope window (bytes in one storage binding)".into(),
+                needed: end - aligned,
+                limit: self.max_binding_bytes(),
+            });
+        }
+        Ok((aligned..end, first + (aligned - slope.offset()) / elem))
+    }
+
+    /// Workgroups for `groups` in a grid within `max_compute_workgroups_per_dimension`.
+    fn grid(&self, groups: u64) -> (u32, u32) {
+        let max = u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension.max(1));
+        let x = groups.clamp(1, max);
+        (x as u32, groups.div_ceil(x) as u32)
+    }
+
+    fn bind_group(
+        &self,
+        kernel: &super::pipelines::Kernel,
+        pass: Pass,
+        mut entries: Vec<(u32, wgpu::BufferBinding<'_>)>,
+    ) -> Result<wgpu::BindGroup> {
+        entries.sort_by_key(|(b, _)| *b);
+        let expected = kernel.key.bindings(pass);
+        let numbers: Vec<u32> = entries.iter().map(|(b, _)| *b).collect();
+        if numbers != expected {
+            return Err(Error::Gpu { during: "binding", message: format!("{} binds {numbers:?}, its pipeline reads {expected:?}", kernel.label) });
+        }
+        let layout = &kernel.pipeline(&self.inner.device, pass)?.layout;
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
+            .into_iter()
+            .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: wgpu::BindingResource::Buffer(buffer) })
+            .collect();
+        Ok(self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&kernel.label), layout, entries: &entries }))
+    }
+
+    /// Copies X's bytes to Y (same length), rounded up to whole words.
+    pub(crate) fn copy_tensor(&self, encoder: &mut wgpu::CommandEncoder, x: &GpuTensor, y: &GpuTensor) -> Result<()> {
+        for (tensor, usage, role) in [(x, wgpu::BufferUsages::COPY_SRC, "X"), (y, wgpu::BufferUsages::COPY_DST, "Y")] {
+            if !tensor.buffer().usage().contains(usage) {
+                return Err(Error::InvalidBuffer { reason: format!("{role}'s buffer lacks {usage:?} usage, needed to copy between tensors of one buffer") });
+            }
+        }
+        let bytes = x.padded_range().end - x.padded_range().start;
+        encoder.copy_buffer_to_buffer(x.buffer(), x.offset(), y.buffer(), y.offset(), bytes);
+        Ok(())
+    }
+}
+
+/// The parameters every dispatch of a segment shares; `jump` is the elements between the
+/// Vectors of one invocation, over which a channel cursor moves.
+fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
+    let mut params: Params = bytemuck::Zeroable::zeroed();
+    for (k, p) in segment.iter().enumerate() {
+        match (p.step, &p.plan) {
+            (JobStep::Unary { attributes, .. }, _) => params.steps[k] = StepParams { attributes: *attributes, ..Default::default() },
+            (JobStep::Prelu { .. }, Some(plan)) => {
+                let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
+                params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];
+                params.steps[k].jump = [(jump % run_length) as u32, ((jump / run_length) % channels) as u32, 0, 0];
+                let (runs, period) = (Divisor::new(run_length as u32), Divisor::new(channels as u32));
+                params.steps[k].divide = [runs.magic, period.magic, runs.mode, period.mode];
+                if plan.access == SlopeAccess::General {
+                    params.general_rank = plan.dims.len() as u32;
+                    params.general_dims[..plan.dims.len()].copy_from_slice(&plan.dims);
+                    params.general_strides[..plan.slope_strides.len()].copy_from_slice(&plan.slope_strides);
+                }
+            }
+            (JobStep::Prelu { .. }, None) => {}
+        }
+    }
+    params
+}
+
+fn write_params(data: &mut [u8], offset: u64, params: &Params) {
+    let bytes = bytemuck::bytes_of(params);
+    data[offset as usize..offset as usize + bytes.len()].copy_from_slice(bytes);
+}
+
+fn binding_of(buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BufferBinding<'_> {
+    wgpu::BufferBinding { buffer, offset, size: NonZeroU64::new(size) }
+}
+
+fn ranges_overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// The product of `shape`, or `None` if it overflows.
+pub(crate) fn element_count(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}

@@ -1,0 +1,24 @@
+//! The engine: everything that touches wgpu. The context (device, queue, capabilities), the
+//! buffer pool, the kernel cache, recording and submitting work, reading results back, and
+//! validation mode. The public operator API (`crate::api`) is written on top of it.
+
+mod context;
+mod dispatch;
+mod info;
+mod options;
+mod pipelines;
+mod pool;
+mod readback;
+mod tensor;
+mod validate;
+
+pub use context::{Context, enumerate_adapters};
+pub use info::{ContextInfo, DTypePath, limits_report, native_dtypes};
+pub use options::{ContextOptions, VALIDATE_ENV};
+pub use pipelines::PipelineCacheStats;
+pub use pool::PoolStats;
+pub use tensor::GpuTensor;
+
+pub(crate) use dispatch::{Job, JobStep, KeepAlive};
+pub(crate) use readback::Wait;
+pub(crate) use validate::Report;

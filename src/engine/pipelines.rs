@@ -1,0 +1,143 @@
+//! Compiled kernels, built once per [`KernelKey`] and shared between threads, in a cache with a
+//! bound: beyond [`crate::ContextOptions::pipeline_cache_capacity`] kernels the least recently
+//! used one is dropped (a model of thousands of distinct chains cannot grow memory without end).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use crate::error::{Error, Result};
+use crate::kernel::{KernelKey, Pass};
+
+/// One compute pipeline and the layout of its bind group 0.
+pub(crate) struct Pipeline {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+}
+
+/// A compiled kernel: its module, the main pass's pipeline, and the tail pass's, built the
+/// first time a tensor has a tail.
+pub(crate) struct Kernel {
+    pub(crate) key: KernelKey,
+    pub(crate) label: String,
+    module: wgpu::ShaderModule,
+    main: Pipeline,
+    tail: OnceLock<Pipeline>,
+}
+
+impl Kernel {
+    /// The pipeline of `pass`; building the tail's can fail like any pipeline build.
+    pub(crate) fn pipeline(&self, device: &wgpu::Device, pass: Pass) -> Result<&Pipeline> {
+        match pass {
+            Pass::Main => Ok(&self.main),
+            Pass::Tail => {
+                if let Some(tail) = self.tail.get() {
+                    return Ok(tail);
+                }
+                let built = build_pipeline(device, &self.module, &self.label, &self.key, Pass::Tail)?;
+                Ok(self.tail.get_or_init(|| built))
+            }
+        }
+    }
+}
+
+/// Counters of the cache, for reports and soak tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PipelineCacheStats {
+    /// Kernels held now.
+    pub cached: usize,
+    /// Kernels compiled since the context was created.
+    pub compiled: u64,
+    /// Kernels dropped to stay within the capacity.
+    pub evicted: u64,
+    /// The capacity.
+    pub capacity: usize,
+}
+
+struct Entry {
+    kernel: Arc<Kernel>,
+    last_used: AtomicU64,
+}
+
+/// Checks under a read lock; builds outside any lock; inserts under the write lock, keeping
+/// whichever kernel got there first so every caller shares one.
+pub(crate) struct PipelineCache {
+    kernels: RwLock<HashMap<KernelKey, Entry>>,
+    clock: AtomicU64,
+    compiled: AtomicU64,
+    evicted: AtomicU64,
+    capacity: usize,
+}
+
+impl PipelineCache {
+    pub(crate) fn new(capacity: usize) -> Self {
+        PipelineCache {
+            kernels: RwLock::default(),
+            clock: AtomicU64::new(0),
+            compiled: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            capacity: capacity.max(1),
+        }
+    }
+
+    pub(crate) fn stats(&self) -> PipelineCacheStats {
+        PipelineCacheStats {
+            cached: self.kernels.read().unwrap_or_else(|p| p.into_inner()).len(),
+            compiled: self.compiled.load(Ordering::Relaxed),
+            evicted: self.evicted.load(Ordering::Relaxed),
+            capacity: self.capacity,
+        }
+    }
+
+    pub(crate) fn get_or_build(&self, device: &wgpu::Device, key: &KernelKey) -> Result<Arc<Kernel>> {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        if let Some(entry) = self.kernels.read().unwrap_or_else(|p| p.into_inner()).get(key) {
+            entry.last_used.store(now, Ordering::Relaxed);
+            return Ok(Arc::clone(&entry.kernel));
+        }
+        let built = Arc::new(build(device, key)?);
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+        let mut kernels = self.kernels.write().unwrap_or_else(|p| p.into_inner());
+        if !kernels.contains_key(key) && kernels.len() >= self.capacity {
+            let oldest = kernels.iter().min_by_key(|(_, e)| e.last_used.load(Ordering::Relaxed)).map(|(k, _)| *k);
+            if let Some(oldest) = oldest {
+                kernels.remove(&oldest);
+                self.evicted.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let entry = kernels.entry(*key).or_insert(Entry { kernel: built, last_used: AtomicU64::new(now) });
+        Ok(Arc::clone(&entry.kernel))
+    }
+}
+
+fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
+    let label = key.label();
+    let wgsl = key.wgsl();
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
+    });
+    if let Some(error) = pollster::block_on(scope.pop()) {
+        return Err(Error::Shader { label, message: error.to_string(), wgsl });
+    }
+    let main = build_pipeline(device, &module, &label, key, Pass::Main)?;
+    Ok(Kernel { key: *key, label, module, main, tail: OnceLock::new() })
+}
+
+fn build_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, label: &str, key: &KernelKey, pass: Pass) -> Result<Pipeline> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module,
+        entry_point: Some(pass.entry_point()),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    });
+    if let Some(error) = pollster::block_on(scope.pop()) {
+        return Err(Error::Shader { label: format!("{label} ({})", pass.entry_point()), message: error.to_string(), wgsl: key.wgsl() });
+    }
+    let layout = pipeline.get_bind_group_layout(0);
+    Ok(Pipeline { pipeline, layout })
+}

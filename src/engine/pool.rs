@@ -1,0 +1,156 @@
+//! Reuse of GPU buffers across calls, keyed by (size class, usage).
+//!
+//! A buffer goes back to the pool only when it is idle and unmapped: staging buffers are
+//! unmapped before they are dropped, and one whose map never completed (a cancelled call, a lost
+//! device) is [`PooledBuffer::discard`]ed rather than pooled.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::error::{Error, Result};
+
+/// Bytes of idle buffers the pool keeps at most; beyond that, returned buffers are dropped.
+pub(crate) const MAX_IDLE_BYTES: u64 = 512 << 20;
+
+/// Size classes are the powers of two and three quarter-steps between them, so a pooled buffer
+/// wastes at most a quarter of its size.
+pub(crate) fn size_class(bytes: u64) -> u64 {
+    let bytes = bytes.max(256);
+    let power = bytes.next_power_of_two();
+    if power == bytes {
+        return bytes;
+    }
+    let quarter = power / 8; // steps of power/2 * 1/4
+    bytes.div_ceil(quarter) * quarter
+}
+
+#[derive(Default)]
+struct Idle {
+    buffers: HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>,
+    bytes: u64,
+    count: usize,
+}
+
+/// Pool of idle buffers. Buffers come back through [`PooledBuffer`]'s `Drop`.
+#[derive(Clone, Default)]
+pub(crate) struct BufferPool {
+    idle: Arc<Mutex<Idle>>,
+}
+
+/// What the pool holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolStats {
+    /// Idle buffers.
+    pub idle_buffers: usize,
+    /// Bytes of device memory they hold.
+    pub idle_bytes: u64,
+}
+
+impl BufferPool {
+    fn lock(&self) -> MutexGuard<'_, Idle> {
+        self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A buffer of at least `bytes` bytes (and at most `max_bytes`, the device's limit, which
+    /// the caller has checked `bytes` against) with exactly `usage`, reused when one is idle.
+    /// The caller runs this inside the error scope of its call, so running out of memory
+    /// becomes an error value there.
+    pub(crate) fn take(
+        &self,
+        device: &wgpu::Device,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+        label: &str,
+        max_bytes: u64,
+    ) -> Result<PooledBuffer> {
+        let class = size_class(bytes).min(max_bytes).max(bytes);
+        let reused = {
+            let mut idle = self.lock();
+            let found = idle.buffers.get_mut(&(class, usage)).and_then(Vec::pop);
+            if found.is_some() {
+                idle.bytes -= class;
+                idle.count -= 1;
+            }
+            found
+        };
+        let buffer = match reused {
+            Some(buffer) => buffer,
+            None => {
+                if class > max_bytes {
+                    return Err(Error::TooLarge { what: format!("{label} buffer (bytes)"), needed: class, limit: max_bytes });
+                }
+                device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: class, usage, mapped_at_creation: false })
+            }
+        };
+        Ok(PooledBuffer { buffer: Some(buffer), pool: self.clone(), class, usage })
+    }
+
+    /// Drops every idle buffer, returning their memory to the device.
+    pub(crate) fn clear(&self) {
+        let mut idle = self.lock();
+        idle.buffers.clear();
+        idle.bytes = 0;
+        idle.count = 0;
+    }
+
+    pub(crate) fn stats(&self) -> PoolStats {
+        let idle = self.lock();
+        PoolStats { idle_buffers: idle.count, idle_bytes: idle.bytes }
+    }
+
+    fn give_back(&self, buffer: wgpu::Buffer, class: u64, usage: wgpu::BufferUsages) {
+        let mut idle = self.lock();
+        if idle.bytes + class > MAX_IDLE_BYTES {
+            return;
+        }
+        idle.bytes += class;
+        idle.count += 1;
+        idle.buffers.entry((class, usage)).or_default().push(buffer);
+    }
+}
+
+/// A buffer on loan from the pool; it goes back when dropped.
+pub(crate) struct PooledBuffer {
+    buffer: Option<wgpu::Buffer>,
+    pool: BufferPool,
+    class: u64,
+    usage: wgpu::BufferUsages,
+}
+
+impl PooledBuffer {
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        match &self.buffer {
+            Some(buffer) => buffer,
+            None => unreachable!("the buffer is taken only in drop and discard"),
+        }
+    }
+
+    /// Drops the buffer without returning it to the pool (its state is unknown: a map that
+    /// never completed, a device that was lost).
+    pub(crate) fn discard(mut self) {
+        self.buffer = None;
+    }
+}
+
+impl Drop for PooledBuffer {
+    fn drop(&mut self) {
+        if let Some(buffer) = self.buffer.take() {
+            self.pool.give_back(buffer, self.class, self.usage);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_class;
+
+    #[test]
+    fn size_classes_cover_the_request_with_at_most_a_quarter_waste() {
+        for bytes in [1u64, 255, 256, 257, 1000, 4096, 5000, 1 << 20, (1 << 20) + 1, 3 << 30] {
+            let class = size_class(bytes);
+            assert!(class >= bytes && class >= 256, "{bytes} -> {class}");
+            assert!(class as f64 <= (bytes.max(256) as f64) * 1.25 + 1.0, "{bytes} -> {class}");
+            assert_eq!(class % 16, 0);
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! Validation mode ([`crate::ContextOptions::with_validation`]): every result is recomputed by
+//! the CPU reference and compared within the chain's bound (the sum of its steps' bounds).
+//!
+//! Host-array calls compare against the reference of their own input. Work on device tensors,
+//! submitted by us or recorded into the caller's encoder, copies X, the slopes and Y into
+//! staging buffers around the kernels; when the submission completes, wgpu maps them and the
+//! comparison runs in the completion callback, and a mismatch is returned by the next call on
+//! the context (a download of the result, typically).
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use super::context::Context;
+use super::dispatch::{Job, JobStep, chain_name};
+use super::pool::PooledBuffer;
+use crate::broadcast::{SlopePlan, plan, unidirectional_slope_shape};
+use crate::cpu::{CpuStep, chain_element};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::ops::{Attributes, PRELU, UnaryOp};
+use crate::ulp;
+
+/// Compares GPU results with the reference: the first element outside `bound` is the error.
+pub(crate) fn compare<T: Element>(
+    chain: &str,
+    gpu: &[T],
+    x: &[T],
+    element_base: u64,
+    steps: &[CpuStep<'_, T>],
+    bound: u64,
+) -> Result<()> {
+    for (i, (&g, &v)) in gpu.iter().zip(x).enumerate() {
+        let reference = chain_element(v, element_base + i as u64, steps);
+        if !ulp::within_ulp(g, reference, bound) {
+            return Err(Error::ValidationMismatch {
+                op: chain.to_string(),
+                dtype: T::DTYPE,
+                index: element_base as usize + i,
+                gpu: format!("{g:?}"),
+                reference: format!("{reference:?}"),
+                bound,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The bound of a chain on `dtype`: the sum of its steps' bounds.
+pub(crate) fn chain_bound(steps: &[JobStep<'_>], dtype: DType) -> u64 {
+    steps
+        .iter()
+        .map(|s| match s {
+            JobStep::Unary { op, .. } => op.max_ulp.for_dtype(dtype),
+            JobStep::Prelu { .. } => PRELU.max_ulp.for_dtype(dtype),
+        })
+        .sum()
+}
+
+/// What the check of one job needs once the GPU is done.
+struct Check {
+    chain: String,
+    dtype: DType,
+    bound: u64,
+    element_base: u64,
+    steps: Vec<StepCheck>,
+    x: PooledBuffer,
+    y: PooledBuffer,
+    bytes: u64,
+}
+
+enum StepCheck {
+    Unary(&'static UnaryOp, Attributes),
+    Prelu { staging: PooledBuffer, bytes: u64, first: u64, plan: SlopePlan },
+}
+
+impl Context {
+    /// Records the copies a job's validation reads, before the job (X and the slopes, which
+    /// the job may overwrite). Returns what [`Context::finish_validation`] completes.
+    pub(crate) fn begin_validation(&self, encoder: &mut wgpu::CommandEncoder, job: &Job<'_>) -> Result<Option<PendingCheck>> {
+        if !self.inner.options.validation || job.x.is_empty() {
+            return Ok(None);
+        }
+        let x = self.stage(encoder, job.x)?;
+        let mut steps = Vec::with_capacity(job.steps.len());
+        for step in job.steps {
+            steps.push(match step {
+                JobStep::Unary { op, attributes } => StepCheck::Unary(op, *attributes),
+                JobStep::Prelu { slope, shape, first } => {
+                    let aligned = unidirectional_slope_shape(job.shape, shape)?;
+                    StepCheck::Prelu { staging: self.stage(encoder, slope)?, bytes: slope.size_bytes(), first: *first, plan: plan(job.shape, &aligned)? }
+                }
+            });
+        }
+        Ok(Some(PendingCheck {
+            chain: chain_name(job.steps),
+            dtype: job.x.dtype(),
+            bound: chain_bound(job.steps, job.x.dtype()),
+            element_base: job.element_base,
+            steps,
+            x,
+            bytes: job.x.size_bytes(),
+        }))
+    }
+
+    /// Records the copy of the job's result and schedules the comparison for when the
+    /// submission that carries `encoder` completes.
+    pub(crate) fn finish_validation(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pending: Option<PendingCheck>,
+        y: &super::GpuTensor,
+        report: Report,
+    ) -> Result<Option<CheckHandle>> {
+        let Some(pending) = pending else { return Ok(None) };
+        let check = Check {
+            y: self.stage(encoder, y)?,
+            chain: pending.chain,
+            dtype: pending.dtype,
+            bound: pending.bound,
+            element_base: pending.element_base,
+            steps: pending.steps,
+            x: pending.x,
+            bytes: pending.bytes,
+        };
+        let mapped = Arc::new(Mutex::new(Vec::<bool>::new()));
+        let mut buffers: Vec<&wgpu::Buffer> = vec![check.x.buffer(), check.y.buffer()];
+        for step in &check.steps {
+            if let StepCheck::Prelu { staging, .. } = step {
+                buffers.push(staging.buffer());
+            }
+        }
+        for buffer in buffers {
+            let mapped = Arc::clone(&mapped);
+            encoder.map_buffer_on_submit(buffer, wgpu::MapMode::Read, .., move |result| {
+                mapped.lock().unwrap_or_else(|p| p.into_inner()).push(result.is_ok());
+            });
+        }
+        let failures = Arc::clone(&self.inner.validation_failures);
+        let handle = CheckHandle::default();
+        let outcome = match report {
+            Report::Queue => None,
+            Report::Handle => Some(handle.clone()),
+        };
+        let expected = 2 + check.steps.iter().filter(|s| matches!(s, StepCheck::Prelu { .. })).count();
+        encoder.on_submitted_work_done(move || {
+            let all_mapped = {
+                let results = mapped.lock().unwrap_or_else(|p| p.into_inner());
+                results.len() == expected && results.iter().all(|&ok| ok)
+            };
+            let result = if all_mapped {
+                let result = check.run();
+                check.release();
+                result
+            } else {
+                check.discard();
+                Err(Error::Gpu { during: "validation", message: "the staging buffers could not be mapped".into() })
+            };
+            match (outcome, result) {
+                (Some(handle), result) => handle.set(result),
+                (None, Err(error)) => failures.lock().unwrap_or_else(|p| p.into_inner()).push(error),
+                (None, Ok(())) => {}
+            }
+        });
+        Ok(match report {
+            Report::Queue => None,
+            Report::Handle => Some(handle),
+        })
+    }
+
+    /// Copies a tensor into a fresh staging buffer.
+    fn stage(&self, encoder: &mut wgpu::CommandEncoder, tensor: &super::GpuTensor) -> Result<PooledBuffer> {
+        let padded = tensor.size_bytes().next_multiple_of(4).max(4);
+        let staging = self.take_buffer(padded, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, "wgpu-activations.validation")?;
+        if tensor.size_bytes() > 0 {
+            encoder.copy_buffer_to_buffer(tensor.buffer(), tensor.offset(), staging.buffer(), 0, tensor.size_bytes().next_multiple_of(4));
+        }
+        Ok(staging)
+    }
+}
+
+/// Where a validation reports: the context's queue (returned by its next call), or a handle
+/// the caller waits on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Report {
+    Queue,
+    Handle,
+}
+
+/// The outcome of one validation, set by the completion callback.
+#[derive(Clone, Default)]
+pub(crate) struct CheckHandle(Arc<(Mutex<Option<Result<()>>>, Condvar)>);
+
+impl CheckHandle {
+    fn set(&self, result: Result<()>) {
+        let (slot, ready) = &*self.0;
+        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+        ready.notify_all();
+    }
+
+    /// Waits (at most `timeout`: the callback runs in the poll that completed the readback)
+    /// for the outcome.
+    pub(crate) fn wait(&self, timeout: Duration) -> Result<()> {
+        let (slot, ready) = &*self.0;
+        let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut guard, _) = ready.wait_timeout_while(guard, timeout, |s| s.is_none()).unwrap_or_else(|p| p.into_inner());
+        guard.take().unwrap_or(Err(Error::Timeout { during: "validation", after: timeout }))
+    }
+}
+
+/// A validation begun with [`Context::begin_validation`]: the check without Y yet.
+pub(crate) struct PendingCheck {
+    chain: String,
+    dtype: DType,
+    bound: u64,
+    element_base: u64,
+    steps: Vec<StepCheck>,
+    x: PooledBuffer,
+    bytes: u64,
+}
+
+impl Check {
+    fn run(&self) -> Result<()> {
+        fn typed<T: Element>(check: &Check) -> Result<()> {
+            let read = |buffer: &PooledBuffer, bytes: u64| -> Result<Vec<T>> {
+                let view = buffer
+                    .buffer()
+                    .slice(..)
+                    .get_mapped_range()
+                    .map_err(|e| Error::Gpu { during: "validation", message: e.to_string() })?;
+                Ok(bytemuck::pod_collect_to_vec(&view[..bytes as usize]))
+            };
+            let x = read(&check.x, check.bytes)?;
+            let y = read(&check.y, check.bytes)?;
+            let mut slopes = Vec::new();
+            for step in &check.steps {
+                if let StepCheck::Prelu { staging, bytes, .. } = step {
+                    slopes.push(read(staging, *bytes)?);
+                }
+            }
+            let mut slope_values = slopes.iter();
+            let steps: Vec<CpuStep<'_, T>> = check
+                .steps
+                .iter()
+                .map(|step| match step {
+                    StepCheck::Unary(op, attributes) => CpuStep::Unary(op, *attributes),
+                    StepCheck::Prelu { first, plan, .. } => {
+                        CpuStep::Prelu { slope: slope_values.next().map_or(&[][..], Vec::as_slice), first: *first, plan: plan.clone() }
+                    }
+                })
+                .collect();
+            compare(&check.chain, &y, &x, check.element_base, &steps, check.bound)
+        }
+        match self.dtype {
+            DType::BF16 => typed::<half::bf16>(self),
+            DType::F16 => typed::<half::f16>(self),
+            DType::F32 => typed::<f32>(self),
+            DType::F64 => typed::<f64>(self),
+            DType::I32 => typed::<i32>(self),
+            DType::I64 => typed::<i64>(self),
+            DType::U32 => typed::<u32>(self),
+            DType::U64 => typed::<u64>(self),
+        }
+    }
+
+    fn buffers(self) -> Vec<PooledBuffer> {
+        let mut all = vec![self.x, self.y];
+        for step in self.steps {
+            if let StepCheck::Prelu { staging, .. } = step {
+                all.push(staging);
+            }
+        }
+        all
+    }
+
+    /// Unmaps the staging buffers and returns them to the pool.
+    fn release(self) {
+        for buffer in self.buffers() {
+            buffer.buffer().unmap();
+        }
+    }
+
+    /// Drops the staging buffers unpooled (some map failed: their state is unknown).
+    fn discard(self) {
+        for buffer in self.buffers() {
+            buffer.discard();
+        }
+    }
+}

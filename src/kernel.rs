@@ -1,0 +1,483 @@
+//! Kernel sources: `shaders/driver/elementwise.wgsl` expanded per (representation, chain of step
+//! kinds, in place or not), and the constants that Rust and WGSL share, defined here once and
+//! prepended to every expansion.
+//!
+//! Only kinds of things become shader text: the representation, which operator each step is,
+//! how a PRelu step gathers its slope. Attributes, sizes and slope extents travel in [`Params`],
+//! so one pipeline serves every alpha and every shape.
+
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+
+use crate::broadcast::SlopeAccess;
+use crate::ops::UnaryOp;
+use crate::repr::Repr;
+
+/// Longest chain of steps one kernel runs (the size of `Params.steps`).
+pub(crate) const MAX_CHAIN: usize = 8;
+/// Largest collapsed rank of the general slope pattern (the size of `Params.general_dims`).
+pub(crate) const MAX_RANK: usize = 16;
+/// Bytes of one storage Vector.
+pub(crate) const VECTOR_BYTES: u64 = 16;
+
+const DRIVER: &str = include_str!("../shaders/driver/elementwise.wgsl");
+const IO_OUT_OF_PLACE: &str = include_str!("../shaders/driver/io_out_of_place.wgsl");
+const IO_IN_PLACE: &str = include_str!("../shaders/driver/io_in_place.wgsl");
+const PRELU: &str = include_str!("../shaders/ops/prelu.wgsl");
+const PRELU_SLOPE: &str = include_str!("../shaders/ops/prelu_slope.wgsl");
+const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
+
+/// Binding numbers, as the driver and its IO files declare them.
+pub(crate) mod binding {
+    pub(crate) const PARAMS: u32 = 0;
+    pub(crate) const X: u32 = 1;
+    pub(crate) const Y: u32 = 2;
+    pub(crate) const X_WORDS: u32 = 3;
+    pub(crate) const Y_WORDS: u32 = 4;
+
+    /// The slope of the PRelu step at chain position `k`, as Vectors.
+    pub(crate) fn slope_vectors(k: usize) -> u32 {
+        5 + 2 * k as u32
+    }
+
+    /// The same slope as Words.
+    pub(crate) fn slope_words(k: usize) -> u32 {
+        6 + 2 * k as u32
+    }
+}
+
+/// Workgroup shape and how an invocation's Vectors lie, chosen per device (`WORKGROUP_SIZE`,
+/// `VECTORS_PER_INVOCATION`, `LOCAL_STRIDE` and `VECTOR_STRIDE` in the WGSL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Tuning {
+    pub(crate) workgroup_size: u32,
+    pub(crate) vectors_per_invocation: u32,
+    /// An invocation's Vectors are consecutive (best measured on CPU drivers, where a SIMD
+    /// batch of invocations runs as one thread), or strided by the workgroup (neighbouring
+    /// invocations touch neighbouring memory: coalesced on GPUs).
+    pub(crate) contiguous: bool,
+}
+
+impl Tuning {
+    /// `requested` (invocations, vectors per invocation), by default 256 invocations of 4
+    /// Vectors each (the fastest of the shapes measured on lavapipe; `wgpu-act bench --shapes`
+    /// compares others), shrunk to a power of two that `limits` allow.
+    pub(crate) fn for_limits(limits: &wgpu::Limits, requested: Option<(u32, u32)>, contiguous: bool) -> Self {
+        let (size, vectors) = requested.unwrap_or((256, 4));
+        let cap = limits.max_compute_invocations_per_workgroup.min(limits.max_compute_workgroup_size_x);
+        let size = size.clamp(1, cap.max(1));
+        Tuning { workgroup_size: 1 << size.ilog2(), vectors_per_invocation: vectors.clamp(1, 64), contiguous }
+    }
+
+    /// Vectors one workgroup covers.
+    pub(crate) fn vectors_per_workgroup(self) -> u64 {
+        u64::from(self.workgroup_size) * u64::from(self.vectors_per_invocation)
+    }
+
+    /// Vectors between an invocation's consecutive Vectors.
+    pub(crate) fn vector_stride(self) -> u64 {
+        if self.contiguous { 1 } else { u64::from(self.workgroup_size) }
+    }
+
+    /// The aligned block of Vectors that holds all of one invocation's: its own Vectors when
+    /// they are consecutive, else its workgroup's.
+    pub(crate) fn invocation_block(self) -> u64 {
+        if self.contiguous { u64::from(self.vectors_per_invocation) } else { self.vectors_per_workgroup() }
+    }
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning { workgroup_size: 256, vectors_per_invocation: 4, contiguous: false }
+    }
+}
+
+/// What one chain step contributes to the shader text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum StepKind {
+    Unary(&'static UnaryOp),
+    Prelu(SlopeAccess),
+}
+
+impl PartialEq for StepKind {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (StepKind::Unary(a), StepKind::Unary(b)) => std::ptr::eq(*a, *b),
+            (StepKind::Prelu(a), StepKind::Prelu(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for StepKind {}
+
+impl Hash for StepKind {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            StepKind::Unary(op) => (0u8, op.onnx_name).hash(state),
+            StepKind::Prelu(access) => (1u8, access).hash(state),
+        }
+    }
+}
+
+/// One kernel: the unit of compilation and of the pipeline cache. Copy and allocation-free, so
+/// looking a kernel up costs a hash of a few words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct KernelKey {
+    pub(crate) repr: Repr,
+    steps: [Option<StepKind>; MAX_CHAIN],
+    pub(crate) in_place: bool,
+    pub(crate) tuning: Tuning,
+}
+
+/// Which pass of a kernel: whole Vectors, or the tail's Words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pass {
+    Main,
+    Tail,
+}
+
+impl Pass {
+    pub(crate) fn entry_point(self) -> &'static str {
+        match self {
+            Pass::Main => "main",
+            Pass::Tail => "tail",
+        }
+    }
+}
+
+impl KernelKey {
+    /// A kernel for `steps` (at most [`MAX_CHAIN`]; the caller splits longer chains).
+    pub(crate) fn new(repr: Repr, steps: &[StepKind], in_place: bool, tuning: Tuning) -> Self {
+        assert!(steps.len() <= MAX_CHAIN, "a kernel runs at most {MAX_CHAIN} steps");
+        let mut slots = [None; MAX_CHAIN];
+        for (slot, step) in slots.iter_mut().zip(steps) {
+            *slot = Some(*step);
+        }
+        KernelKey { repr, steps: slots, in_place, tuning }
+    }
+
+    pub(crate) fn steps(&self) -> impl Iterator<Item = StepKind> + '_ {
+        self.steps.iter().map_while(|s| *s)
+    }
+
+    /// Label of the GPU objects built from this key: `wgpu-activations.<steps>.<dtype>`.
+    pub(crate) fn label(&self) -> String {
+        let names: Vec<String> = self
+            .steps()
+            .map(|s| match s {
+                StepKind::Unary(op) => op.wgsl_fn.to_string(),
+                StepKind::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
+            })
+            .collect();
+        let chain = if names.is_empty() { "copy".to_string() } else { names.join("+") };
+        let place = if self.in_place { ".in_place" } else { "" };
+        format!("wgpu-activations.{chain}.{}{place}", self.repr.dtype())
+    }
+
+    /// The bindings `pass` reads, in ascending order: what its bind group must hold.
+    pub(crate) fn bindings(&self, pass: Pass) -> Vec<u32> {
+        let mut used = vec![binding::PARAMS];
+        match pass {
+            Pass::Main => used.push(binding::X),
+            Pass::Tail => used.push(binding::X_WORDS),
+        }
+        if !self.in_place {
+            used.push(if pass == Pass::Main { binding::Y } else { binding::Y_WORDS });
+        }
+        for (k, step) in self.steps().enumerate() {
+            if let StepKind::Prelu(access) = step {
+                let vectors = pass == Pass::Main && access == SlopeAccess::Same;
+                used.push(if vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
+            }
+        }
+        used
+    }
+
+    /// The complete WGSL source.
+    pub(crate) fn wgsl(&self) -> String {
+        let spec = self.repr.spec();
+        let mut src = String::from(spec.enable);
+        let _ = writeln!(src, "const WORKGROUP_SIZE: u32 = {}u;", self.tuning.workgroup_size);
+        let _ = writeln!(src, "const VECTORS_PER_INVOCATION: u32 = {}u;", self.tuning.vectors_per_invocation);
+        let local_stride = if self.tuning.contiguous { self.tuning.vectors_per_invocation } else { 1 };
+        let _ = writeln!(src, "const LOCAL_STRIDE: u32 = {local_stride}u;");
+        let _ = writeln!(src, "const VECTOR_STRIDE: u32 = {}u;", self.tuning.vector_stride());
+        let _ = writeln!(src, "const MAX_CHAIN: u32 = {MAX_CHAIN}u;");
+        let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
+        for part in spec.wgsl {
+            src.push_str(part);
+        }
+        let mut ops_included: Vec<&'static str> = Vec::new();
+        let mut text = StepText::default();
+        for (k, step) in self.steps().enumerate() {
+            match step {
+                StepKind::Unary(op) => {
+                    if !ops_included.contains(&op.onnx_name) {
+                        ops_included.push(op.onnx_name);
+                        src.push_str(op.wgsl);
+                    }
+                    text.both(&format!("b = {}(b, params.steps[{k}].attributes);", op.wgsl_fn));
+                }
+                StepKind::Prelu(access) => {
+                    if !ops_included.contains(&"PRelu") {
+                        ops_included.push("PRelu");
+                        src.push_str(PRELU);
+                        src.push_str(DIVIDE);
+                    }
+                    text.slopes.push_str(
+                        &PRELU_SLOPE
+                            .replace("{{K}}", &k.to_string())
+                            .replace("{{VECTORS_BINDING}}", &binding::slope_vectors(k).to_string())
+                            .replace("{{WORDS_BINDING}}", &binding::slope_words(k).to_string()),
+                    );
+                    match access {
+                        SlopeAccess::Scalar => {
+                            let _ = writeln!(text.prepare, "    let scalar_{k} = slope_scalar_{k}();");
+                            text.both(&format!("b = prelu(b, scalar_{k});"));
+                        }
+                        SlopeAccess::Same => {
+                            let _ = writeln!(text.main, "            b = prelu(b, group(slope_vectors_{k}[v], g));");
+                            let _ = writeln!(text.tail, "        b = prelu(b, slope_same_{k}(element, g));");
+                        }
+                        SlopeAccess::Channel | SlopeAccess::ChannelAligned => {
+                            let _ = writeln!(text.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
+                            if access == SlopeAccess::Channel {
+                                text.both(&format!("b = prelu(b, slope_channel_{k}(cursor_{k}, g));"));
+                            } else {
+                                text.both(&format!("b = prelu(b, slope_channel_aligned_{k}(cursor_{k}));"));
+                            }
+                            let _ = writeln!(text.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
+                        }
+                        SlopeAccess::ChannelUniform => {
+                            let _ = writeln!(text.prepare, "    let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));");
+                            text.both(&format!("b = prelu(b, uniform_{k});"));
+                        }
+                        SlopeAccess::General => text.both(&format!("b = prelu(b, slope_general_{k}(element, g));")),
+                    }
+                }
+            }
+        }
+        let io = if self.in_place { IO_IN_PLACE } else { IO_OUT_OF_PLACE };
+        src.push_str(&fill(
+            DRIVER,
+            &[
+                ("{{IO}}", io),
+                ("{{SLOPES}}", &text.slopes),
+                ("{{PREPARE}}", &text.prepare),
+                ("{{STEPS_MAIN}}", &text.main),
+                ("{{STEPS_TAIL}}", &text.tail),
+                ("{{ADVANCE}}", &text.advance),
+            ],
+        ));
+        src
+    }
+}
+
+/// The text each chain step contributes to the driver's placeholders.
+#[derive(Default)]
+struct StepText {
+    slopes: String,
+    prepare: String,
+    main: String,
+    tail: String,
+    advance: String,
+}
+
+impl StepText {
+    /// A statement that reads the same in the main pass and the tail.
+    fn both(&mut self, statement: &str) {
+        let _ = writeln!(self.main, "            {statement}");
+        let _ = writeln!(self.tail, "        {statement}");
+    }
+}
+
+/// Replaces each line that consists of a placeholder alone (mentions in comments stay as they
+/// are, documenting it).
+fn fill(template: &str, fills: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() * 2);
+    for line in template.lines() {
+        match fills.iter().find(|(placeholder, _)| line.trim() == *placeholder) {
+            Some((_, text)) => out.push_str(text.trim_end_matches('\n')),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// One step's slots of [`Params`]: a unary step's attributes, or a PRelu step's slope pattern.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct StepParams {
+    pub(crate) attributes: [f32; 4],
+    /// Run length, channels, flat index of the first bound slope element, unused.
+    pub(crate) slope: [u32; 4],
+    /// The channel cursor's move between an invocation's Vectors: (run, channel, unused, unused).
+    pub(crate) jump: [u32; 4],
+    /// Run length and channels prepared for division: magic numbers, then modes.
+    pub(crate) divide: [u32; 4],
+}
+
+/// The driver's uniform block (`struct Params` in `shaders/driver/elementwise.wgsl`); a test
+/// checks that naga lays the WGSL struct out exactly like this.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Params {
+    pub(crate) vectors: u32,
+    pub(crate) tail_word: u32,
+    pub(crate) tail_elements: u32,
+    pub(crate) first_element: u32,
+    pub(crate) steps: [StepParams; MAX_CHAIN],
+    pub(crate) general_rank: u32,
+    pub(crate) padding: [u32; 3],
+    pub(crate) general_dims: [u32; MAX_RANK],
+    pub(crate) general_strides: [u32; MAX_RANK],
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::ops::UNARY_OPS;
+    use crate::repr::REPRS;
+
+    /// Every key the validation test covers: each representation with the empty chain (the
+    /// bench's copy), each single unary op, each pair, a full chain, each PRelu slope access, and
+    /// PRelu mixed into unary chains, in place and not.
+    pub(crate) fn all_variants() -> Vec<KernelKey> {
+        let mut keys = Vec::new();
+        for spec in &REPRS {
+            let mut chains: Vec<Vec<StepKind>> = vec![vec![]];
+            for access in SlopeAccess::ALL {
+                chains.push(vec![StepKind::Prelu(access)]);
+            }
+            if spec.dtype.is_float() {
+                for a in UNARY_OPS {
+                    chains.push(vec![StepKind::Unary(a)]);
+                    for b in UNARY_OPS {
+                        chains.push(vec![StepKind::Unary(a), StepKind::Unary(b)]);
+                    }
+                }
+                chains.push(vec![StepKind::Unary(UNARY_OPS[1]); MAX_CHAIN]);
+                chains.push(vec![
+                    StepKind::Prelu(SlopeAccess::Same),
+                    StepKind::Unary(UNARY_OPS[1]),
+                    StepKind::Prelu(SlopeAccess::Channel),
+                    StepKind::Unary(UNARY_OPS[0]),
+                    StepKind::Prelu(SlopeAccess::General),
+                ]);
+            }
+            for chain in &chains {
+                for in_place in [false, true] {
+                    let tuning = Tuning { contiguous: in_place, ..Tuning::default() };
+                    keys.push(KernelKey::new(spec.repr, chain, in_place, tuning));
+                }
+            }
+        }
+        keys
+    }
+
+    pub(crate) fn parse_and_validate(key: &KernelKey) -> Result<naga::Module, String> {
+        let src = key.wgsl();
+        let module = naga::front::wgsl::parse_str(&src)
+            .map_err(|e| format!("{}: parse error\n{}\n{src}", key.label(), e.emit_to_string(&src)))?;
+        // Exactly the capabilities the representation's feature grants: the emulated paths must
+        // validate with none, since they exist for adapters that have none.
+        let feature = key.repr.spec().feature;
+        let mut caps = naga::valid::Capabilities::empty();
+        if feature.contains(wgpu::Features::SHADER_F16) {
+            caps |= naga::valid::Capabilities::SHADER_FLOAT16;
+        }
+        if feature.contains(wgpu::Features::SHADER_F64) {
+            caps |= naga::valid::Capabilities::FLOAT64;
+        }
+        if feature.contains(wgpu::Features::SHADER_INT64) {
+            caps |= naga::valid::Capabilities::SHADER_INT64;
+        }
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .map_err(|e| format!("{}: invalid\n{}\n{src}", key.label(), e.emit_to_string(&src)))?;
+        Ok(module)
+    }
+
+    #[test]
+    fn every_kernel_variant_validates_with_naga() {
+        let keys = all_variants();
+        assert!(keys.len() >= 150, "{} variants", keys.len());
+        let failures: Vec<String> = keys.iter().filter_map(|k| parse_and_validate(k).err()).collect();
+        assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), keys.len(), failures.join("\n\n"));
+    }
+
+    #[test]
+    fn entry_points_read_exactly_the_bindings_the_engine_binds() {
+        for key in all_variants() {
+            let module = parse_and_validate(&key).unwrap();
+            let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+                .validate(&module)
+                .unwrap();
+            for pass in [Pass::Main, Pass::Tail] {
+                let index = module.entry_points.iter().position(|e| e.name == pass.entry_point()).unwrap();
+                let function = info.get_entry_point(index);
+                let mut used: Vec<u32> = module
+                    .global_variables
+                    .iter()
+                    .filter(|(handle, _)| !function[*handle].is_empty())
+                    .filter_map(|(_, var)| var.binding.as_ref().map(|b| b.binding))
+                    .collect();
+                used.sort();
+                assert_eq!(used, key.bindings(pass), "{} {pass:?}", key.label());
+            }
+        }
+    }
+
+    #[test]
+    fn params_layout_matches_the_wgsl_struct() {
+        use std::mem::{offset_of, size_of};
+        let key = KernelKey::new(Repr::F32, &[StepKind::Unary(UNARY_OPS[0])], false, Tuning::default());
+        let module = parse_and_validate(&key).unwrap();
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).unwrap();
+        let find = |name: &str| {
+            let (handle, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap();
+            let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is not a struct") };
+            let offsets: Vec<(String, u32)> =
+                members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect();
+            (offsets, *span, layouter[handle].size)
+        };
+        let (members, span, _) = find("Params");
+        let rust = [
+            ("vectors", offset_of!(Params, vectors)),
+            ("tail_word", offset_of!(Params, tail_word)),
+            ("tail_elements", offset_of!(Params, tail_elements)),
+            ("first_element", offset_of!(Params, first_element)),
+            ("steps", offset_of!(Params, steps)),
+            ("general_rank", offset_of!(Params, general_rank)),
+            ("general_dims", offset_of!(Params, general_dims)),
+            ("general_strides", offset_of!(Params, general_strides)),
+        ];
+        let expected: Vec<(String, u32)> = rust.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
+        assert_eq!(members, expected);
+        assert_eq!(span as usize, size_of::<Params>());
+        let (members, span, _) = find("Step");
+        let expected = [
+            ("attributes", 0),
+            ("slope", offset_of!(StepParams, slope)),
+            ("jump", offset_of!(StepParams, jump)),
+            ("divide", offset_of!(StepParams, divide)),
+        ];
+        assert_eq!(members, expected.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect::<Vec<_>>());
+        assert_eq!(span as usize, size_of::<StepParams>());
+    }
+
+    #[test]
+    fn attributes_and_shapes_are_not_shader_text() {
+        let key = KernelKey::new(Repr::F32, &[StepKind::Unary(UNARY_OPS[1])], false, Tuning::default());
+        assert!(!key.wgsl().contains("0.01"));
+        assert_eq!(key.label(), "wgpu-activations.elu.f32");
+        for key in all_variants() {
+            let src = key.wgsl();
+            let code = src.lines().filter(|l| !l.trim_start().starts_with("//"));
+            assert!(code.clone().all(|l| !l.contains("{{")), "unfilled placeholder in {}", key.label());
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Loading: files read within a size cap, host tensors of any ONNX dtype, and their
+//! TensorProto encoding (every storage form).
+
+use std::io::Read;
+use std::path::Path;
+
+use half::{bf16, f16};
+use ndarray::{ArrayD, IxDyn};
+use prost::Message;
+
+use super::error::OnnxError;
+use super::proto::{ModelProto, TensorProto};
+use crate::dtype::{DType, Element};
+use crate::engine::{Context, GpuTensor};
+
+/// Largest file the loaders read: a serialized protobuf cannot exceed 2 GiB. Files are checked
+/// against it before reading, and read no further than it, so a device file or a file that
+/// grows cannot make a loader allocate without bound.
+pub const MAX_FILE_BYTES: u64 = 2 << 30;
+
+/// Reads a regular file of at most `cap` bytes.
+pub fn read_file(path: &Path, cap: u64) -> Result<Vec<u8>, OnnxError> {
+    let fail = |reason: String| OnnxError::File { path: path.display().to_string(), reason };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let metadata = file.metadata().map_err(|e| fail(e.to_string()))?;
+    if !metadata.is_file() {
+        return Err(fail("is not a regular file".into()));
+    }
+    if metadata.len() > cap {
+        return Err(fail(format!("has {} bytes, more than the {cap} accepted", metadata.len())));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > cap {
+        return Err(fail(format!("grew past the {cap} bytes accepted while being read")));
+    }
+    Ok(bytes)
+}
+
+/// Decodes a serialized `ModelProto`.
+pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, OnnxError> {
+    ModelProto::decode(bytes).map_err(|e| OnnxError::Malformed(format!("ModelProto: {e}")))
+}
+
+/// A host tensor of one of the eight dtypes the operators accept.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostTensor {
+    /// bfloat16 values.
+    BF16(ArrayD<bf16>),
+    /// float16 values.
+    F16(ArrayD<f16>),
+    /// float values.
+    F32(ArrayD<f32>),
+    /// double values.
+    F64(ArrayD<f64>),
+    /// int32 values.
+    I32(ArrayD<i32>),
+    /// int64 values.
+    I64(ArrayD<i64>),
+    /// uint32 values.
+    U32(ArrayD<u32>),
+    /// uint64 values.
+    U64(ArrayD<u64>),
+}
+
+/// Runs `$body` with `$a` bound to the typed array inside a [`HostTensor`].
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_host_tensor {
+    ($tensor:expr, $a:ident => $body:expr) => {
+        match $tensor {
+            $crate::onnx::HostTensor::BF16($a) => $body,
+            $crate::onnx::HostTensor::F16($a) => $body,
+            $crate::onnx::HostTensor::F32($a) => $body,
+            $crate::onnx::HostTensor::F64($a) => $body,
+            $crate::onnx::HostTensor::I32($a) => $body,
+            $crate::onnx::HostTensor::I64($a) => $body,
+            $crate::onnx::HostTensor::U32($a) => $body,
+            $crate::onnx::HostTensor::U64($a) => $body,
+        }
+    };
+}
+
+/// Conversion between a typed array and [`HostTensor`].
+pub trait HostElement: Element {
+    /// Wraps an array.
+    fn wrap(array: ArrayD<Self>) -> HostTensor;
+    /// Borrows the array if the tensor holds this type.
+    fn unwrap_ref(tensor: &HostTensor) -> Option<&ArrayD<Self>>;
+}
+
+macro_rules! host_element {
+    ($t:ty, $variant:ident) => {
+        impl HostElement for $t {
+            fn wrap(array: ArrayD<Self>) -> HostTensor {
+                HostTensor::$variant(array)
+            }
+            fn unwrap_ref(tensor: &HostTensor) -> Option<&ArrayD<Self>> {
+                match tensor {
+                    HostTensor::$variant(a) => Some(a),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+host_element!(bf16, BF16);
+host_element!(f16, F16);
+host_element!(f32, F32);
+host_element!(f64, F64);
+host_element!(i32, I32);
+host_element!(i64, I64);
+host_element!(u32, U32);
+host_element!(u64, U64);
+
+/// ONNX `TensorProto.DataType` codes.
+pub(crate) mod code {
+    pub(crate) const FLOAT: i32 = 1;
+    pub(crate) const INT32: i32 = 6;
+    pub(crate) const INT64: i32 = 7;
+    pub(crate) const FLOAT16: i32 = 10;
+    pub(crate) const DOUBLE: i32 = 11;
+    pub(crate) const UINT32: i32 = 12;
+    pub(crate) const UINT64: i32 = 13;
+    pub(crate) const BFLOAT16: i32 = 16;
+}
+
+/// The dtype of an ONNX data type code, or `None` for types the operators never accept.
+pub(crate) fn dtype_of_code(data_type: i32) -> Option<DType> {
+    Some(match data_type {
+        code::FLOAT => DType::F32,
+        code::INT32 => DType::I32,
+        code::INT64 => DType::I64,
+        code::FLOAT16 => DType::F16,
+        code::DOUBLE => DType::F64,
+        code::UINT32 => DType::U32,
+        code::UINT64 => DType::U64,
+        code::BFLOAT16 => DType::BF16,
+        _ => return None,
+    })
+}
+
+/// The ONNX data type code of a dtype.
+pub(crate) fn code_of_dtype(dtype: DType) -> i32 {
+    match dtype {
+        DType::F32 => code::FLOAT,
+        DType::I32 => code::INT32,
+        DType::I64 => code::INT64,
+        DType::F16 => code::FLOAT16,
+        DType::F64 => code::DOUBLE,
+        DType::U32 => code::UINT32,
+        DType::U64 => code::UINT64,
+        DType::BF16 => code::BFLOAT16,
+    }
+}
+
+impl HostTensor {
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        fn of<T: Element>(_: &ArrayD<T>) -> DType {
+            T::DTYPE
+        }
+        with_host_tensor!(self, a => of(a))
+    }
+
+    /// Dimensions.
+    pub fn shape(&self) -> &[usize] {
+        with_host_tensor!(self, a => a.shape())
+    }
+
+    /// The first element widened to f64 (for the scalars of function-body expansions).
+    pub(crate) fn first_as_f64(&self) -> Option<f64> {
+        match self {
+            HostTensor::BF16(a) => a.iter().next().map(|v| v.to_f64()),
+            HostTensor::F16(a) => a.iter().next().map(|v| v.to_f64()),
+            HostTensor::F32(a) => a.iter().next().map(|&v| f64::from(v)),
+            HostTensor::F64(a) => a.iter().next().copied(),
+            HostTensor::I32(a) => a.iter().next().map(|&v| f64::from(v)),
+            HostTensor::I64(a) => a.iter().next().map(|&v| v as f64),
+            HostTensor::U32(a) => a.iter().next().map(|&v| f64::from(v)),
+            HostTensor::U64(a) => a.iter().next().map(|&v| v as f64),
+        }
+    }
+
+    /// Uploads the tensor to `ctx`.
+    pub fn upload(&self, ctx: &Context) -> Result<GpuTensor, crate::Error> {
+        with_host_tensor!(self, a => ctx.upload(a.view()))
+    }
+
+    /// Downloads a device tensor of any dtype.
+    pub fn download(ctx: &Context, tensor: &GpuTensor) -> Result<HostTensor, crate::Error> {
+        Ok(match tensor.dtype() {
+            DType::BF16 => HostTensor::BF16(ctx.download(tensor)?),
+            DType::F16 => HostTensor::F16(ctx.download(tensor)?),
+            DType::F32 => HostTensor::F32(ctx.download(tensor)?),
+            DType::F64 => HostTensor::F64(ctx.download(tensor)?),
+            DType::I32 => HostTensor::I32(ctx.download(tensor)?),
+            DType::I64 => HostTensor::I64(ctx.download(tensor)?),
+            DType::U32 => HostTensor::U32(ctx.download(tensor)?),
+            DType::U64 => HostTensor::U64(ctx.download(tensor)?),
+        })
+    }
+
+    /// Decodes a serialized `TensorProto` (a `.pb` file of the ONNX backend tests).
+    pub fn decode_pb(bytes: &[u8]) -> Result<Self, OnnxError> {
+        let proto = TensorProto::decode(bytes).map_err(|e| OnnxError::Malformed(format!("TensorProto: {e}")))?;
+        Self::from_proto(&proto)
+    }
+
+    /// Reads a `TensorProto` in any of its storage forms: `raw_data` (little-endian) or the typed
+    /// fields (`float_data`, `int32_data` holding f16/bf16 bits, `int64_data`, `double_data`,
+    /// `uint64_data`).
+    pub fn from_proto(proto: &TensorProto) -> Result<Self, OnnxError> {
+        let name = proto.name.clone().unwrap_or_default();
+        let code = proto.data_type.unwrap_or(0);
+        let dtype = dtype_of_code(code).ok_or_else(|| OnnxError::UnsupportedDataType { tensor: name.clone(), code })?;
+        if proto.data_location == Some(1) {
+            return Err(OnnxError::Malformed(format!("tensor {name:?} keeps its data in an external file")));
+        }
+        let mut shape = Vec::with_capacity(proto.dims.len());
+        for &d in &proto.dims {
+            shape.push(usize::try_from(d).map_err(|_| OnnxError::Malformed(format!("tensor {name:?} has dim {d}")))?);
+        }
+        let len = shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| OnnxError::Malformed(format!("tensor {name:?}: element count overflows")))?;
+        let bad_count = |got: usize| {
+            OnnxError::Malformed(format!("tensor {name:?} of shape {shape:?} holds {got} values, needs {len}"))
+        };
+        macro_rules! build {
+            ($t:ty, $values:expr) => {{
+                let values: Vec<$t> = $values;
+                if values.len() != len {
+                    return Err(bad_count(values.len()));
+                }
+                <$t as HostElement>::wrap(
+                    ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| OnnxError::Malformed(e.to_string()))?,
+                )
+            }};
+        }
+        if let Some(raw) = proto.raw_data.as_deref() {
+            if raw.len() != len.saturating_mul(dtype.size_bytes()) {
+                return Err(OnnxError::Malformed(format!(
+                    "tensor {name:?} of shape {shape:?} has {} raw bytes, needs {}",
+                    raw.len(),
+                    len.saturating_mul(dtype.size_bytes())
+                )));
+            }
+            // Little-endian on the wire: decode per element so big-endian hosts work too.
+            return Ok(match dtype {
+                DType::BF16 => build!(bf16, raw.chunks_exact(2).map(|c| bf16::from_le_bytes([c[0], c[1]])).collect()),
+                DType::F16 => build!(f16, raw.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]])).collect()),
+                DType::F32 => build!(f32, raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+                DType::F64 => build!(f64, raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+                DType::I32 => build!(i32, raw.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+                DType::I64 => build!(i64, raw.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+                DType::U32 => build!(u32, raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+                DType::U64 => build!(u64, raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+            });
+        }
+        // 16-bit floats travel as their bit patterns in int32_data.
+        let half_bits = |what: &str| -> Result<Vec<u16>, OnnxError> {
+            proto
+                .int32_data
+                .iter()
+                .map(|&v| u16::try_from(v).map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: {what} bits {v} out of range"))))
+                .collect()
+        };
+        Ok(match dtype {
+            DType::BF16 => build!(bf16, half_bits("bfloat16")?.into_iter().map(bf16::from_bits).collect()),
+            DType::F16 => build!(f16, half_bits("float16")?.into_iter().map(f16::from_bits).collect()),
+            DType::F32 => build!(f32, proto.float_data.clone()),
+            DType::F64 => build!(f64, proto.double_data.clone()),
+            DType::I32 => build!(i32, proto.int32_data.clone()),
+            DType::I64 => build!(i64, proto.int64_data.clone()),
+            DType::U32 => build!(
+                u32,
+                proto
+                    .uint64_data
+                    .iter()
+                    .map(|&v| u32::try_from(v).map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: uint32 value {v}"))))
+                    .collect::<Result<_, _>>()?
+            ),
+            DType::U64 => build!(u64, proto.uint64_data.clone()),
+        })
+    }
+
+    /// Encodes as a `TensorProto` with `raw_data`.
+    pub fn to_proto(&self, name: &str) -> TensorProto {
+        fn raw<T: Element>(a: &ArrayD<T>) -> Vec<u8> {
+            // Element::to_le_bytes equivalent: bytemuck gives native order, so swap on big-endian.
+            let mut bytes = Vec::with_capacity(a.len() * T::DTYPE.size_bytes());
+            for v in a.iter() {
+                let mut b = bytemuck::bytes_of(v).to_vec();
+                if cfg!(target_endian = "big") {
+                    b.reverse();
+                }
+                bytes.extend_from_slice(&b);
+            }
+            bytes
+        }
+        TensorProto {
+            name: Some(name.to_string()),
+            data_type: Some(code_of_dtype(self.dtype())),
+            dims: self.shape().iter().map(|&d| d as i64).collect(),
+            raw_data: Some(with_host_tensor!(self, a => raw(a))),
+            ..Default::default()
+        }
+    }
+
+    /// Serialized `TensorProto` bytes.
+    pub fn encode_pb(&self, name: &str) -> Vec<u8> {
+        self.to_proto(name).encode_to_vec()
+    }
+}

@@ -1,0 +1,163 @@
+//! Execution: a planned model on the GPU, with intermediates kept on the device and released
+//! after their last use, each chain one fused kernel; and the same plan on the CPU reference.
+
+use std::collections::HashMap;
+
+use super::error::{OnnxError, OnnxResult};
+use super::load::{HostElement, HostTensor};
+use super::plan::{Chain, ChainNode, OnnxModel};
+use super::versions::{Operator, allows};
+use crate::broadcast::per_channel_slope_shape;
+use crate::dtype::DType;
+use crate::engine::{Context, GpuTensor};
+use crate::error::Error;
+use crate::ops::Activation;
+use crate::with_host_tensor;
+
+/// PRelu versions before 7 apply a 1-D slope per channel along axis 1.
+const FIRST_BROADCASTING_PRELU: u32 = 7;
+
+fn graph_error(message: impl Into<String>) -> OnnxError {
+    OnnxError::Graph(message.into())
+}
+
+fn check_type(node: &ChainNode, dtype: DType) -> OnnxResult<()> {
+    if allows(node.op.name(), node.version, dtype) {
+        Ok(())
+    } else {
+        Err(Error::DTypeNotAllowed { op: node.op.name(), dtype, version: Some(node.version) }.into())
+    }
+}
+
+impl OnnxModel {
+    fn check_feeds(&self, feeds: &HashMap<String, HostTensor>) -> OnnxResult<()> {
+        for name in &self.inputs {
+            let tensor = feeds.get(name).ok_or_else(|| graph_error(format!("input {name:?} was not given")))?;
+            if let Some(declared) = self.input_dtype(name).filter(|&d| d != tensor.dtype()) {
+                return Err(graph_error(format!("input {name:?} is declared {} but {} was given", declared.onnx_name(), tensor.dtype().onnx_name())));
+            }
+        }
+        Ok(())
+    }
+
+    fn host<'a>(&'a self, feeds: &'a HashMap<String, HostTensor>, name: &str) -> Option<&'a HostTensor> {
+        feeds.get(name).or_else(|| self.initializers.get(name))
+    }
+
+    /// Runs the model on the GPU. Intermediates stay on the device and are released after
+    /// their last use; only the graph outputs are read back.
+    pub fn run(&self, ctx: &Context, feeds: &HashMap<String, HostTensor>) -> OnnxResult<Vec<(String, HostTensor)>> {
+        self.check_feeds(feeds)?;
+        let needs_cpu = feeds.values().chain(self.initializers.values()).any(|t| ctx.runs_on_cpu(t.dtype()));
+        if needs_cpu {
+            return self.run_reference(feeds);
+        }
+        let mut remaining_uses: HashMap<&str, usize> = HashMap::new();
+        for chain in &self.chains {
+            for input in chain.inputs() {
+                *remaining_uses.entry(input).or_default() += 1;
+            }
+        }
+        let mut device: HashMap<String, GpuTensor> = HashMap::new();
+        for chain in &self.chains {
+            for input in chain.inputs() {
+                if !device.contains_key(input) {
+                    let tensor = self.host(feeds, input).ok_or_else(|| graph_error(format!("value {input:?} is undefined")))?;
+                    device.insert(input.to_string(), tensor.upload(ctx)?);
+                }
+            }
+            let result = self.run_chain(ctx, chain, &device)?;
+            for input in chain.inputs() {
+                if let Some(uses) = remaining_uses.get_mut(input) {
+                    *uses -= 1;
+                    if *uses == 0 && !self.outputs.iter().any(|n| n == input) {
+                        device.remove(input);
+                    }
+                }
+            }
+            device.insert(chain.output.clone(), result);
+        }
+        self.outputs
+            .iter()
+            .map(|name| {
+                let value = match device.get(name) {
+                    Some(tensor) => HostTensor::download(ctx, tensor)?,
+                    None => self.host(feeds, name).cloned().ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
+                };
+                Ok((name.clone(), value))
+            })
+            .collect()
+    }
+
+    fn run_chain(&self, ctx: &Context, chain: &Chain, device: &HashMap<String, GpuTensor>) -> OnnxResult<GpuTensor> {
+        let x = &device[chain.input.as_str()];
+        let mut steps = Vec::with_capacity(chain.nodes.len());
+        for node in &chain.nodes {
+            check_type(node, x.dtype())?;
+            steps.push(match (node.op, &node.slope) {
+                (Operator::Unary(op), _) => Activation::with_attributes(op, &node.attributes[..op.attributes.len()]),
+                (Operator::PRelu, Some(slope)) => {
+                    let slope = &device[slope.as_str()];
+                    if node.version < FIRST_BROADCASTING_PRELU {
+                        Activation::prelu(&slope.reshaped(&per_channel_slope_shape(x.shape(), slope.shape())?)?)
+                    } else {
+                        Activation::prelu(slope)
+                    }
+                }
+                (Operator::PRelu, None) => return Err(graph_error("a PRelu node without a slope")),
+            });
+        }
+        Ok(ctx.run_activations(&steps, x)?)
+    }
+
+    /// Runs the model on the CPU reference (the same plan, each op by [`crate::cpu`]).
+    pub fn run_reference(&self, feeds: &HashMap<String, HostTensor>) -> OnnxResult<Vec<(String, HostTensor)>> {
+        self.check_feeds(feeds)?;
+        let mut values: HashMap<String, HostTensor> = HashMap::new();
+        let get = |values: &HashMap<String, HostTensor>, name: &str| -> OnnxResult<HostTensor> {
+            values.get(name).or_else(|| self.host(feeds, name)).cloned().ok_or_else(|| graph_error(format!("value {name:?} is undefined")))
+        };
+        for chain in &self.chains {
+            let mut x = get(&values, &chain.input)?;
+            for node in &chain.nodes {
+                check_type(node, x.dtype())?;
+                x = match (node.op, &node.slope) {
+                    (Operator::Unary(op), _) => reference_unary(op, &node.attributes, &x)?,
+                    (Operator::PRelu, Some(slope)) => reference_prelu(node.version, &x, &get(&values, slope)?)?,
+                    (Operator::PRelu, None) => return Err(graph_error("a PRelu node without a slope")),
+                };
+            }
+            values.insert(chain.output.clone(), x);
+        }
+        self.outputs.iter().map(|name| Ok((name.clone(), get(&values, name)?))).collect()
+    }
+}
+
+fn reference_unary(op: &'static crate::ops::UnaryOp, attributes: &crate::ops::Attributes, x: &HostTensor) -> OnnxResult<HostTensor> {
+    use crate::cpu::unary;
+    Ok(match x {
+        HostTensor::BF16(a) => HostTensor::BF16(unary(op, attributes, a.view())),
+        HostTensor::F16(a) => HostTensor::F16(unary(op, attributes, a.view())),
+        HostTensor::F32(a) => HostTensor::F32(unary(op, attributes, a.view())),
+        HostTensor::F64(a) => HostTensor::F64(unary(op, attributes, a.view())),
+        other => return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: other.dtype(), version: None }.into()),
+    })
+}
+
+fn reference_prelu(version: u32, x: &HostTensor, slope: &HostTensor) -> OnnxResult<HostTensor> {
+    if x.dtype() != slope.dtype() {
+        return Err(Error::DTypeMismatch { expected: x.dtype(), actual: slope.dtype() }.into());
+    }
+    fn typed<T: HostElement>(version: u32, x: &ndarray::ArrayD<T>, slope: &HostTensor) -> OnnxResult<HostTensor> {
+        let slope = T::unwrap_ref(slope).ok_or(Error::DTypeMismatch { expected: T::DTYPE, actual: slope.dtype() })?;
+        let y = if version < FIRST_BROADCASTING_PRELU {
+            let shape = per_channel_slope_shape(x.shape(), slope.shape())?;
+            let reshaped = slope.to_shape(shape).map_err(|e| OnnxError::Graph(e.to_string()))?;
+            crate::cpu::prelu(x.view(), reshaped.view())?
+        } else {
+            crate::cpu::prelu(x.view(), slope.view())?
+        };
+        Ok(T::wrap(y))
+    }
+    with_host_tensor!(x, a => typed(version, a, slope))
+}
