@@ -30,15 +30,11 @@ const HEIGHT: usize = 512;
 const ELU_MAX_ULP: u64 = 2;
 
 fn main() -> ExitCode {
-    let out_dir = std::env::args_os()
-        .nth(1)
-        .map_or_else(|| PathBuf::from("out/demo"), PathBuf::from);
+    let out_dir = std::env::args_os().nth(1).map_or_else(|| PathBuf::from("out/demo"), PathBuf::from);
     match run(&out_dir) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => {
-            eprintln!(
-                "image_demo: error: a GPU result differs from the CPU reference by more than allowed"
-            );
+            eprintln!("image_demo: error: a GPU result differs from the CPU reference by more than allowed");
             ExitCode::FAILURE
         }
         Err(e) => {
@@ -51,13 +47,8 @@ fn main() -> ExitCode {
 /// Runs the demo; `Ok(false)` when a GPU result is outside its tolerance.
 fn run(out_dir: &Path) -> Result<bool, Box<dyn Error>> {
     let ctx = Context::new(ContextOptions::default())?;
-    println!(
-        "adapter: {} ({:?})",
-        ctx.info().adapter.name,
-        ctx.info().adapter.backend
-    );
-    std::fs::create_dir_all(out_dir)
-        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    println!("adapter: {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
     let x = test_image().mapv(to_signed);
     let slope = array![[[0.0f32]], [[0.25]], [[1.0]]];
@@ -67,35 +58,13 @@ fn run(out_dir: &Path) -> Result<bool, Box<dyn Error>> {
     let prelu = wgpu_activations::prelu(&ctx, x.view(), slope.view())?;
 
     let mut ok = true;
-    ok &= report(
-        "LeakyRelu (alpha 0.1)",
-        &leaky,
-        &reference::leaky_relu(x.view(), 0.1),
-        0,
-    );
-    ok &= report(
-        "Elu (alpha 1.0)",
-        &elu,
-        &reference::elu(x.view(), 1.0),
-        ELU_MAX_ULP,
-    );
-    ok &= report(
-        "PRelu (slope [0, 0.25, 1])",
-        &prelu,
-        &reference::prelu(x.view(), slope.view())?,
-        0,
-    );
+    ok &= report("LeakyRelu (alpha 0.1)", &leaky, &reference::leaky_relu(x.view(), 0.1), 0);
+    ok &= report("Elu (alpha 1.0)", &elu, &reference::elu(x.view(), 1.0), ELU_MAX_ULP);
+    ok &= report("PRelu (slope [0, 0.25, 1])", &prelu, &reference::prelu(x.view(), slope.view())?, 0);
 
-    for (name, tensor) in [
-        ("input", &x),
-        ("leaky_relu", &leaky),
-        ("elu", &elu),
-        ("prelu", &prelu),
-    ] {
+    for (name, tensor) in [("input", &x), ("leaky_relu", &leaky), ("elu", &elu), ("prelu", &prelu)] {
         let path = out_dir.join(format!("{name}.png"));
-        to_image(tensor)
-            .save(&path)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        to_image(tensor).save(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("wrote {}", path.display());
     }
     Ok(ok)
@@ -109,15 +78,8 @@ fn report(what: &str, gpu: &Array3<f32>, cpu: &Array3<f32>, max_ulp: u64) -> boo
         return false;
     };
     let (worst, at) = ulp::max_ulp_error(gpu_values, cpu_values).unwrap_or((0, 0));
-    let ok = gpu_values
-        .iter()
-        .zip(cpu_values)
-        .all(|(&g, &c)| ulp::within_ulp(g, c, max_ulp));
-    let place = if worst > 0 {
-        format!(" at element {at}")
-    } else {
-        String::new()
-    };
+    let ok = gpu_values.iter().zip(cpu_values).all(|(&g, &c)| ulp::within_ulp(g, c, max_ulp));
+    let place = if worst > 0 { format!(" at element {at}") } else { String::new() };
     println!(
         "{what}: max {worst} ULP from the CPU reference{place} (allowed {max_ulp}): {}",
         if ok { "ok" } else { "MISMATCH" }
@@ -131,21 +93,14 @@ fn report(what: &str, gpu: &Array3<f32>, cpu: &Array3<f32>, max_ulp: u64) -> boo
 fn test_image() -> Array3<f32> {
     let (cx, cy) = (WIDTH as f32 / 2.0, HEIGHT as f32 / 2.0);
     Array3::from_shape_fn((3, HEIGHT, WIDTH), |(c, y, x)| {
-        let (fx, fy) = (
-            x as f32 / (WIDTH - 1) as f32,
-            y as f32 / (HEIGHT - 1) as f32,
-        );
+        let (fx, fy) = (x as f32 / (WIDTH - 1) as f32, y as f32 / (HEIGHT - 1) as f32);
         let radius = ((x as f32 - cx).powi(2) + (y as f32 - cy).powi(2)).sqrt();
         let base = match c {
             0 => 255.0 * fx,
             1 => 255.0 * fy,
             _ => 127.5 + 127.5 * (radius / 12.0).cos(),
         };
-        let checker = if (x / 64 + y / 64) % 2 == 0 {
-            40.0
-        } else {
-            -40.0
-        };
+        let checker = if (x / 64 + y / 64) % 2 == 0 { 40.0 } else { -40.0 };
         (base + checker).clamp(0.0, 255.0).round()
     })
 }

@@ -87,7 +87,13 @@ impl Context {
     }
 
     /// Records PRelu from `x` into `y` (which may be `x` itself) into the caller's `encoder`.
-    pub fn encode_prelu(&self, encoder: &mut wgpu::CommandEncoder, x: &GpuTensor, slope: &GpuTensor, y: &GpuTensor) -> Result<()> {
+    pub fn encode_prelu(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        x: &GpuTensor,
+        slope: &GpuTensor,
+        y: &GpuTensor,
+    ) -> Result<()> {
         self.encode_activations(encoder, &[Activation::prelu(slope)], x, y)
     }
 
@@ -110,7 +116,13 @@ impl Context {
     /// Runs `chain` over a host array's elements in standard order: one upload, the kernels in
     /// place, one readback straight into `data`'s output, in one submission per piece (arrays
     /// larger than one buffer run in pieces).
-    async fn run_host<T: Element>(&self, mut data: HostData<'_, T>, shape: &[usize], chain: HostChain<'_, T>, wait: Wait) -> Result<()> {
+    async fn run_host<T: Element>(
+        &self,
+        mut data: HostData<'_, T>,
+        shape: &[usize],
+        chain: HostChain<'_, T>,
+        wait: Wait,
+    ) -> Result<()> {
         let len = data.len();
         let elem = T::DTYPE.size_bytes() as u64;
         // Pieces start at multiples of the binding alignment, so slope windows stay aligned.
@@ -129,7 +141,9 @@ impl Context {
                 let part;
                 let steps: Vec<JobStep<'_>> = match (&chain, &whole_slope) {
                     (HostChain::Steps(steps), _) => steps.iter().map(JobStep::from_activation).collect(),
-                    (HostChain::Prelu(slope), Some(whole)) => vec![JobStep::Prelu { slope: whole, shape: slope.shape(), first: 0 }],
+                    (HostChain::Prelu(slope), Some(whole)) => {
+                        vec![JobStep::Prelu { slope: whole, shape: slope.shape(), first: 0 }]
+                    }
                     (HostChain::Prelu(slope), None) => {
                         let (first, uploaded) = self.slope_part(slope, shape, &piece)?;
                         part = uploaded;
@@ -157,7 +171,12 @@ impl Context {
 
     /// The part of a host slope that X's elements `piece` read (a monotonic pattern reads one
     /// window), uploaded, with the flat index of its first element.
-    fn slope_part<T: Element>(&self, slope: &ArrayViewD<'_, T>, x_shape: &[usize], piece: &std::ops::Range<usize>) -> Result<(u64, GpuTensor)> {
+    fn slope_part<T: Element>(
+        &self,
+        slope: &ArrayViewD<'_, T>,
+        x_shape: &[usize],
+        piece: &std::ops::Range<usize>,
+    ) -> Result<(u64, GpuTensor)> {
         let aligned = crate::broadcast::unidirectional_slope_shape(x_shape, slope.shape())?;
         let plan = crate::broadcast::plan(x_shape, &aligned)?;
         let standard = slope.as_standard_layout();
@@ -262,11 +281,17 @@ fn into_array<T, D: Dimension>(values: Vec<T>, dim: D) -> Result<Array<T, D>> {
 }
 
 /// The chain on the CPU reference (the f64 fallback): slopes are read back from the device.
-fn cpu_chain<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: ArrayView<'_, T, D>) -> Result<Array<T, D>> {
+fn cpu_chain<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayView<'_, T, D>,
+) -> Result<Array<T, D>> {
     let mut y = x.as_standard_layout().into_owned();
     for step in chain {
         y = match &step.0 {
-            Step::Unary { op, attributes } => crate::cpu::map_standard(y.view(), |v| v.unary_reference(op, attributes).unwrap_or(v)),
+            Step::Unary { op, attributes } => {
+                crate::cpu::map_standard(y.view(), |v| v.unary_reference(op, attributes).unwrap_or(v))
+            }
             Step::Prelu { slope } => crate::cpu::prelu(y.view(), ctx.download::<T>(slope)?.view())?,
         };
     }
@@ -274,12 +299,20 @@ fn cpu_chain<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: A
 }
 
 /// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout.
-pub fn leaky_relu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+pub fn leaky_relu<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
     pollster::block_on(activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Block))
 }
 
 /// Async form of [`leaky_relu`]; completes through the context's poller, and is cancel-safe.
-pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
     activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Async).await
 }
 
@@ -289,13 +322,21 @@ pub fn elu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>,
 }
 
 /// Async form of [`elu`].
-pub async fn elu_async<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
+pub async fn elu_async<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
     activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Async).await
 }
 
 /// A chain of activations applied in order, fused into one kernel (one read and one write of
 /// X); each step rounds to T exactly as separate ops would. PRelu steps carry device slopes.
-pub fn activations<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: ArrayView<'_, T, D>) -> Result<Array<T, D>> {
+pub fn activations<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayView<'_, T, D>,
+) -> Result<Array<T, D>> {
     pollster::block_on(activations_impl(ctx, chain, x, Wait::Block))
 }
 
@@ -310,7 +351,11 @@ pub async fn activations_async<T: Element, D: Dimension>(
 
 /// [`activations`] writing the result over `x`: read back straight into its memory when it is
 /// contiguous in standard order, else through one contiguous copy.
-pub fn activations_in_place<T: Element, D: Dimension>(ctx: &Context, chain: &[Activation], x: ArrayViewMut<'_, T, D>) -> Result<()> {
+pub fn activations_in_place<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayViewMut<'_, T, D>,
+) -> Result<()> {
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
     if ctx.runs_on_cpu(T::DTYPE) {
@@ -319,12 +364,17 @@ pub fn activations_in_place<T: Element, D: Dimension>(ctx: &Context, chain: &[Ac
         x.assign(&y);
         return Ok(());
     }
-    in_place(x, |values, shape| pollster::block_on(ctx.run_host(HostData::InPlace(values), shape, HostChain::Steps(chain), Wait::Block)))
+    in_place(x, |values, shape| {
+        pollster::block_on(ctx.run_host(HostData::InPlace(values), shape, HostChain::Steps(chain), Wait::Block))
+    })
 }
 
 /// Runs `work` on `x`'s elements in standard order, through a contiguous copy when `x` is not
 /// contiguous.
-fn in_place<T: Element, D: Dimension>(mut x: ArrayViewMut<'_, T, D>, work: impl FnOnce(&mut [T], &[usize]) -> Result<()>) -> Result<()> {
+fn in_place<T: Element, D: Dimension>(
+    mut x: ArrayViewMut<'_, T, D>,
+    work: impl FnOnce(&mut [T], &[usize]) -> Result<()>,
+) -> Result<()> {
     let shape = x.shape().to_vec();
     if let Some(values) = x.as_slice_mut() {
         return work(values, &shape);
@@ -338,7 +388,11 @@ fn in_place<T: Element, D: Dimension>(mut x: ArrayViewMut<'_, T, D>, work: impl 
 /// PRelu (ONNX 7, 9, 16: unidirectional broadcasting of the slope to X) on the GPU. Output has
 /// X's shape in standard layout. For opsets 1 and 6, map the slope's shape first with
 /// [`crate::per_channel_slope_shape`].
-pub fn prelu<T: Element, D: Dimension, E: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, slope: ArrayView<'_, T, E>) -> Result<Array<T, D>> {
+pub fn prelu<T: Element, D: Dimension, E: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    slope: ArrayView<'_, T, E>,
+) -> Result<Array<T, D>> {
     pollster::block_on(prelu_impl(ctx, x, slope, Wait::Block))
 }
 
@@ -352,7 +406,11 @@ pub async fn prelu_async<T: Element, D: Dimension, E: Dimension>(
 }
 
 /// [`prelu`] writing the result over `x`.
-pub fn prelu_in_place<T: Element, D: Dimension, E: Dimension>(ctx: &Context, x: ArrayViewMut<'_, T, D>, slope: ArrayView<'_, T, E>) -> Result<()> {
+pub fn prelu_in_place<T: Element, D: Dimension, E: Dimension>(
+    ctx: &Context,
+    x: ArrayViewMut<'_, T, D>,
+    slope: ArrayView<'_, T, E>,
+) -> Result<()> {
     crate::broadcast::unidirectional_slope_shape(x.shape(), slope.shape())?;
     if ctx.runs_on_cpu(T::DTYPE) {
         let y = crate::cpu::prelu(x.view(), slope)?;

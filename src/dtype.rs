@@ -30,16 +30,8 @@ pub enum DType {
 
 impl DType {
     /// Every dtype, in a fixed order.
-    pub const ALL: [DType; 8] = [
-        DType::BF16,
-        DType::F16,
-        DType::F32,
-        DType::F64,
-        DType::I32,
-        DType::I64,
-        DType::U32,
-        DType::U64,
-    ];
+    pub const ALL: [DType; 8] =
+        [DType::BF16, DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
     /// Bytes per element.
     pub const fn size_bytes(self) -> usize {
@@ -96,9 +88,7 @@ mod sealed {
 
 /// An element type the operators can run on. Sealed: implemented for exactly the eight ONNX
 /// types in [`DType`].
-pub trait Element:
-    bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static
-{
+pub trait Element: bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static {
     /// The runtime tag of this type.
     const DTYPE: DType;
 

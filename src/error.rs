@@ -200,7 +200,7 @@ impl Error {
     /// buffers), false when the machine failed or lacks something (no adapter, a GPU error, a
     /// device limit): the CLI's exit status 2 against 1.
     pub fn is_bad_input(&self) -> bool {
-            match self {
+        match self {
             Error::NotBroadcastable { .. }
             | Error::ShapeMismatch { .. }
             | Error::UnsupportedShape { .. }

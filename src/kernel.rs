@@ -250,7 +250,10 @@ impl KernelKey {
                             let _ = writeln!(text.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
                         }
                         SlopeAccess::ChannelUniform => {
-                            let _ = writeln!(text.prepare, "    let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));");
+                            let _ = writeln!(
+                                text.prepare,
+                                "    let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));"
+                            );
                             text.both(&format!("b = prelu(b, uniform_{k});"));
                         }
                         SlopeAccess::General => text.both(&format!("b = prelu(b, slope_general_{k}(element, g));")),
@@ -412,9 +415,10 @@ pub(crate) mod tests {
     fn entry_points_read_exactly_the_bindings_the_engine_binds() {
         for key in all_variants() {
             let module = parse_and_validate(&key).unwrap();
-            let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-                .validate(&module)
-                .unwrap();
+            let info =
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+                    .validate(&module)
+                    .unwrap();
             for pass in [Pass::Main, Pass::Tail] {
                 let index = module.entry_points.iter().position(|e| e.name == pass.entry_point()).unwrap();
                 let function = info.get_entry_point(index);

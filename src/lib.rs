@@ -45,8 +45,8 @@ pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
 pub use cpu as reference;
 pub use dtype::{DType, Element, FloatElement};
 pub use engine::{
-    Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, PipelineCacheStats, PoolStats, VALIDATE_ENV,
-    enumerate_adapters, limits_report, native_dtypes,
+    Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, LIMITS_ENV, PipelineCacheStats, PoolStats,
+    VALIDATE_ENV, enumerate_adapters, limits_report, native_dtypes,
 };
 pub use error::{Error, Result};
 pub use ops::{Activation, ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA};

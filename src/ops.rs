@@ -158,7 +158,10 @@ pub static PRELU: BinaryOp = BinaryOp {
         OpVersion { since: 6, dtypes: FLOATS },
         OpVersion { since: 7, dtypes: FLOATS },
         OpVersion { since: 9, dtypes: NUMBERS },
-        OpVersion { since: 16, dtypes: &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64] },
+        OpVersion {
+            since: 16,
+            dtypes: &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64],
+        },
     ],
     max_ulp: UlpBounds::EXACT,
 };
@@ -215,10 +218,11 @@ pub fn markdown_table() -> String {
     }
     table.push_str("\n|---|---|");
     table.push_str(&"---|".repeat(dtypes.len()));
-    let rows = UNARY_OPS
-        .iter()
-        .map(|op| (op.onnx_name, op.versions, op.max_ulp))
-        .chain([(PRELU.onnx_name, PRELU.versions, PRELU.max_ulp)]);
+    let rows = UNARY_OPS.iter().map(|op| (op.onnx_name, op.versions, op.max_ulp)).chain([(
+        PRELU.onnx_name,
+        PRELU.versions,
+        PRELU.max_ulp,
+    )]);
     for (name, versions, bounds) in rows {
         let listed: Vec<String> = versions.iter().map(|v| v.since.to_string()).collect();
         table.push_str(&format!("\n| {name} | {} |", listed.join(", ")));

@@ -222,7 +222,12 @@ impl Repr {
     /// rows for it that the device can run, where `preference` may ask for the emulated or the
     /// native row, and by default a native row measured slow on CPU drivers is passed over on
     /// a CPU adapter. `None` when no row is runnable.
-    pub(crate) fn choose(dtype: DType, features: wgpu::Features, preference: PathPreference, cpu_adapter: bool) -> Option<Repr> {
+    pub(crate) fn choose(
+        dtype: DType,
+        features: wgpu::Features,
+        preference: PathPreference,
+        cpu_adapter: bool,
+    ) -> Option<Repr> {
         let runnable = || REPRS.iter().filter(move |s| s.dtype == dtype && features.contains(s.feature));
         let emulated = runnable().find(|s| !s.native);
         let preferred = match preference {
@@ -259,7 +264,10 @@ mod tests {
             assert_eq!(spec.vector_lanes * spec.dtype.size_bytes() as u64, 16, "{:?}: a Vector is 16 bytes", spec.repr);
         }
         for dtype in DType::ALL {
-            assert!(Repr::choose(dtype, wgpu::Features::all(), PathPreference::Default, false).is_some(), "{dtype} has no representation");
+            assert!(
+                Repr::choose(dtype, wgpu::Features::all(), PathPreference::Default, false).is_some(),
+                "{dtype} has no representation"
+            );
         }
     }
 

@@ -20,8 +20,7 @@ impl TempDir {
     fn new(test: &str) -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("wgpu-act-cli-{}-{n}-{test}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("wgpu-act-cli-{}-{n}-{test}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("create temp dir");
         Self(dir)
     }
@@ -38,10 +37,7 @@ impl Drop for TempDir {
 }
 
 fn wgpu_act(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wgpu-act"))
-        .args(args)
-        .output()
-        .expect("run wgpu-act")
+    Command::new(env!("CARGO_BIN_EXE_wgpu-act")).args(args).output().expect("run wgpu-act")
 }
 
 fn p(path: &Path) -> &str {
@@ -56,20 +52,11 @@ fn stderr(output: &Output) -> String {
 /// adapter and no GPU is required; any other failure fails the test.
 fn ran_on_gpu(output: &Output) -> bool {
     let err = stderr(output);
-    if output.status.code() == Some(1)
-        && err.contains("no GPU adapter found")
-        && !common::gpu_required()
-    {
-        eprintln!(
-            "SKIPPED: no GPU adapter; set WGPU_ACTIVATIONS_REQUIRE_GPU=1 to make this a failure\n{err}"
-        );
+    if output.status.code() == Some(1) && err.contains("no GPU adapter found") && !common::gpu_required() {
+        eprintln!("SKIPPED: no GPU adapter; set WGPU_ACTIVATIONS_REQUIRE_GPU=1 to make this a failure\n{err}");
         return false;
     }
-    assert!(
-        output.status.success(),
-        "wgpu-act failed ({:?}):\n{err}",
-        output.status
-    );
+    assert!(output.status.success(), "wgpu-act failed ({:?}):\n{err}", output.status);
     true
 }
 
@@ -88,23 +75,11 @@ fn ran_if_supported(output: &Output) -> bool {
 /// panic. Returns that line.
 fn assert_bad_input(output: &Output, needle: &str) -> String {
     let err = stderr(output);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "expected exit status 2, got {:?}:\n{err}",
-        output.status
-    );
+    assert_eq!(output.status.code(), Some(2), "expected exit status 2, got {:?}:\n{err}", output.status);
     assert!(!err.contains("panicked"), "wgpu-act panicked:\n{err}");
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("wgpu-act: error: "))
-        .collect();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("wgpu-act: error: ")).collect();
     assert_eq!(lines.len(), 1, "expected one error line:\n{err}");
-    assert!(
-        lines[0].contains(needle),
-        "error line lacks {needle:?}: {}",
-        lines[0]
-    );
+    assert!(lines[0].contains(needle), "error line lacks {needle:?}: {}", lines[0]);
     lines[0].to_owned()
 }
 
@@ -146,23 +121,12 @@ fn info_names_an_adapter() {
         return;
     }
     let out = String::from_utf8_lossy(&output.stdout);
-    let adapter = out
-        .lines()
-        .find_map(|l| l.strip_prefix("adapter:"))
-        .map(str::trim);
-    assert!(
-        adapter.is_some_and(|name| !name.is_empty()),
-        "no adapter line in:\n{out}"
-    );
+    let adapter = out.lines().find_map(|l| l.strip_prefix("adapter:")).map(str::trim);
+    assert!(adapter.is_some_and(|name| !name.is_empty()), "no adapter line in:\n{out}");
     assert!(out.contains("backend:"), "{out}");
 }
 
-fn unary_round_trip(
-    op: &str,
-    alpha: Option<&str>,
-    expected: impl Fn(&ArrayD<f32>) -> ArrayD<f32>,
-    max_ulp: u64,
-) {
+fn unary_round_trip(op: &str, alpha: Option<&str>, expected: impl Fn(&ArrayD<f32>) -> ArrayD<f32>, max_ulp: u64) {
     let dir = TempDir::new(op);
     let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
     let x = test_x();
@@ -181,32 +145,17 @@ fn unary_round_trip(
 
 #[test]
 fn apply_leaky_relu_default_alpha_matches_reference_exactly() {
-    unary_round_trip(
-        "leaky-relu",
-        None,
-        |x| reference::leaky_relu(x.view(), LEAKY_RELU_DEFAULT_ALPHA),
-        0,
-    );
+    unary_round_trip("leaky-relu", None, |x| reference::leaky_relu(x.view(), LEAKY_RELU_DEFAULT_ALPHA), 0);
 }
 
 #[test]
 fn apply_leaky_relu_negative_alpha_matches_reference_exactly() {
-    unary_round_trip(
-        "leaky-relu",
-        Some("-0.25"),
-        |x| reference::leaky_relu(x.view(), -0.25),
-        0,
-    );
+    unary_round_trip("leaky-relu", Some("-0.25"), |x| reference::leaky_relu(x.view(), -0.25), 0);
 }
 
 #[test]
 fn apply_elu_matches_reference_within_2_ulp() {
-    unary_round_trip(
-        "elu",
-        None,
-        |x| reference::elu(x.view(), ELU_DEFAULT_ALPHA),
-        2,
-    );
+    unary_round_trip("elu", None, |x| reference::elu(x.view(), ELU_DEFAULT_ALPHA), 2);
     unary_round_trip("elu", Some("2.5"), |x| reference::elu(x.view(), 2.5), 2);
 }
 
@@ -224,44 +173,23 @@ fn apply_prelu_per_channel_slope_matches_reference_exactly() {
 fn apply_reads_and_writes_float16() {
     let dir = TempDir::new("f16");
     let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
-    let x: Vec<f16> = [-2.0f32, -0.5, -0.0, 0.0, 1.5, 65504.0]
-        .iter()
-        .map(|&v| f16::from_f32(v))
-        .collect();
+    let x: Vec<f16> = [-2.0f32, -0.5, -0.0, 0.0, 1.5, 65504.0].iter().map(|&v| f16::from_f32(v)).collect();
     let data: Vec<u8> = x.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect();
     std::fs::write(&x_path, npy_bytes("<f2", "(2, 3)", &data)).unwrap();
-    let output = wgpu_act(&[
-        "apply",
-        "--op",
-        "leaky-relu",
-        "--alpha",
-        "0.5",
-        p(&x_path),
-        p(&y_path),
-    ]);
+    let output = wgpu_act(&["apply", "--op", "leaky-relu", "--alpha", "0.5", p(&x_path), p(&y_path)]);
     if !ran_if_supported(&output) {
         return;
     }
     let written = std::fs::read(&y_path).unwrap();
     let mut reader = written.as_slice();
     let header = Header::from_reader(&mut reader).expect("y.npy has a valid header");
-    assert_eq!(
-        header.type_descriptor.as_string().map(String::as_str),
-        Some("<f2")
-    );
+    assert_eq!(header.type_descriptor.as_string().map(String::as_str), Some("<f2"));
     assert_eq!(header.shape, [2, 3]);
     assert!(!header.layout.is_fortran());
     let x = ArrayD::from_shape_vec(IxDyn(&[2, 3]), x).unwrap();
     let expected = reference::leaky_relu(x.view(), 0.5);
-    let expected_data: Vec<u8> = expected
-        .iter()
-        .flat_map(|v| v.to_bits().to_le_bytes())
-        .collect();
-    assert_eq!(
-        reader,
-        expected_data.as_slice(),
-        "y.npy data for float16 leaky-relu"
-    );
+    let expected_data: Vec<u8> = expected.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect();
+    assert_eq!(reader, expected_data.as_slice(), "y.npy data for float16 leaky-relu");
 }
 
 /// PRelu on `x` with a per-row slope through the CLI, compared exactly with the reference.
@@ -273,25 +201,12 @@ where
     let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
     write_npy(&x_path, &x).unwrap();
     write_npy(&s_path, &slope).unwrap();
-    let output = wgpu_act(&[
-        "apply",
-        "--op",
-        "prelu",
-        "--slope",
-        p(&s_path),
-        p(&x_path),
-        p(&y_path),
-    ]);
+    let output = wgpu_act(&["apply", "--op", "prelu", "--slope", p(&s_path), p(&x_path), p(&y_path)]);
     if !ran_if_supported(&output) {
         return;
     }
     let y: ArrayD<T> = read_npy(&y_path).unwrap();
-    assert_matches(
-        name,
-        &y,
-        &reference::prelu(x.view(), slope.view()).unwrap(),
-        0,
-    );
+    assert_matches(name, &y, &reference::prelu(x.view(), slope.view()).unwrap(), 0);
 }
 
 /// Every dtype the CLI reads goes through the same generic path; each either runs and matches
@@ -331,13 +246,7 @@ fn missing_input_file_is_bad_input() {
     let dir = TempDir::new("missing");
     let y_path = dir.path("y.npy");
     let line = assert_bad_input(
-        &wgpu_act(&[
-            "apply",
-            "--op",
-            "elu",
-            p(&dir.path("does-not-exist.npy")),
-            p(&y_path),
-        ]),
+        &wgpu_act(&["apply", "--op", "elu", p(&dir.path("does-not-exist.npy")), p(&y_path)]),
         "cannot read X",
     );
     assert!(line.contains("does-not-exist.npy"), "{line}");
@@ -350,10 +259,7 @@ fn garbage_and_truncated_files_are_bad_input() {
     let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
     let run = |bytes: &[u8], needle: &str| {
         std::fs::write(&x_path, bytes).unwrap();
-        assert_bad_input(
-            &wgpu_act(&["apply", "--op", "leaky-relu", p(&x_path), p(&y_path)]),
-            needle,
-        );
+        assert_bad_input(&wgpu_act(&["apply", "--op", "leaky-relu", p(&x_path), p(&y_path)]), needle);
         assert!(!y_path.exists());
     };
     let valid = npy_bytes("<f4", "(4,)", &[0; 16]);
@@ -365,22 +271,9 @@ fn garbage_and_truncated_files_are_bad_input() {
     run(&npy_bytes("<f4", "(4,)", &[0; 17]), "bytes after the data");
     // A header promising 2^40 elements must not make wgpu-act allocate them.
     run(&npy_bytes("<f4", "(1099511627776,)", &[0; 16]), "truncated");
-    run(
-        &npy_bytes("<f4", "(4294967296, 4294967296, 4294967296)", &[]),
-        "overflows",
-    );
-    run(
-        &npy_bytes("<f4", "'four'", &[0; 16]),
-        "malformed .npy header",
-    );
-    run(
-        &npy_bytes(
-            "<f4",
-            &format!("{}4{}", "(".repeat(5000), ",)".repeat(5000)),
-            &[],
-        ),
-        "malformed .npy header",
-    );
+    run(&npy_bytes("<f4", "(4294967296, 4294967296, 4294967296)", &[]), "overflows");
+    run(&npy_bytes("<f4", "'four'", &[0; 16]), "malformed .npy header");
+    run(&npy_bytes("<f4", &format!("{}4{}", "(".repeat(5000), ",)".repeat(5000)), &[]), "malformed .npy header");
     let mut bad_version = valid.clone();
     bad_version[6] = 9;
     run(&bad_version, "version 9.0");
@@ -392,10 +285,7 @@ fn prelu_without_slope_is_bad_input() {
     let dir = TempDir::new("noslope");
     let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
     write_npy(&x_path, &test_x()).unwrap();
-    assert_bad_input(
-        &wgpu_act(&["apply", "--op", "prelu", p(&x_path), p(&y_path)]),
-        "requires --slope",
-    );
+    assert_bad_input(&wgpu_act(&["apply", "--op", "prelu", p(&x_path), p(&y_path)]), "requires --slope");
     assert!(!y_path.exists());
 }
 
@@ -405,15 +295,7 @@ fn non_broadcastable_slope_is_bad_input() {
     let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
     write_npy(&x_path, &test_x()).unwrap();
     write_npy(&s_path, &common::to_dyn(vec![0.5f32; 3], &[3])).unwrap();
-    let output = wgpu_act(&[
-        "apply",
-        "--op",
-        "prelu",
-        "--slope",
-        p(&s_path),
-        p(&x_path),
-        p(&y_path),
-    ]);
+    let output = wgpu_act(&["apply", "--op", "prelu", "--slope", p(&s_path), p(&x_path), p(&y_path)]);
     assert_bad_input(&output, "does not broadcast");
     assert!(!y_path.exists());
 }
@@ -437,16 +319,8 @@ fn bad_attribute_combinations_are_bad_input() {
     write_npy(&x_path, &test_x()).unwrap();
     write_npy(&s_path, &common::to_dyn(vec![1i32], &[1])).unwrap();
     let (x, s, y) = (p(&x_path), p(&s_path), p(&y_path));
-    assert_bad_input(
-        &wgpu_act(&[
-            "apply", "--op", "prelu", "--alpha", "0.5", "--slope", s, x, y,
-        ]),
-        "--alpha",
-    );
-    assert_bad_input(
-        &wgpu_act(&["apply", "--op", "elu", "--slope", s, x, y]),
-        "--slope",
-    );
+    assert_bad_input(&wgpu_act(&["apply", "--op", "prelu", "--alpha", "0.5", "--slope", s, x, y]), "--alpha");
+    assert_bad_input(&wgpu_act(&["apply", "--op", "elu", "--slope", s, x, y]), "--slope");
     assert_bad_input(
         &wgpu_act(&["apply", "--op", "prelu", "--slope", s, x, y]),
         "slope has dtype int32 but X has dtype float",
@@ -510,7 +384,10 @@ fn onnx_test_prints_one_line_per_case_and_exits_by_the_worst_outcome() {
     let output = wgpu_act(&["onnx-test", p(&good), p(&wrong), p(&broken)]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.starts_with("ERROR")).count(), 3);
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.starts_with("ERROR")).count(),
+        3
+    );
     assert!(stdout.contains("ERROR broken_case: "), "{stdout}");
 }
 
@@ -546,7 +423,8 @@ fn run_executes_a_model_on_pb_and_npy_inputs() {
     let x: ArrayD<f32> = ArrayD::from_shape_vec(IxDyn(&[2, 2]), vec![-1.0, 2.0, -3.0, 4.0]).expect("shape");
     let leaky = committed_case("node", "test_leakyrelu");
     let leaky_model = leaky.join("model.onnx");
-    let parsed = wgpu_activations::onnx::OnnxModel::from_bytes(&std::fs::read(&leaky_model).expect("model")).expect("parses");
+    let parsed =
+        wgpu_activations::onnx::OnnxModel::from_bytes(&std::fs::read(&leaky_model).expect("model")).expect("parses");
     write_npy(tmp.path("x.npy"), &x).expect("write npy");
     let spec = format!("{}={}", parsed.input_names()[0], p(&tmp.path("x.npy")));
     let output = wgpu_act(&["run", p(&leaky_model), "--input", &spec, "--output", p(&tmp.path("out3"))]);

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 use ndarray::{ArrayD, IxDyn};
 use prost::Message;
+use wgpu_activations::DType;
 use wgpu_activations::onnx::conformance::{Outcome, run_case};
 use wgpu_activations::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, ValueInfoProto,
 };
-use wgpu_activations::DType;
 use wgpu_activations::onnx::{HostTensor, OnnxError, OnnxModel, allows, op_version};
 
 fn case_dirs() -> Vec<PathBuf> {
@@ -85,10 +85,20 @@ fn value(name: &str) -> ValueInfoProto {
 fn typed_value(name: &str, elem_type: i32) -> ValueInfoProto {
     use wgpu_activations::onnx::proto::{TypeProto, type_proto};
     let tensor = type_proto::Tensor { elem_type: Some(elem_type), shape: None };
-    ValueInfoProto { name: Some(name.into()), r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }), ..Default::default() }
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
+        ..Default::default()
+    }
 }
 
-fn model(opset: i64, nodes: Vec<NodeProto>, inputs: &[&str], outputs: &[&str], initializers: Vec<TensorProto>) -> ModelProto {
+fn model(
+    opset: i64,
+    nodes: Vec<NodeProto>,
+    inputs: &[&str],
+    outputs: &[&str],
+    initializers: Vec<TensorProto>,
+) -> ModelProto {
     ModelProto {
         ir_version: Some(8),
         opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }],
@@ -157,13 +167,8 @@ fn refuses_other_operators_and_broken_graphs_with_errors() {
         Err(OnnxError::UnsupportedOp { op, .. }) => assert_eq!(op, "Relu"),
         other => panic!("expected OnnxUnsupportedOp, got {other:?}"),
     }
-    let cycle = model(
-        16,
-        vec![node("Elu", &["B"], "A", vec![]), node("Elu", &["A"], "B", vec![])],
-        &["X"],
-        &["B"],
-        vec![],
-    );
+    let cycle =
+        model(16, vec![node("Elu", &["B"], "A", vec![]), node("Elu", &["A"], "B", vec![])], &["X"], &["B"], vec![]);
     assert!(matches!(OnnxModel::from_bytes(&cycle.encode_to_vec()), Err(OnnxError::Graph(_))));
     let missing = model(16, vec![node("Elu", &["Z"], "Y", vec![])], &["X"], &["Y"], vec![]);
     assert!(matches!(OnnxModel::from_bytes(&missing.encode_to_vec()), Err(OnnxError::Graph(_))));
@@ -207,8 +212,16 @@ fn typed_storage_fields_decode_like_raw_data() {
     let HostTensor::F16(a) = HostTensor::from_proto(&proto).unwrap() else { panic!("dtype") };
     assert_eq!(a[[0]].to_f32(), 1.0);
     assert!(a[[2]].is_nan());
-    let proto = TensorProto { data_type: Some(12), dims: vec![2], uint64_data: vec![7, u64::from(u32::MAX)], ..Default::default() };
-    assert_eq!(HostTensor::from_proto(&proto).unwrap(), HostTensor::U32(ArrayD::from_shape_vec(IxDyn(&[2]), vec![7, u32::MAX]).unwrap()));
+    let proto = TensorProto {
+        data_type: Some(12),
+        dims: vec![2],
+        uint64_data: vec![7, u64::from(u32::MAX)],
+        ..Default::default()
+    };
+    assert_eq!(
+        HostTensor::from_proto(&proto).unwrap(),
+        HostTensor::U32(ArrayD::from_shape_vec(IxDyn(&[2]), vec![7, u32::MAX]).unwrap())
+    );
     let proto = TensorProto { data_type: Some(12), dims: vec![1], uint64_data: vec![1 << 40], ..Default::default() };
     assert!(HostTensor::from_proto(&proto).is_err(), "a uint32 value out of range is refused");
     let round_trip = f32_tensor(&[2, 2], vec![1.0, -0.0, f32::INFINITY, 3.5]);
@@ -293,7 +306,8 @@ fn legacy_prelu_takes_shared_and_per_channel_slopes() {
         let slope = f32_tensor(&slope_shape, (0..n).map(|i| 0.5 + i as f32).collect()).to_proto("S");
         let proto = model(6, vec![node("PRelu", &["X", "S"], "Y", vec![])], &["X"], &["Y"], vec![slope]);
         let model = OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap();
-        let feeds = HashMap::from([("X".to_string(), f32_tensor(&[2, 3, 4, 5], (0..120).map(|i| i as f32 - 60.0).collect()))]);
+        let feeds =
+            HashMap::from([("X".to_string(), f32_tensor(&[2, 3, 4, 5], (0..120).map(|i| i as f32 - 60.0).collect()))]);
         let gpu = model.run(ctx, &feeds).unwrap();
         assert_eq!(gpu, model.run_reference(&feeds).unwrap(), "slope {slope_shape:?}");
     }

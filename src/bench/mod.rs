@@ -37,7 +37,14 @@ pub struct BenchConfig {
 
 impl Default for BenchConfig {
     fn default() -> Self {
-        BenchConfig { ops: Vec::new(), dtypes: Vec::new(), elems: 1 << 24, iterations: 11, json: false, shapes: Vec::new() }
+        BenchConfig {
+            ops: Vec::new(),
+            dtypes: Vec::new(),
+            elems: 1 << 24,
+            iterations: 11,
+            json: false,
+            shapes: Vec::new(),
+        }
     }
 }
 
@@ -211,7 +218,13 @@ fn unary_target(op: &UnaryOp, dtype: DType, on_cpu: bool) -> Option<f64> {
 
 /// PRelu's slope patterns over `n` elements: (name, X shape, slope shape).
 fn prelu_shapes(n: usize) -> Vec<(&'static str, Vec<usize>, Vec<usize>)> {
-    let c = if n % (64 * 64 * 64) == 0 { 64 } else if n % 64 == 0 { 4 } else { 0 };
+    let c = if n.is_multiple_of(64 * 64 * 64) {
+        64
+    } else if n.is_multiple_of(64) {
+        4
+    } else {
+        0
+    };
     if c == 0 {
         return vec![("scalar", vec![n], vec![1]), ("same shape", vec![n], vec![n])];
     }
@@ -267,14 +280,22 @@ struct Meter<'a> {
     on_cpu: bool,
 }
 
-type Record<'r> = dyn Fn(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>, &mut KeepAlive) -> crate::Result<u32> + 'r;
+type Record<'r> =
+    dyn Fn(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>, &mut KeepAlive) -> crate::Result<u32> + 'r;
 
 impl<'a> Meter<'a> {
     fn new(ctx: &'a Context) -> Self {
         let device = ctx.device();
         let query = ctx.info().features.contains(wgpu::Features::TIMESTAMP_QUERY).then(|| {
             let bytes = u64::from(MAX_PAIRS) * 16;
-            let buffer = |usage| device.create_buffer(&wgpu::BufferDescriptor { label: Some("bench.timestamps"), size: bytes, usage, mapped_at_creation: false });
+            let buffer = |usage| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("bench.timestamps"),
+                    size: bytes,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
             Queries {
                 set: device.create_query_set(&wgpu::QuerySetDescriptor {
                     label: Some("bench.timestamps"),
@@ -295,7 +316,8 @@ impl<'a> Meter<'a> {
         let device = self.ctx.device();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
         let mut keep = KeepAlive::default();
-        let pairs = record(&mut encoder, self.query.as_ref().map(|q| (&q.set, 0)), &mut keep).map_err(|e| e.to_string())?;
+        let pairs =
+            record(&mut encoder, self.query.as_ref().map(|q| (&q.set, 0)), &mut keep).map_err(|e| e.to_string())?;
         if let Some(q) = &self.query {
             encoder.resolve_query_set(&q.set, 0..pairs * 2, &q.resolve, 0);
             encoder.copy_buffer_to_buffer(&q.resolve, 0, &q.read, 0, u64::from(pairs) * 16);
@@ -345,7 +367,14 @@ impl<'a> Meter<'a> {
         })
     }
 
-    fn unary_row(&self, op: &'static UnaryOp, dtype: DType, n: usize, iterations: usize, target: Option<f64>) -> Result<KernelRow, String> {
+    fn unary_row(
+        &self,
+        op: &'static UnaryOp,
+        dtype: DType,
+        n: usize,
+        iterations: usize,
+        target: Option<f64>,
+    ) -> Result<KernelRow, String> {
         let x = self.tensor(dtype, &[n], 1)?;
         let y = self.tensor(dtype, &[n], 2)?;
         let steps = [JobStep::Unary { op, attributes: op.default_attributes() }];
@@ -380,17 +409,23 @@ impl<'a> Meter<'a> {
         })
     }
 
-    fn fused_row(&self, name: &str, chain: &[(&'static UnaryOp, f32)], n: usize, iterations: usize, target: f64) -> Result<FusedRow, String> {
+    fn fused_row(
+        &self,
+        name: &str,
+        chain: &[(&'static UnaryOp, f32)],
+        n: usize,
+        iterations: usize,
+        target: f64,
+    ) -> Result<FusedRow, String> {
         let x = self.tensor(DType::F32, &[n], 6)?;
         let y = self.tensor(DType::F32, &[n], 7)?;
-        let steps: Vec<JobStep<'_>> = chain
-            .iter()
-            .map(|&(op, alpha)| JobStep::Unary { op, attributes: [alpha, 0.0, 0.0, 0.0] })
-            .collect();
+        let steps: Vec<JobStep<'_>> =
+            chain.iter().map(|&(op, alpha)| JobStep::Unary { op, attributes: [alpha, 0.0, 0.0, 0.0] }).collect();
         let unfused: Box<Record<'_>> = Box::new(|encoder, timestamps, keep| {
             for (i, step) in steps.iter().enumerate() {
                 let source = if i == 0 { &x } else { &y };
-                let job = Job { x: source, y: &y, steps: std::slice::from_ref(step), shape: x.shape(), element_base: 0 };
+                let job =
+                    Job { x: source, y: &y, steps: std::slice::from_ref(step), shape: x.shape(), element_base: 0 };
                 self.ctx.encode_job(encoder, &job, keep, timestamps.map(|(set, _)| (set, 2 * i as u32)))?;
             }
             Ok(steps.len() as u32)
@@ -411,7 +446,8 @@ impl<'a> Meter<'a> {
         let mut raw_data = x.clone();
         let mut ours = || -> Result<(), String> {
             if in_place {
-                crate::activations_in_place(self.ctx, &step, ndarray::ArrayViewMut1::from(&mut ours_data[..])).map_err(|e| e.to_string())
+                crate::activations_in_place(self.ctx, &step, ndarray::ArrayViewMut1::from(&mut ours_data[..]))
+                    .map_err(|e| e.to_string())
             } else {
                 let y = crate::leaky_relu(self.ctx, ndarray::ArrayView1::from(&x), 0.01).map_err(|e| e.to_string())?;
                 std::hint::black_box(y);
@@ -436,7 +472,8 @@ impl<'a> Meter<'a> {
             raw_call();
             t_raw.push(started.elapsed().as_secs_f64());
         }
-        let mut row = HostRow { elems: n, in_place, ours: median(&mut t_ours), raw: median(&mut t_raw), ..HostRow::default() };
+        let mut row =
+            HostRow { elems: n, in_place, ours: median(&mut t_ours), raw: median(&mut t_raw), ..HostRow::default() };
         if with_memory {
             let mut t_cpu = Vec::new();
             for _ in 0..iterations.clamp(1, 5) {
@@ -485,21 +522,43 @@ impl Report {
             "adapter: {} ({}), kernel timing: {}, {} elements, medians of {} alternating runs\n",
             self.adapter, self.backend, self.timing, self.config.elems, self.config.iterations
         );
-        out.push_str("| kernel | ratio to copy | GB/s | copy GB/s | ms | target | met |\n|---|---|---|---|---|---|---|\n");
+        out.push_str(
+            "| kernel | ratio to copy | GB/s | copy GB/s | ms | target | met |\n|---|---|---|---|---|---|---|\n",
+        );
         for row in &self.kernels {
-            let name = if row.pattern.is_empty() { format!("{} {}", row.op, row.dtype) } else { format!("{} {} {}", row.op, row.dtype, row.pattern) };
+            let name = if row.pattern.is_empty() {
+                format!("{} {}", row.op, row.dtype)
+            } else {
+                format!("{} {} {}", row.op, row.dtype, row.pattern)
+            };
             let (target, met) = match row.target {
                 Some(t) => (format!(">= {t:.2}"), verdict(row.ratio() >= t)),
                 None => ("-".into(), "-"),
             };
-            let _ = writeln!(out, "| {name} | {:.2} | {:.2} | {:.2} | {:.3} | {target} | {met} |", row.ratio(), row.gbps(), row.copy_gbps(), row.seconds * 1e3);
+            let _ = writeln!(
+                out,
+                "| {name} | {:.2} | {:.2} | {:.2} | {:.3} | {target} | {met} |",
+                row.ratio(),
+                row.gbps(),
+                row.copy_gbps(),
+                row.seconds * 1e3
+            );
         }
-        out.push_str("\n| fused chain | unfused / fused | fused ms | unfused ms | target | met |\n|---|---|---|---|---|---|\n");
+        out.push_str(
+            "\n| fused chain | unfused / fused | fused ms | unfused ms | target | met |\n|---|---|---|---|---|---|\n",
+        );
         for row in &self.fused {
             let speedup = row.unfused / row.fused;
             let met = if row.target > 1.0 { speedup >= row.target } else { speedup > 1.0 };
             let target = if row.target > 1.0 { format!(">= {:.1}x", row.target) } else { "> 1x".into() };
-            let _ = writeln!(out, "| {} | {speedup:.2}x | {:.3} | {:.3} | {target} | {} |", row.chain, row.fused * 1e3, row.unfused * 1e3, verdict(met));
+            let _ = writeln!(
+                out,
+                "| {} | {speedup:.2}x | {:.3} | {:.3} | {target} | {} |",
+                row.chain,
+                row.fused * 1e3,
+                row.unfused * 1e3,
+                verdict(met)
+            );
         }
         out.push_str("\n| host call (LeakyRelu f32) | ours / minimal wgpu program | ours ms | program ms | CPU reference ms | peak RSS ours | peak RSS program | target | met |\n|---|---|---|---|---|---|---|---|---|\n");
         for row in &self.host {
@@ -519,9 +578,15 @@ impl Report {
             );
         }
         if !self.shapes.is_empty() {
-            out.push_str("\n| kernel shape (invocations x vectors) | copy GB/s | LeakyRelu f32 GB/s |\n|---|---|---|\n");
+            out.push_str(
+                "\n| kernel shape (invocations x vectors) | copy GB/s | LeakyRelu f32 GB/s |\n|---|---|---|\n",
+            );
             for s in &self.shapes {
-                let _ = writeln!(out, "| {} x {} | {:.2} | {:.2} |", s.workgroup_size, s.vectors_per_invocation, s.copy_gbps, s.leaky_relu_gbps);
+                let _ = writeln!(
+                    out,
+                    "| {} x {} | {:.2} | {:.2} |",
+                    s.workgroup_size, s.vectors_per_invocation, s.copy_gbps, s.leaky_relu_gbps
+                );
             }
         }
         out

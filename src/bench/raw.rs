@@ -45,10 +45,16 @@ impl RawLeakyRelu {
             compilation_options: Default::default(),
             cache: None,
         });
-        let buffer = |label, size, usage| device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        };
         let uniform = buffer("raw.alpha", 16, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&[alpha, 0.0, 0.0, 0.0]));
-        let data = buffer("raw.data", bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC);
+        let data = buffer(
+            "raw.data",
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        );
         let staging = buffer("raw.staging", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("raw.leaky_relu"),
@@ -89,7 +95,8 @@ impl RawLeakyRelu {
         queue.write_buffer(&self.data, 0, bytemuck::cast_slice(x));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raw") });
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("raw"), timestamp_writes: None });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("raw"), timestamp_writes: None });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.bind_group, &[]);
             pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);

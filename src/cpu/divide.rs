@@ -59,7 +59,19 @@ mod tests {
     #[test]
     fn divides_exactly_for_every_kind_of_divisor() {
         let mut divisors: Vec<u32> = (1..=4099).collect();
-        divisors.extend([7, 641, 6700417, 65535, 65536, 65537, u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) + 1, 3 << 30]);
+        divisors.extend([
+            7,
+            641,
+            6700417,
+            65535,
+            65536,
+            65537,
+            u32::MAX,
+            u32::MAX - 1,
+            1 << 31,
+            (1 << 31) + 1,
+            3 << 30,
+        ]);
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..2000 {
             state ^= state << 13;
@@ -77,7 +89,13 @@ mod tests {
         for &d in &divisors {
             let prepared = Divisor::new(d);
             let d = d.max(1);
-            for &n in numerators.iter().chain(&[d - 1, d, d.saturating_add(1), d.saturating_mul(2), d.saturating_mul(7).saturating_sub(1)]) {
+            for &n in numerators.iter().chain(&[
+                d - 1,
+                d,
+                d.saturating_add(1),
+                d.saturating_mul(2),
+                d.saturating_mul(7).saturating_sub(1),
+            ]) {
                 assert_eq!(divide(n, prepared), n / d, "{n} / {d} with {prepared:?}");
             }
         }

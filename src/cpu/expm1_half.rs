@@ -42,7 +42,11 @@ mod tests {
                 let allowed = 3.0 + 2.0 * v.abs();
                 for ulps in [-allowed, 0.0, allowed] {
                     let computed = T::from_f64(f64::from(alpha * expm1_half(v, |t| exp_off_by(t, ulps))));
-                    assert!(within_ulp(computed, exact, 1), "{} alpha {alpha} x {v:e} exp off by {ulps}: {computed:?} vs {exact:?}", T::DTYPE);
+                    assert!(
+                        within_ulp(computed, exact, 1),
+                        "{} alpha {alpha} x {v:e} exp off by {ulps}: {computed:?} vs {exact:?}",
+                        T::DTYPE
+                    );
                 }
             }
         }

@@ -44,7 +44,11 @@ pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T
 }
 
 /// `op` on every element. Output has X's shape in standard layout.
-pub fn unary<T: FloatElement, D: Dimension>(op: &UnaryOp, attributes: &Attributes, x: ArrayView<'_, T, D>) -> Array<T, D> {
+pub fn unary<T: FloatElement, D: Dimension>(
+    op: &UnaryOp,
+    attributes: &Attributes,
+    x: ArrayView<'_, T, D>,
+) -> Array<T, D> {
     map_standard(x, |v| unary_scalar(op, attributes, v))
 }
 
@@ -76,7 +80,11 @@ fn attributes(alpha: f32) -> Attributes {
 pub(crate) enum CpuStep<'a, T> {
     Unary(&'static UnaryOp, Attributes),
     /// `slope` holds the flat slope elements `first..`, broadcast to X as `plan` says.
-    Prelu { slope: &'a [T], first: u64, plan: SlopePlan },
+    Prelu {
+        slope: &'a [T],
+        first: u64,
+        plan: SlopePlan,
+    },
 }
 
 /// The reference result of a chain for element `x` at flat index `index` of X: each step

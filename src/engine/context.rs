@@ -75,9 +75,6 @@ impl Context {
                 ..Default::default()
             })
             .await?;
-        // Errors outside our error scopes must not panic: every call of ours runs inside
-        // scopes, so anything that arrives here concerns work the caller no longer waits for.
-        device.on_uncaptured_error(Arc::new(|_error: wgpu::Error| {}));
         Ok(Self::from_device_with_info(device, queue, adapter.get_info(), options))
     }
 
@@ -95,7 +92,12 @@ impl Context {
     /// the device; `adapter` is only recorded in [`Context::info`]. The context registers the
     /// device's lost callback (replacing one the caller set) so that every call after a loss
     /// returns [`Error::DeviceLost`]; the caller's uncaptured-error handler stays as it is.
-    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, adapter: &wgpu::Adapter, options: ContextOptions) -> Self {
+    pub fn from_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: &wgpu::Adapter,
+        options: ContextOptions,
+    ) -> Self {
         Self::from_device_with_info(device, queue, adapter.get_info(), options)
     }
 
@@ -312,7 +314,12 @@ impl Context {
 
     /// A pooled buffer for the engine's own bookkeeping (kernel parameters), bounded by the
     /// device's limit only: the option caps tensors, and parameters grow with their windows.
-    pub(crate) fn take_internal_buffer(&self, bytes: u64, usage: wgpu::BufferUsages, label: &str) -> Result<PooledBuffer> {
+    pub(crate) fn take_internal_buffer(
+        &self,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+        label: &str,
+    ) -> Result<PooledBuffer> {
         let limit = self.inner.info.limits.max_buffer_size;
         self.inner.pool.take(&self.inner.device, bytes, usage, label, limit)
     }
@@ -350,7 +357,9 @@ async fn select_adapter(
 
 /// Every adapter wgpu finds on `backends` (for `wgpu-act info --all`).
 pub async fn enumerate_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle_from_env() });
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    });
     instance.enumerate_adapters(backends).await
 }

@@ -19,10 +19,17 @@ use crate::repr::Repr;
 /// One step as the engine runs it.
 #[derive(Clone)]
 pub(crate) enum JobStep<'a> {
-    Unary { op: &'static UnaryOp, attributes: Attributes },
+    Unary {
+        op: &'static UnaryOp,
+        attributes: Attributes,
+    },
     /// `slope` holds the slope's flat elements `first..first + slope.len()` of a slope of
     /// `shape` (all of it, except for host arrays processed in pieces).
-    Prelu { slope: &'a GpuTensor, shape: &'a [usize], first: u64 },
+    Prelu {
+        slope: &'a GpuTensor,
+        shape: &'a [usize],
+        first: u64,
+    },
 }
 
 impl<'a> JobStep<'a> {
@@ -100,7 +107,11 @@ impl Context {
             return Err(Error::DTypeMismatch { expected: dtype, actual: y.dtype() });
         }
         if y.len() != x.len() {
-            return Err(Error::ShapeMismatch { what: format!("{op_name} output"), expected: x.shape().to_vec(), actual: y.shape().to_vec() });
+            return Err(Error::ShapeMismatch {
+                what: format!("{op_name} output"),
+                expected: x.shape().to_vec(),
+                actual: y.shape().to_vec(),
+            });
         }
         let mut planned = Vec::with_capacity(job.steps.len());
         for step in job.steps {
@@ -115,7 +126,13 @@ impl Context {
         let mut in_place = x.same_view(y);
         if !in_place && x.buffer() == y.buffer() {
             if ranges_overlap(&x.padded_range(), &y.padded_range()) {
-                return Err(Error::InvalidBuffer { reason: format!("X and Y overlap in one buffer ({:?} and {:?}) without being the same tensor", x.byte_range(), y.byte_range()) });
+                return Err(Error::InvalidBuffer {
+                    reason: format!(
+                        "X and Y overlap in one buffer ({:?} and {:?}) without being the same tensor",
+                        x.byte_range(),
+                        y.byte_range()
+                    ),
+                });
             }
             // One dispatch cannot bind one buffer both read-only and writable: copy, then work in place.
             self.copy_tensor(encoder, x, y)?;
@@ -171,7 +188,11 @@ impl Context {
                     limit: usize::MAX as u64,
                 })?;
                 if *first + slope.len() as u64 > total as u64 {
-                    return Err(Error::ShapeMismatch { what: "PRelu slope part".into(), expected: shape.to_vec(), actual: slope.shape().to_vec() });
+                    return Err(Error::ShapeMismatch {
+                        what: "PRelu slope part".into(),
+                        expected: shape.to_vec(),
+                        actual: slope.shape().to_vec(),
+                    });
                 }
                 let aligned = unidirectional_slope_shape(job.shape, shape)?;
                 let plan = plan(job.shape, &aligned)?;
@@ -244,7 +265,7 @@ impl Context {
     ) -> Result<()> {
         let limits = &self.inner.info.limits;
         let params_size = size_of::<Params>() as u64;
-        if params_size > u64::from(limits.max_uniform_buffer_binding_size) {
+        if params_size > limits.max_uniform_buffer_binding_size {
             return Err(Error::Unsupported {
                 op: "activation chain",
                 dtype: repr.dtype(),
@@ -260,10 +281,15 @@ impl Context {
         let full = len / lanes;
         let tail_elements = len % lanes;
         let window = self.window_vectors();
-        let windows: Vec<Range<u64>> = (0..full.div_ceil(window)).map(|i| i * window..((i + 1) * window).min(full)).collect();
+        let windows: Vec<Range<u64>> =
+            (0..full.div_ceil(window)).map(|i| i * window..((i + 1) * window).min(full)).collect();
         let slot = params_size.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment).max(16));
         let slots = windows.len() + usize::from(tail_elements > 0);
-        let uniform = self.take_internal_buffer(slot * slots as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST, "wgpu-activations.params")?;
+        let uniform = self.take_internal_buffer(
+            slot * slots as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            "wgpu-activations.params",
+        )?;
         let mut data = vec![0u8; (slot * slots as u64) as usize];
         let template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
         let elem = repr.dtype().size_bytes() as u64;
@@ -281,32 +307,53 @@ impl Context {
             let mut params = template;
             params.vectors = (w.end - w.start) as u32;
             params.first_element = first_element as u32;
-            let mut entries: Vec<(u32, wgpu::BufferBinding<'_>)> = vec![
-                (binding::X, binding_of(source.buffer(), source.offset() + w.start * VECTOR_BYTES, (w.end - w.start) * VECTOR_BYTES)),
-            ];
+            let mut entries: Vec<(u32, wgpu::BufferBinding<'_>)> = vec![(
+                binding::X,
+                binding_of(source.buffer(), source.offset() + w.start * VECTOR_BYTES, (w.end - w.start) * VECTOR_BYTES),
+            )];
             if !kernel.key.in_place {
-                entries.push((binding::Y, binding_of(target.buffer(), target.offset() + w.start * VECTOR_BYTES, (w.end - w.start) * VECTOR_BYTES)));
+                entries.push((
+                    binding::Y,
+                    binding_of(
+                        target.buffer(),
+                        target.offset() + w.start * VECTOR_BYTES,
+                        (w.end - w.start) * VECTOR_BYTES,
+                    ),
+                ));
             }
             for (k, p) in segment.iter().enumerate() {
                 let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
                 if plan.access == SlopeAccess::Same {
                     let offset = slope.offset() + (first_element - first) * elem;
-                    if offset % align != 0 {
-                        return Err(Error::Gpu { during: "PRelu slope binding", message: format!("slope window at byte {offset} is not aligned to {align}") });
+                    if !offset.is_multiple_of(align) {
+                        return Err(Error::Gpu {
+                            during: "PRelu slope binding",
+                            message: format!("slope window at byte {offset} is not aligned to {align}"),
+                        });
                     }
                     params.steps[k].slope[2] = first_element as u32;
-                    entries.push((binding::slope_vectors(k), binding_of(slope.buffer(), offset, (w.end - w.start) * VECTOR_BYTES)));
+                    entries.push((
+                        binding::slope_vectors(k),
+                        binding_of(slope.buffer(), offset, (w.end - w.start) * VECTOR_BYTES),
+                    ));
                 } else {
                     let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
                     params.steps[k].slope[2] = z as u32;
-                    entries.push((binding::slope_words(k), binding_of(slope.buffer(), range.start, range.end - range.start)));
+                    entries.push((
+                        binding::slope_words(k),
+                        binding_of(slope.buffer(), range.start, range.end - range.start),
+                    ));
                 }
             }
             let uniform_offset = slot * i as u64;
             write_params(&mut data, uniform_offset, &params);
             entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
             let groups = self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup()));
-            dispatches.push(Dispatch { pass: Pass::Main, bind_group: self.bind_group(kernel, Pass::Main, entries)?, groups });
+            dispatches.push(Dispatch {
+                pass: Pass::Main,
+                bind_group: self.bind_group(kernel, Pass::Main, entries)?,
+                groups,
+            });
         }
         if tail_elements > 0 {
             let first_element = job.element_base + full * lanes;
@@ -318,7 +365,8 @@ impl Context {
             params.tail_word = ((start - aligned) / spec.word_bytes) as u32;
             params.tail_elements = tail_elements as u32;
             params.first_element = first_element as u32;
-            let mut entries = vec![(binding::X_WORDS, binding_of(source.buffer(), source.offset() + aligned, end - aligned))];
+            let mut entries =
+                vec![(binding::X_WORDS, binding_of(source.buffer(), source.offset() + aligned, end - aligned))];
             if !kernel.key.in_place {
                 entries.push((binding::Y_WORDS, binding_of(target.buffer(), target.offset() + aligned, end - aligned)));
             }
@@ -326,17 +374,25 @@ impl Context {
                 let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
                 let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
                 params.steps[k].slope[2] = z as u32;
-                entries.push((binding::slope_words(k), binding_of(slope.buffer(), range.start, range.end - range.start)));
+                entries
+                    .push((binding::slope_words(k), binding_of(slope.buffer(), range.start, range.end - range.start)));
             }
             let uniform_offset = slot * windows.len() as u64;
             write_params(&mut data, uniform_offset, &params);
             entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
-            dispatches.push(Dispatch { pass: Pass::Tail, bind_group: self.bind_group(kernel, Pass::Tail, entries)?, groups: (1, 1) });
+            dispatches.push(Dispatch {
+                pass: Pass::Tail,
+                bind_group: self.bind_group(kernel, Pass::Tail, entries)?,
+                groups: (1, 1),
+            });
         }
         self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
         let main = kernel.pipeline(&self.inner.device, Pass::Main)?;
         let tail = if tail_elements > 0 { Some(kernel.pipeline(&self.inner.device, Pass::Tail)?) } else { None };
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&kernel.label), timestamp_writes: timestamps });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&kernel.label),
+            timestamp_writes: timestamps,
+        });
         for dispatch in &dispatches {
             let pipeline = match (dispatch.pass, tail) {
                 (Pass::Tail, Some(tail)) => tail,
@@ -367,7 +423,10 @@ impl Context {
             _ => plan.slope_window(elements).unwrap_or(0..total),
         };
         if needed.start < first || needed.end > first + slope.len() as u64 {
-            return Err(Error::Gpu { during: "PRelu slope binding", message: format!("slope elements {needed:?} are outside the uploaded part") });
+            return Err(Error::Gpu {
+                during: "PRelu slope binding",
+                message: format!("slope elements {needed:?} are outside the uploaded part"),
+            });
         }
         let elem = slope.dtype().size_bytes() as u64;
         let align = self.offset_alignment();
@@ -401,21 +460,32 @@ impl Context {
         let expected = kernel.key.bindings(pass);
         let numbers: Vec<u32> = entries.iter().map(|(b, _)| *b).collect();
         if numbers != expected {
-            return Err(Error::Gpu { during: "binding", message: format!("{} binds {numbers:?}, its pipeline reads {expected:?}", kernel.label) });
+            return Err(Error::Gpu {
+                during: "binding",
+                message: format!("{} binds {numbers:?}, its pipeline reads {expected:?}", kernel.label),
+            });
         }
         let layout = &kernel.pipeline(&self.inner.device, pass)?.layout;
         let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
             .into_iter()
             .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: wgpu::BindingResource::Buffer(buffer) })
             .collect();
-        Ok(self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&kernel.label), layout, entries: &entries }))
+        Ok(self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&kernel.label),
+            layout,
+            entries: &entries,
+        }))
     }
 
     /// Copies X's bytes to Y (same length), rounded up to whole words.
     pub(crate) fn copy_tensor(&self, encoder: &mut wgpu::CommandEncoder, x: &GpuTensor, y: &GpuTensor) -> Result<()> {
         for (tensor, usage, role) in [(x, wgpu::BufferUsages::COPY_SRC, "X"), (y, wgpu::BufferUsages::COPY_DST, "Y")] {
             if !tensor.buffer().usage().contains(usage) {
-                return Err(Error::InvalidBuffer { reason: format!("{role}'s buffer lacks {usage:?} usage, needed to copy between tensors of one buffer") });
+                return Err(Error::InvalidBuffer {
+                    reason: format!(
+                        "{role}'s buffer lacks {usage:?} usage, needed to copy between tensors of one buffer"
+                    ),
+                });
             }
         }
         let bytes = x.padded_range().end - x.padded_range().start;
@@ -430,7 +500,9 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
     let mut params: Params = bytemuck::Zeroable::zeroed();
     for (k, p) in segment.iter().enumerate() {
         match (p.step, &p.plan) {
-            (JobStep::Unary { attributes, .. }, _) => params.steps[k] = StepParams { attributes: *attributes, ..Default::default() },
+            (JobStep::Unary { attributes, .. }, _) => {
+                params.steps[k] = StepParams { attributes: *attributes, ..Default::default() }
+            }
             (JobStep::Prelu { .. }, Some(plan)) => {
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
                 params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];

@@ -14,7 +14,7 @@ mod validate;
 
 pub use context::{Context, enumerate_adapters};
 pub use info::{ContextInfo, DTypePath, limits_report, native_dtypes};
-pub use options::{ContextOptions, VALIDATE_ENV};
+pub use options::{ContextOptions, LIMITS_ENV, VALIDATE_ENV};
 pub use pipelines::PipelineCacheStats;
 pub use pool::PoolStats;
 pub use tensor::GpuTensor;

@@ -7,6 +7,19 @@ use crate::dtype::DType;
 /// Environment variable that turns validation mode on (`1`) for every context.
 pub const VALIDATE_ENV: &str = "WGPU_ACTIVATIONS_VALIDATE";
 
+/// Environment variable that makes contexts request smaller limits than their adapter's:
+/// `downlevel` (`wgpu::Limits::downlevel_defaults()`, the smallest compute tier wgpu supports)
+/// or `webgpu` (`wgpu::Limits::default()`, a browser's WebGPU defaults).
+pub const LIMITS_ENV: &str = "WGPU_ACTIVATIONS_LIMITS";
+
+fn limits_from_env() -> Option<wgpu::Limits> {
+    match std::env::var(LIMITS_ENV).ok()?.as_str() {
+        "downlevel" => Some(wgpu::Limits::downlevel_defaults()),
+        "webgpu" => Some(wgpu::Limits::default()),
+        _ => None,
+    }
+}
+
 /// Options of a [`crate::Context`]. Built with `ContextOptions::default()` and the `with_*`
 /// methods.
 #[derive(Debug, Clone)]
@@ -31,7 +44,8 @@ pub struct ContextOptions {
     /// [`crate::Error::Unsupported`].
     pub f64_cpu_fallback: bool,
     /// Limits to request instead of the adapter's own, e.g. `wgpu::Limits::downlevel_defaults()`
-    /// to run as a browser's WebGPU would. Ignored by [`crate::Context::from_device`].
+    /// to run as a browser's WebGPU would (default: from `WGPU_ACTIVATIONS_LIMITS`, else the
+    /// adapter's). Ignored by [`crate::Context::from_device`].
     pub limits: Option<wgpu::Limits>,
     /// Cap on the bytes one storage binding may cover, below the device's
     /// `max_storage_buffer_binding_size`. Larger tensors are processed in several dispatches
@@ -70,7 +84,7 @@ impl Default for ContextOptions {
             emulated: Vec::new(),
             native: Vec::new(),
             f64_cpu_fallback: false,
-            limits: None,
+            limits: limits_from_env(),
             max_binding_bytes: None,
             max_buffer_bytes: None,
             validation: std::env::var(VALIDATE_ENV).is_ok_and(|v| v == "1"),

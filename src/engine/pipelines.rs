@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::error::{Error, Result};
 use crate::kernel::{KernelKey, Pass};
@@ -54,15 +54,19 @@ pub struct PipelineCacheStats {
     pub capacity: usize,
 }
 
-struct Entry {
-    kernel: Arc<Kernel>,
+/// One cached kernel, built at most once: callers that want it while it is being built wait on
+/// the slot instead of building it again.
+#[derive(Default)]
+struct Slot {
+    kernel: Mutex<Option<Arc<Kernel>>>,
     last_used: AtomicU64,
 }
 
-/// Checks under a read lock; builds outside any lock; inserts under the write lock, keeping
-/// whichever kernel got there first so every caller shares one.
+/// Finds slots under a read lock and inserts new ones under the write lock; builds outside
+/// both, under the slot's own lock, so every caller shares one kernel and no lookup waits for a
+/// compilation.
 pub(crate) struct PipelineCache {
-    kernels: RwLock<HashMap<KernelKey, Entry>>,
+    slots: RwLock<HashMap<KernelKey, Arc<Slot>>>,
     clock: AtomicU64,
     compiled: AtomicU64,
     evicted: AtomicU64,
@@ -72,7 +76,7 @@ pub(crate) struct PipelineCache {
 impl PipelineCache {
     pub(crate) fn new(capacity: usize) -> Self {
         PipelineCache {
-            kernels: RwLock::default(),
+            slots: RwLock::default(),
             clock: AtomicU64::new(0),
             compiled: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
@@ -82,7 +86,7 @@ impl PipelineCache {
 
     pub(crate) fn stats(&self) -> PipelineCacheStats {
         PipelineCacheStats {
-            cached: self.kernels.read().unwrap_or_else(|p| p.into_inner()).len(),
+            cached: self.slots.read().unwrap_or_else(|p| p.into_inner()).len(),
             compiled: self.compiled.load(Ordering::Relaxed),
             evicted: self.evicted.load(Ordering::Relaxed),
             capacity: self.capacity,
@@ -90,23 +94,36 @@ impl PipelineCache {
     }
 
     pub(crate) fn get_or_build(&self, device: &wgpu::Device, key: &KernelKey) -> Result<Arc<Kernel>> {
-        let now = self.clock.fetch_add(1, Ordering::Relaxed);
-        if let Some(entry) = self.kernels.read().unwrap_or_else(|p| p.into_inner()).get(key) {
-            entry.last_used.store(now, Ordering::Relaxed);
-            return Ok(Arc::clone(&entry.kernel));
+        let slot = self.slot(key);
+        let mut kernel = slot.kernel.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(built) = kernel.as_ref() {
+            return Ok(Arc::clone(built));
         }
         let built = Arc::new(build(device, key)?);
         self.compiled.fetch_add(1, Ordering::Relaxed);
-        let mut kernels = self.kernels.write().unwrap_or_else(|p| p.into_inner());
-        if !kernels.contains_key(key) && kernels.len() >= self.capacity {
-            let oldest = kernels.iter().min_by_key(|(_, e)| e.last_used.load(Ordering::Relaxed)).map(|(k, _)| *k);
+        *kernel = Some(Arc::clone(&built));
+        Ok(built)
+    }
+
+    /// The slot of `key`, inserted (evicting the least recently used beyond the capacity) if
+    /// there is none.
+    fn slot(&self, key: &KernelKey) -> Arc<Slot> {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        if let Some(slot) = self.slots.read().unwrap_or_else(|p| p.into_inner()).get(key) {
+            slot.last_used.store(now, Ordering::Relaxed);
+            return Arc::clone(slot);
+        }
+        let mut slots = self.slots.write().unwrap_or_else(|p| p.into_inner());
+        if !slots.contains_key(key) && slots.len() >= self.capacity {
+            let oldest = slots.iter().min_by_key(|(_, s)| s.last_used.load(Ordering::Relaxed)).map(|(k, _)| *k);
             if let Some(oldest) = oldest {
-                kernels.remove(&oldest);
+                slots.remove(&oldest);
                 self.evicted.fetch_add(1, Ordering::Relaxed);
             }
         }
-        let entry = kernels.entry(*key).or_insert(Entry { kernel: built, last_used: AtomicU64::new(now) });
-        Ok(Arc::clone(&entry.kernel))
+        let slot = slots.entry(*key).or_default();
+        slot.last_used.store(now, Ordering::Relaxed);
+        Arc::clone(slot)
     }
 }
 
@@ -125,7 +142,13 @@ fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
     Ok(Kernel { key: *key, label, module, main, tail: OnceLock::new() })
 }
 
-fn build_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, label: &str, key: &KernelKey, pass: Pass) -> Result<Pipeline> {
+fn build_pipeline(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    label: &str,
+    key: &KernelKey,
+    pass: Pass,
+) -> Result<Pipeline> {
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
@@ -136,7 +159,11 @@ fn build_pipeline(device: &wgpu::Device, module: &wgpu::ShaderModule, label: &st
         cache: None,
     });
     if let Some(error) = pollster::block_on(scope.pop()) {
-        return Err(Error::Shader { label: format!("{label} ({})", pass.entry_point()), message: error.to_string(), wgsl: key.wgsl() });
+        return Err(Error::Shader {
+            label: format!("{label} ({})", pass.entry_point()),
+            message: error.to_string(),
+            wgsl: key.wgsl(),
+        });
     }
     let layout = pipeline.get_bind_group_layout(0);
     Ok(Pipeline { pipeline, layout })

@@ -77,9 +77,18 @@ impl BufferPool {
             Some(buffer) => buffer,
             None => {
                 if class > max_bytes {
-                    return Err(Error::TooLarge { what: format!("{label} buffer (bytes)"), needed: class, limit: max_bytes });
+                    return Err(Error::TooLarge {
+                        what: format!("{label} buffer (bytes)"),
+                        needed: class,
+                        limit: max_bytes,
+                    });
                 }
-                device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: class, usage, mapped_at_creation: false })
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: class,
+                    usage,
+                    mapped_at_creation: false,
+                })
             }
         };
         Ok(PooledBuffer { buffer: Some(buffer), pool: self.clone(), class, usage })
@@ -129,6 +138,17 @@ impl PooledBuffer {
     /// never completed, a device that was lost).
     pub(crate) fn discard(mut self) {
         self.buffer = None;
+    }
+
+    /// Unmaps the buffer and returns it to the pool. Runs outside any call (in drops and
+    /// callbacks), so it opens an error scope of its own: on a lost device wgpu reports the
+    /// unmap, and the default handler would panic.
+    pub(crate) fn unmap_and_return(self, device: &wgpu::Device) {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        self.buffer().unmap();
+        if pollster::block_on(scope.pop()).is_some() {
+            self.discard();
+        }
     }
 }
 

@@ -25,9 +25,9 @@ pub(crate) enum Wait {
 }
 
 /// What the map callback, the poller and the readback share about one map.
-#[derive(Default)]
 pub(crate) struct MapShared {
     state: Mutex<MapState>,
+    device: wgpu::Device,
 }
 
 #[derive(Default)]
@@ -74,10 +74,7 @@ impl MapShared {
     fn complete(&self, result: Result<(), wgpu::BufferAsyncError>) {
         let mut state = self.lock();
         match state.abandoned.take() {
-            Some(buffer) if result.is_ok() => {
-                buffer.buffer().unmap();
-                drop(buffer);
-            }
+            Some(buffer) if result.is_ok() => buffer.unmap_and_return(&self.device),
             Some(buffer) => buffer.discard(),
             None => {
                 state.completed = Some(result.map_err(|e| e.to_string()));
@@ -100,8 +97,9 @@ pub(crate) struct Readback {
 }
 
 impl Readback {
-    pub(crate) fn new(staging: PooledBuffer, bytes: u64) -> Self {
-        Readback { staging: Some(staging), bytes, padded: bytes.next_multiple_of(4), shared: Arc::default(), started: false }
+    pub(crate) fn new(device: &wgpu::Device, staging: PooledBuffer, bytes: u64) -> Self {
+        let shared = Arc::new(MapShared { state: Mutex::default(), device: device.clone() });
+        Readback { staging: Some(staging), bytes, padded: bytes.next_multiple_of(4), shared, started: false }
     }
 
     pub(crate) fn buffer(&self) -> &wgpu::Buffer {
@@ -176,7 +174,10 @@ impl Readback {
         let data = &view[..self.bytes as usize];
         let target: &mut [u8] = bytemuck::cast_slice_mut(out);
         if target.len() != data.len() {
-            return Err(Error::Gpu { during: "readback", message: format!("{} bytes read back into {}", data.len(), target.len()) });
+            return Err(Error::Gpu {
+                during: "readback",
+                message: format!("{} bytes read back into {}", data.len(), target.len()),
+            });
         }
         target.copy_from_slice(data);
         Ok(())
@@ -191,10 +192,7 @@ impl Drop for Readback {
         }
         let mut state = self.shared.lock();
         match &state.completed {
-            Some(Ok(())) => {
-                staging.buffer().unmap();
-                drop(staging);
-            }
+            Some(Ok(())) => staging.unmap_and_return(&self.shared.device),
             Some(Err(_)) => staging.discard(),
             None => state.abandoned = Some(staging),
         }

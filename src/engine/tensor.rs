@@ -43,7 +43,11 @@ impl Memory {
 
 impl std::fmt::Debug for GpuTensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GpuTensor").field("shape", &self.shape).field("dtype", &self.dtype).field("offset", &self.offset).finish()
+        f.debug_struct("GpuTensor")
+            .field("shape", &self.shape)
+            .field("dtype", &self.dtype)
+            .field("offset", &self.offset)
+            .finish()
     }
 }
 
@@ -86,7 +90,11 @@ impl GpuTensor {
     /// The same elements under another shape with the same element count (no copy).
     pub fn reshaped(&self, shape: &[usize]) -> Result<GpuTensor> {
         if element_count(shape) != Some(self.len) {
-            return Err(Error::ShapeMismatch { what: "reshape (element count)".into(), expected: self.shape.clone(), actual: shape.to_vec() });
+            return Err(Error::ShapeMismatch {
+                what: "reshape (element count)".into(),
+                expected: self.shape.clone(),
+                actual: shape.to_vec(),
+            });
         }
         Ok(GpuTensor { shape: shape.to_vec(), ..self.clone() })
     }
@@ -104,7 +112,10 @@ impl GpuTensor {
 
     /// True when both are the same elements of the same buffer.
     pub(crate) fn same_view(&self, other: &GpuTensor) -> bool {
-        self.buffer() == other.buffer() && self.offset == other.offset && self.len == other.len && self.dtype == other.dtype
+        self.buffer() == other.buffer()
+            && self.offset == other.offset
+            && self.len == other.len
+            && self.dtype == other.dtype
     }
 }
 
@@ -125,13 +136,24 @@ impl Context {
     }
 
     pub(crate) fn new_tensor(&self, shape: &[usize], dtype: DType, label: &str) -> Result<GpuTensor> {
-        let len = element_count(shape)
-            .filter(|n| n.checked_mul(dtype.size_bytes()).is_some())
-            .ok_or_else(|| Error::TooLarge { what: format!("tensor of shape {shape:?}"), needed: u64::MAX, limit: self.max_buffer_bytes() })?;
+        let len = element_count(shape).filter(|n| n.checked_mul(dtype.size_bytes()).is_some()).ok_or_else(|| {
+            Error::TooLarge {
+                what: format!("tensor of shape {shape:?}"),
+                needed: u64::MAX,
+                limit: self.max_buffer_bytes(),
+            }
+        })?;
         let bytes = ((len * dtype.size_bytes()) as u64).next_multiple_of(4).max(4);
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         let buffer = self.take_buffer(bytes, usage, label)?;
-        Ok(GpuTensor { memory: Arc::new(Memory::Pooled(buffer)), offset: 0, shape: shape.to_vec(), len, dtype, owner: self.inner.id })
+        Ok(GpuTensor {
+            memory: Arc::new(Memory::Pooled(buffer)),
+            offset: 0,
+            shape: shape.to_vec(),
+            len,
+            dtype,
+            owner: self.inner.id,
+        })
     }
 
     /// Wraps a buffer the application owns as a tensor, without copying: elements of `dtype` in
@@ -140,15 +162,28 @@ impl Context {
     /// `min_storage_buffer_offset_alignment`, and the elements, rounded up to whole 4-byte
     /// words, must fit in the buffer: WebGPU addresses storage in words, so the unused half of
     /// the last word of an odd number of 16-bit elements is read and written back unchanged.
-    pub fn tensor_from_buffer(&self, buffer: wgpu::Buffer, offset: u64, shape: &[usize], dtype: DType) -> Result<GpuTensor> {
+    /// A buffer of another device of the same `wgpu::Instance` is refused; one of another
+    /// instance cannot be told apart by wgpu, whose lookup of it panics: wrap only buffers of
+    /// this context's device.
+    pub fn tensor_from_buffer(
+        &self,
+        buffer: wgpu::Buffer,
+        offset: u64,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<GpuTensor> {
         self.check_ready()?;
         if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
-            return Err(Error::InvalidBuffer { reason: format!("the buffer's usage {:?} lacks STORAGE", buffer.usage()) });
+            return Err(Error::InvalidBuffer {
+                reason: format!("the buffer's usage {:?} lacks STORAGE", buffer.usage()),
+            });
         }
         let align = u64::from(self.inner.info.limits.min_storage_buffer_offset_alignment);
-        if offset % align != 0 {
+        if !offset.is_multiple_of(align) {
             return Err(Error::InvalidBuffer {
-                reason: format!("offset {offset} is not a multiple of the device's min_storage_buffer_offset_alignment ({align})"),
+                reason: format!(
+                    "offset {offset} is not a multiple of the device's min_storage_buffer_offset_alignment ({align})"
+                ),
             });
         }
         let too_big = || Error::InvalidBuffer { reason: format!("shape {shape:?} of {dtype} overflows") };
@@ -165,7 +200,14 @@ impl Context {
         if offset + 4 <= buffer.size() {
             self.check_same_device(&buffer, offset)?;
         }
-        Ok(GpuTensor { memory: Arc::new(Memory::Wrapped(buffer)), offset, shape: shape.to_vec(), len, dtype, owner: self.inner.id })
+        Ok(GpuTensor {
+            memory: Arc::new(Memory::Wrapped(buffer)),
+            offset,
+            shape: shape.to_vec(),
+            len,
+            dtype,
+            owner: self.inner.id,
+        })
     }
 
     /// Refuses a buffer of another device, which wgpu reports when it is bound.
@@ -190,7 +232,11 @@ impl Context {
             layout: &layout,
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset, size: std::num::NonZeroU64::new(4) }),
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset,
+                    size: std::num::NonZeroU64::new(4),
+                }),
             }],
         });
         match pollster::block_on(scope.pop()) {
@@ -214,7 +260,11 @@ impl Context {
         self.scoped("upload", || {
             let tensor = self.new_tensor(shape, T::DTYPE, "wgpu-activations.upload")?;
             if tensor.len != values.len() {
-                return Err(Error::ShapeMismatch { what: "upload".into(), expected: shape.to_vec(), actual: vec![values.len()] });
+                return Err(Error::ShapeMismatch {
+                    what: "upload".into(),
+                    expected: shape.to_vec(),
+                    actual: vec![values.len()],
+                });
             }
             self.write_tensor(&tensor, bytemuck::cast_slice(values));
             Ok(tensor)
@@ -265,24 +315,37 @@ impl Context {
             self.finish_read(&mut readback, wait, &mut values).await?;
         }
         self.check_ready()?;
-        ArrayD::from_shape_vec(IxDyn(&tensor.shape), values).map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
+        ArrayD::from_shape_vec(IxDyn(&tensor.shape), values)
+            .map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
     }
 
     /// Records a copy of `tensor` into a new staging buffer.
     pub(crate) fn encode_readback(&self, encoder: &mut wgpu::CommandEncoder, tensor: &GpuTensor) -> Result<Readback> {
         if !tensor.buffer().usage().contains(wgpu::BufferUsages::COPY_SRC) {
-            return Err(Error::InvalidBuffer { reason: "the tensor's buffer lacks COPY_SRC usage, needed to read it back".into() });
+            return Err(Error::InvalidBuffer {
+                reason: "the tensor's buffer lacks COPY_SRC usage, needed to read it back".into(),
+            });
         }
         let padded = tensor.size_bytes().next_multiple_of(4);
-        let staging = self.take_buffer(padded, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, "wgpu-activations.readback")?;
+        let staging = self.take_buffer(
+            padded,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            "wgpu-activations.readback",
+        )?;
         encoder.copy_buffer_to_buffer(tensor.buffer(), tensor.offset, staging.buffer(), 0, padded);
-        Ok(Readback::new(staging, tensor.size_bytes()))
+        Ok(Readback::new(&self.inner.device, staging, tensor.size_bytes()))
     }
 
     /// Waits for a started readback and copies its elements into `out` (exactly as many).
-    pub(crate) async fn finish_read<T: Element>(&self, readback: &mut Readback, wait: Wait, out: &mut [T]) -> Result<()> {
-        let result =
-            readback.read_into(&self.inner.device, &self.inner.poller, wait, self.inner.options.readback_timeout, out).await;
+    pub(crate) async fn finish_read<T: Element>(
+        &self,
+        readback: &mut Readback,
+        wait: Wait,
+        out: &mut [T],
+    ) -> Result<()> {
+        let result = readback
+            .read_into(&self.inner.device, &self.inner.poller, wait, self.inner.options.readback_timeout, out)
+            .await;
         self.lost_or(result)
     }
 

@@ -58,6 +58,7 @@ pub(crate) fn chain_bound(steps: &[JobStep<'_>], dtype: DType) -> u64 {
 
 /// What the check of one job needs once the GPU is done.
 struct Check {
+    device: wgpu::Device,
     chain: String,
     dtype: DType,
     bound: u64,
@@ -76,9 +77,21 @@ enum StepCheck {
 impl Context {
     /// Records the copies a job's validation reads, before the job (X and the slopes, which
     /// the job may overwrite). Returns what [`Context::finish_validation`] completes.
-    pub(crate) fn begin_validation(&self, encoder: &mut wgpu::CommandEncoder, job: &Job<'_>) -> Result<Option<PendingCheck>> {
+    pub(crate) fn begin_validation(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        job: &Job<'_>,
+    ) -> Result<Option<PendingCheck>> {
         if !self.inner.options.validation || job.x.is_empty() {
             return Ok(None);
+        }
+        // Nothing of another device may reach the encoder, not even a copy.
+        self.check_owner(job.x)?;
+        self.check_owner(job.y)?;
+        for step in job.steps {
+            if let JobStep::Prelu { slope, .. } = step {
+                self.check_owner(slope)?;
+            }
         }
         let x = self.stage(encoder, job.x)?;
         let mut steps = Vec::with_capacity(job.steps.len());
@@ -87,7 +100,12 @@ impl Context {
                 JobStep::Unary { op, attributes } => StepCheck::Unary(op, *attributes),
                 JobStep::Prelu { slope, shape, first } => {
                     let aligned = unidirectional_slope_shape(job.shape, shape)?;
-                    StepCheck::Prelu { staging: self.stage(encoder, slope)?, bytes: slope.size_bytes(), first: *first, plan: plan(job.shape, &aligned)? }
+                    StepCheck::Prelu {
+                        staging: self.stage(encoder, slope)?,
+                        bytes: slope.size_bytes(),
+                        first: *first,
+                        plan: plan(job.shape, &aligned)?,
+                    }
                 }
             });
         }
@@ -113,6 +131,7 @@ impl Context {
     ) -> Result<Option<CheckHandle>> {
         let Some(pending) = pending else { return Ok(None) };
         let check = Check {
+            device: self.inner.device.clone(),
             y: self.stage(encoder, y)?,
             chain: pending.chain,
             dtype: pending.dtype,
@@ -170,9 +189,19 @@ impl Context {
     /// Copies a tensor into a fresh staging buffer.
     fn stage(&self, encoder: &mut wgpu::CommandEncoder, tensor: &super::GpuTensor) -> Result<PooledBuffer> {
         let padded = tensor.size_bytes().next_multiple_of(4).max(4);
-        let staging = self.take_buffer(padded, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, "wgpu-activations.validation")?;
+        let staging = self.take_buffer(
+            padded,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            "wgpu-activations.validation",
+        )?;
         if tensor.size_bytes() > 0 {
-            encoder.copy_buffer_to_buffer(tensor.buffer(), tensor.offset(), staging.buffer(), 0, tensor.size_bytes().next_multiple_of(4));
+            encoder.copy_buffer_to_buffer(
+                tensor.buffer(),
+                tensor.offset(),
+                staging.buffer(),
+                0,
+                tensor.size_bytes().next_multiple_of(4),
+            );
         }
         Ok(staging)
     }
@@ -202,7 +231,8 @@ impl CheckHandle {
     pub(crate) fn wait(&self, timeout: Duration) -> Result<()> {
         let (slot, ready) = &*self.0;
         let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
-        let (mut guard, _) = ready.wait_timeout_while(guard, timeout, |s| s.is_none()).unwrap_or_else(|p| p.into_inner());
+        let (mut guard, _) =
+            ready.wait_timeout_while(guard, timeout, |s| s.is_none()).unwrap_or_else(|p| p.into_inner());
         guard.take().unwrap_or(Err(Error::Timeout { during: "validation", after: timeout }))
     }
 }
@@ -243,9 +273,11 @@ impl Check {
                 .iter()
                 .map(|step| match step {
                     StepCheck::Unary(op, attributes) => CpuStep::Unary(op, *attributes),
-                    StepCheck::Prelu { first, plan, .. } => {
-                        CpuStep::Prelu { slope: slope_values.next().map_or(&[][..], Vec::as_slice), first: *first, plan: plan.clone() }
-                    }
+                    StepCheck::Prelu { first, plan, .. } => CpuStep::Prelu {
+                        slope: slope_values.next().map_or(&[][..], Vec::as_slice),
+                        first: *first,
+                        plan: plan.clone(),
+                    },
                 })
                 .collect();
             compare(&check.chain, &y, &x, check.element_base, &steps, check.bound)
@@ -262,26 +294,27 @@ impl Check {
         }
     }
 
-    fn buffers(self) -> Vec<PooledBuffer> {
+    fn buffers(self) -> (wgpu::Device, Vec<PooledBuffer>) {
         let mut all = vec![self.x, self.y];
         for step in self.steps {
             if let StepCheck::Prelu { staging, .. } = step {
                 all.push(staging);
             }
         }
-        all
+        (self.device, all)
     }
 
     /// Unmaps the staging buffers and returns them to the pool.
     fn release(self) {
-        for buffer in self.buffers() {
-            buffer.buffer().unmap();
+        let (device, buffers) = self.buffers();
+        for buffer in buffers {
+            buffer.unmap_and_return(&device);
         }
     }
 
     /// Drops the staging buffers unpooled (some map failed: their state is unknown).
     fn discard(self) {
-        for buffer in self.buffers() {
+        for buffer in self.buffers().1 {
             buffer.discard();
         }
     }

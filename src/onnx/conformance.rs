@@ -150,7 +150,12 @@ fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut C
         let actual = model.run(ctx, &feeds).map_err(refuse)?;
         let reference = model.run_reference(&feeds).map_err(refuse)?;
         if expected.len() != actual.len() {
-            return Err(Outcome::Error(format!("{} has {} outputs, the model {}", set.display(), expected.len(), actual.len())));
+            return Err(Outcome::Error(format!(
+                "{} has {} outputs, the model {}",
+                set.display(),
+                expected.len(),
+                actual.len()
+            )));
         }
         for (((name, ours), (_, exact)), path) in actual.iter().zip(&reference).zip(&expected) {
             let want = HostTensor::decode_pb(&read(path).map_err(refuse)?)
@@ -176,7 +181,13 @@ fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut C
 }
 
 /// Writes `outputs` to `save/<case>/<set>/output_K.pb`, refusing a place inside the case folder.
-fn save_outputs(case: &Path, save: &Path, name: &str, set: &Path, outputs: &[(String, HostTensor)]) -> Result<(), Outcome> {
+fn save_outputs(
+    case: &Path,
+    save: &Path,
+    name: &str,
+    set: &Path,
+    outputs: &[(String, HostTensor)],
+) -> Result<(), Outcome> {
     let fail = |path: &Path, e: &dyn std::fmt::Display| Outcome::Error(format!("{}: {e}", path.display()));
     std::fs::create_dir_all(save).map_err(|e| fail(save, &e))?;
     let (case, save) = match (std::fs::canonicalize(case), std::fs::canonicalize(save)) {
@@ -222,7 +233,8 @@ fn compare<T: HostElement>(
             // and the expected value is merely a less accurate formula's rounding of it
             // (within ONNX's own backend-test tolerance).
             if vs_reference > bound || !onnx_tolerance(as_f64(e), as_f64(r)) {
-                let shown = if vs_expected == u64::MAX { "NaN mismatch".to_string() } else { format!("{vs_expected} ULP") };
+                let shown =
+                    if vs_expected == u64::MAX { "NaN mismatch".to_string() } else { format!("{vs_expected} ULP") };
                 return Err(Outcome::Fail(format!(
                     "output {name:?} element {index}: got {o:?}, expected {e:?} ({shown} > {bound}; correctly rounded {r:?})"
                 )));

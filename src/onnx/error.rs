@@ -35,7 +35,9 @@ pub enum OnnxError {
     },
 
     /// The model contains an operator this crate does not run.
-    #[error("ONNX operator {op} (node {node:?}) is not supported: only LeakyRelu, Elu and PRelu (and their function-body expansions) run")]
+    #[error(
+        "ONNX operator {op} (node {node:?}) is not supported: only LeakyRelu, Elu and PRelu (and their function-body expansions) run"
+    )]
     UnsupportedOp {
         /// The op type (and domain, when not the default one).
         op: String,

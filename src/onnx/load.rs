@@ -252,12 +252,30 @@ impl HostTensor {
             return Ok(match dtype {
                 DType::BF16 => build!(bf16, raw.chunks_exact(2).map(|c| bf16::from_le_bytes([c[0], c[1]])).collect()),
                 DType::F16 => build!(f16, raw.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]])).collect()),
-                DType::F32 => build!(f32, raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
-                DType::F64 => build!(f64, raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
-                DType::I32 => build!(i32, raw.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
-                DType::I64 => build!(i64, raw.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
-                DType::U32 => build!(u32, raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
-                DType::U64 => build!(u64, raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+                DType::F32 => build!(
+                    f32,
+                    raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+                ),
+                DType::F64 => build!(
+                    f64,
+                    raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+                ),
+                DType::I32 => build!(
+                    i32,
+                    raw.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+                ),
+                DType::I64 => build!(
+                    i64,
+                    raw.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+                ),
+                DType::U32 => build!(
+                    u32,
+                    raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+                ),
+                DType::U64 => build!(
+                    u64,
+                    raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+                ),
             });
         }
         // 16-bit floats travel as their bit patterns in int32_data.
@@ -265,7 +283,10 @@ impl HostTensor {
             proto
                 .int32_data
                 .iter()
-                .map(|&v| u16::try_from(v).map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: {what} bits {v} out of range"))))
+                .map(|&v| {
+                    u16::try_from(v)
+                        .map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: {what} bits {v} out of range")))
+                })
                 .collect()
         };
         Ok(match dtype {
@@ -280,7 +301,8 @@ impl HostTensor {
                 proto
                     .uint64_data
                     .iter()
-                    .map(|&v| u32::try_from(v).map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: uint32 value {v}"))))
+                    .map(|&v| u32::try_from(v)
+                        .map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: uint32 value {v}"))))
                     .collect::<Result<_, _>>()?
             ),
             DType::U64 => build!(u64, proto.uint64_data.clone()),

@@ -10,7 +10,7 @@ use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::Attri
 use super::versions::{Operator, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
-use crate::ops::{Attributes, LEAKY_RELU, ELU, UnaryOp};
+use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
 /// One operator application after loading.
 #[derive(Debug, Clone)]
@@ -167,7 +167,12 @@ fn attributes_of(node: &NodeProto, op: &UnaryOp) -> OnnxResult<Attributes> {
         match (typed_float, a.f) {
             (true, Some(value)) => *slot = value,
             _ => {
-                return Err(graph_error(format!("node {:?}: attribute {} of {} must be a FLOAT", node.name(), spec.name, op.onnx_name)));
+                return Err(graph_error(format!(
+                    "node {:?}: attribute {} of {} must be a FLOAT",
+                    node.name(),
+                    spec.name,
+                    op.onnx_name
+                )));
             }
         }
     }
@@ -186,7 +191,8 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             }
         }
     }
-    let version = |op: &str| op_version(op, opset).ok_or_else(|| graph_error(format!("{op} does not exist at opset {opset}")));
+    let version =
+        |op: &str| op_version(op, opset).ok_or_else(|| graph_error(format!("{op} does not exist at opset {opset}")));
     let mut nodes = Vec::new();
     for node in graph_nodes {
         let op_type = node.op_type();
@@ -206,8 +212,19 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
         if inputs.len() != wanted || inputs.iter().any(String::is_empty) {
             return Err(graph_error(format!("node {:?} ({}) needs {wanted} input(s)", node.name(), op.name())));
         }
-        let output = node.output.first().cloned().ok_or_else(|| graph_error(format!("node {:?} ({}) has no output", node.name(), op.name())))?;
-        nodes.push(Node { op, attributes, version: version(op.name())?, inputs, output, name: node.name().to_string() });
+        let output = node
+            .output
+            .first()
+            .cloned()
+            .ok_or_else(|| graph_error(format!("node {:?} ({}) has no output", node.name(), op.name())))?;
+        nodes.push(Node {
+            op,
+            attributes,
+            version: version(op.name())?,
+            inputs,
+            output,
+            name: node.name().to_string(),
+        });
     }
     // Everything not feeding a recognised node or a graph output must be an expansion helper.
     let mut needed: HashSet<&str> = outputs.iter().map(String::as_str).collect();
@@ -219,7 +236,10 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
         let live = node.output.iter().any(|o| needed.contains(o.as_str()) && !produced.contains(o.as_str()));
         if live {
             let domain = if node.domain().is_empty() { String::new() } else { format!(" (domain {})", node.domain()) };
-            return Err(OnnxError::UnsupportedOp { op: format!("{}{domain}", node.op_type()), node: node.name().to_string() });
+            return Err(OnnxError::UnsupportedOp {
+                op: format!("{}{domain}", node.op_type()),
+                node: node.name().to_string(),
+            });
         }
     }
     Ok(nodes)
@@ -261,7 +281,10 @@ fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f
 /// Recognises `Where(Less(X, 0), f, X)` where f is `Mul(alpha, X)` (LeakyRelu), `Mul(slope, X)`
 /// with a non-constant slope (PRelu), or `Mul(alpha, Sub(Exp(X), 1))` (Elu): the function
 /// bodies of the spec. Returns the operator, its attributes and its inputs.
-fn match_expansion(where_node: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(Operator, Attributes, Vec<String>)> {
+fn match_expansion(
+    where_node: &NodeProto,
+    producer: &HashMap<&str, &NodeProto>,
+) -> Option<(Operator, Attributes, Vec<String>)> {
     let [cond, then, x] = where_node.input.as_slice() else { return None };
     let less = produced_by(cond, "Less", producer)?;
     let [lx, zero] = less.input.as_slice() else { return None };
@@ -309,7 +332,8 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
     let is_output = |name: &str| outputs.iter().any(|n| n == name);
     let graph_values = available.clone();
     // Kahn's algorithm: a node is ready once all its inputs are available.
-    let mut waiting_on: Vec<usize> = nodes.iter().map(|n| n.inputs.iter().filter(|i| !available.contains(*i)).count()).collect();
+    let mut waiting_on: Vec<usize> =
+        nodes.iter().map(|n| n.inputs.iter().filter(|i| !available.contains(*i)).count()).collect();
     let mut consumers_of: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
         for input in n.inputs.iter().filter(|i| !available.contains(*i)) {
@@ -339,7 +363,8 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
         let step = ChainNode { op: node.op, attributes: node.attributes, version: node.version, slope: slope.clone() };
         let fusable_input = consumers.get(input.as_str()) == Some(&1) && !is_output(input);
         if let (true, Some(&c)) = (fusable_input, chain_ending_in.get(input.as_str())) {
-            let slope_ready = slope.as_ref().is_none_or(|s| graph_values.contains(s) || produced_in.get(s).is_some_and(|&p| p < c));
+            let slope_ready =
+                slope.as_ref().is_none_or(|s| graph_values.contains(s) || produced_in.get(s).is_some_and(|&p| p < c));
             if slope_ready && chains[c].nodes.len() < MAX_CHAIN {
                 chains[c].nodes.push(step);
                 chains[c].output = node.output.clone();
@@ -354,8 +379,11 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
         chains.push(Chain { nodes: vec![step], input: input.clone(), output: node.output.clone() });
     }
     if scheduled < nodes.len() {
-        let stuck: Vec<&str> = (0..nodes.len()).filter(|&i| waiting_on[i] > 0).map(|i| nodes[i].name.as_str()).take(8).collect();
-        return Err(graph_error(format!("nodes {stuck:?} wait on values no node produces (a cycle or a missing input)")));
+        let stuck: Vec<&str> =
+            (0..nodes.len()).filter(|&i| waiting_on[i] > 0).map(|i| nodes[i].name.as_str()).take(8).collect();
+        return Err(graph_error(format!(
+            "nodes {stuck:?} wait on values no node produces (a cycle or a missing input)"
+        )));
     }
     for name in outputs {
         if !available.contains(name) {

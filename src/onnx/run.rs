@@ -34,7 +34,11 @@ impl OnnxModel {
         for name in &self.inputs {
             let tensor = feeds.get(name).ok_or_else(|| graph_error(format!("input {name:?} was not given")))?;
             if let Some(declared) = self.input_dtype(name).filter(|&d| d != tensor.dtype()) {
-                return Err(graph_error(format!("input {name:?} is declared {} but {} was given", declared.onnx_name(), tensor.dtype().onnx_name())));
+                return Err(graph_error(format!(
+                    "input {name:?} is declared {} but {} was given",
+                    declared.onnx_name(),
+                    tensor.dtype().onnx_name()
+                )));
             }
         }
         Ok(())
@@ -62,7 +66,8 @@ impl OnnxModel {
         for chain in &self.chains {
             for input in chain.inputs() {
                 if !device.contains_key(input) {
-                    let tensor = self.host(feeds, input).ok_or_else(|| graph_error(format!("value {input:?} is undefined")))?;
+                    let tensor =
+                        self.host(feeds, input).ok_or_else(|| graph_error(format!("value {input:?} is undefined")))?;
                     device.insert(input.to_string(), tensor.upload(ctx)?);
                 }
             }
@@ -82,7 +87,10 @@ impl OnnxModel {
             .map(|name| {
                 let value = match device.get(name) {
                     Some(tensor) => HostTensor::download(ctx, tensor)?,
-                    None => self.host(feeds, name).cloned().ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
+                    None => self
+                        .host(feeds, name)
+                        .cloned()
+                        .ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
                 };
                 Ok((name.clone(), value))
             })
@@ -115,7 +123,11 @@ impl OnnxModel {
         self.check_feeds(feeds)?;
         let mut values: HashMap<String, HostTensor> = HashMap::new();
         let get = |values: &HashMap<String, HostTensor>, name: &str| -> OnnxResult<HostTensor> {
-            values.get(name).or_else(|| self.host(feeds, name)).cloned().ok_or_else(|| graph_error(format!("value {name:?} is undefined")))
+            values
+                .get(name)
+                .or_else(|| self.host(feeds, name))
+                .cloned()
+                .ok_or_else(|| graph_error(format!("value {name:?} is undefined")))
         };
         for chain in &self.chains {
             let mut x = get(&values, &chain.input)?;
@@ -133,7 +145,11 @@ impl OnnxModel {
     }
 }
 
-fn reference_unary(op: &'static crate::ops::UnaryOp, attributes: &crate::ops::Attributes, x: &HostTensor) -> OnnxResult<HostTensor> {
+fn reference_unary(
+    op: &'static crate::ops::UnaryOp,
+    attributes: &crate::ops::Attributes,
+    x: &HostTensor,
+) -> OnnxResult<HostTensor> {
     use crate::cpu::unary;
     Ok(match x {
         HostTensor::BF16(a) => HostTensor::BF16(unary(op, attributes, a.view())),

@@ -1,12 +1,14 @@
-//! Shared test helpers: the GPU context (a failure, not a skip, when a GPU is required) and
-//! comparisons against the CPU reference.
+//! Shared test helpers: GPU contexts (a failure, not a skip, when a GPU is required, and on the
+//! backend WGPU_BACKEND names), sample data of every dtype, and comparisons against the CPU
+//! reference.
 #![allow(dead_code, unreachable_pub, reason = "each test binary uses a different subset of these helpers")]
 
 use std::sync::OnceLock;
 
+use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, Dimension};
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use wgpu_activations::{Context, ContextOptions, Element, ulp};
+use wgpu_activations::{Context, ContextOptions, DType, DTypePath, Element, ulp};
 
 /// True when a missing adapter must fail the test: `CI` set, or `WGPU_ACTIVATIONS_REQUIRE_GPU=1`.
 pub fn gpu_required() -> bool {
@@ -17,7 +19,14 @@ pub fn gpu_required() -> bool {
 fn make(options: ContextOptions) -> Option<Context> {
     match Context::new(options) {
         Ok(ctx) => {
-            eprintln!("GPU tests on: {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
+            if let Ok(wanted) = std::env::var("WGPU_BACKEND") {
+                let backends = wgpu::Backends::from_comma_list(&wanted);
+                let actual = ctx.info().adapter.backend;
+                assert!(
+                    backends.contains(wgpu::Backends::from(actual)),
+                    "WGPU_BACKEND={wanted} but the context is on {actual:?}"
+                );
+            }
             Some(ctx)
         }
         Err(e) if gpu_required() => panic!("a GPU adapter is required (CI / WGPU_ACTIVATIONS_REQUIRE_GPU=1): {e}"),
@@ -31,7 +40,12 @@ fn make(options: ContextOptions) -> Option<Context> {
 /// The shared default context, or `None` (test skipped) when no adapter exists and none is required.
 pub fn ctx() -> Option<&'static Context> {
     static CTX: OnceLock<Option<Context>> = OnceLock::new();
-    CTX.get_or_init(|| make(ContextOptions::default())).as_ref()
+    CTX.get_or_init(|| {
+        let ctx = make(ContextOptions::default())?;
+        println!("GPU tests on: {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
+        Some(ctx)
+    })
+    .as_ref()
 }
 
 /// A context with custom options (not shared).
@@ -39,7 +53,7 @@ pub fn ctx_with(options: ContextOptions) -> Option<Context> {
     make(options)
 }
 
-/// Gets the context or returns from the test (skip) when allowed.
+/// Gets the shared context or returns from the test (skip) when allowed.
 #[macro_export]
 macro_rules! gpu_or_skip {
     () => {
@@ -48,6 +62,34 @@ macro_rules! gpu_or_skip {
             None => return,
         }
     };
+}
+
+/// The element types whose path a context option can force, with the feature of the native path.
+pub const FORCEABLE: [(DType, wgpu::Features); 4] = [
+    (DType::F16, wgpu::Features::SHADER_F16),
+    (DType::I64, wgpu::Features::SHADER_INT64),
+    (DType::U64, wgpu::Features::SHADER_INT64),
+    (DType::F64, wgpu::Features::SHADER_F64),
+];
+
+/// A context with every native path the device has, and one with every emulated path, each
+/// checked to take the path it claims; the same contexts every dtype test runs on.
+pub fn path_contexts() -> Vec<(&'static str, Context)> {
+    let mut out = Vec::new();
+    if let Some(native) = ctx_with(ContextOptions::native()) {
+        for (dtype, feature) in FORCEABLE {
+            let native_path = matches!(native.dtype_path(dtype), DTypePath::Native(_));
+            assert_eq!(native_path, native.info().features.contains(feature), "{dtype}: {}", native.dtype_path(dtype));
+        }
+        out.push(("native paths", native));
+    }
+    if let Some(emulated) = ctx_with(ContextOptions::emulated()) {
+        for dtype in [DType::F16, DType::BF16, DType::I64, DType::U64] {
+            assert!(matches!(emulated.dtype_path(dtype), DTypePath::Emulated(_)), "{dtype} must be emulated");
+        }
+        out.push(("emulated paths", emulated));
+    }
+    out
 }
 
 /// Asserts every element of `actual` is within `max_ulp` of `expected` (NaN equals NaN, signed
@@ -62,31 +104,160 @@ pub fn assert_close<T: Element, D: Dimension>(
     assert_eq!(actual.shape(), expected.shape(), "{what}: shape");
     assert!(actual.is_standard_layout(), "{what}: output must be in standard layout");
     for ((a, e), x) in actual.iter().zip(expected.iter()).zip(input.iter()) {
-        assert!(
-            ulp::within_ulp(*a, *e, max_ulp),
-            "{what}: x = {x:?}: GPU {a:?}, reference {e:?} (> {max_ulp} ULP)"
-        );
+        assert!(ulp::within_ulp(*a, *e, max_ulp), "{what}: x = {x:?}: GPU {a:?}, reference {e:?} (> {max_ulp} ULP)");
     }
+}
+
+/// Max ULP error over the pairs, skipping subnormal expected values returned as a same-signed
+/// zero (WGSL may flush); panics on a NaN/number mismatch or a sign mismatch at zero.
+pub fn max_ulp<T: Element>(what: &str, actual: &ArrayD<T>, expected: &ArrayD<T>, input: &ArrayD<T>) -> u64 {
+    let mut worst = 0;
+    for ((&a, &e), &x) in actual.iter().zip(expected).zip(input) {
+        if ulp::within_ulp(a, e, 0) {
+            continue;
+        }
+        let distance = ulp::ulp_distance(a, e);
+        assert!(distance.is_some() && distance != Some(0), "{what}: x = {x:?}: GPU {a:?}, reference {e:?}");
+        worst = worst.max(distance.unwrap_or(u64::MAX));
+    }
+    worst
+}
+
+/// Asserts two arrays hold the same bits (NaN payloads included).
+pub fn assert_same_bits<T: Element, D: Dimension>(what: &str, a: &ndarray::Array<T, D>, b: &ndarray::Array<T, D>) {
+    assert_eq!(a.shape(), b.shape(), "{what}: shape");
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        assert_eq!(bytemuck::bytes_of(x), bytemuck::bytes_of(y), "{what}: element {i}: {x:?} vs {y:?}");
+    }
+}
+
+/// Inputs that are not negative must come back bit for bit (Where(X < 0, .., X)).
+pub fn assert_passthrough<T: Element>(what: &str, actual: &ArrayD<T>, input: &ArrayD<T>) {
+    for (a, x) in actual.iter().zip(input) {
+        if !x.is_negative() {
+            assert_eq!(
+                bytemuck::bytes_of(a),
+                bytemuck::bytes_of(x),
+                "{what}: passthrough of {x:?} changed it to {a:?}"
+            );
+        }
+    }
+}
+
+/// Values of every dtype for tests: random samples and the specials each type has.
+pub trait Sample: Element {
+    /// A random value: mostly moderate magnitudes, some large and tiny ones (floats), any bits
+    /// now and then.
+    fn sample(rng: &mut StdRng) -> Self;
+    /// Values every op is checked on.
+    fn specials() -> Vec<Self>;
+}
+
+impl Sample for f32 {
+    fn sample(rng: &mut StdRng) -> Self {
+        match rng.random_range(0..10) {
+            0 => rng.random_range(-1e30f32..1e30),
+            1 => rng.random_range(-1e-30f32..1e-30),
+            _ => rng.random_range(-8.0f32..8.0),
+        }
+    }
+    fn specials() -> Vec<Self> {
+        f32_specials()
+    }
+}
+
+impl Sample for f64 {
+    fn sample(rng: &mut StdRng) -> Self {
+        match rng.random_range(0..10) {
+            0 => rng.random_range(-1e300..1e300),
+            1 => rng.random_range(-1e-300..1e-300),
+            2 => f64::from_bits(rng.random()),
+            _ => rng.random_range(-40.0..40.0),
+        }
+    }
+    fn specials() -> Vec<Self> {
+        vec![
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0xfff0_0000_0000_0001),
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            f64::MAX,
+            f64::MIN,
+            -1e-17,
+            -std::f64::consts::LN_2,
+            -37.9,
+            -38.0,
+            -745.1,
+        ]
+    }
+}
+
+macro_rules! half_sample {
+    ($t:ty) => {
+        impl Sample for $t {
+            fn sample(rng: &mut StdRng) -> Self {
+                <$t>::from_bits(rng.random())
+            }
+            fn specials() -> Vec<Self> {
+                [
+                    0x0000u16, 0x8000, 0x0001, 0x8001, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x3c00, 0xbc00, 0x7f80, 0xff80,
+                    0xffc1,
+                ]
+                .map(<$t>::from_bits)
+                .to_vec()
+            }
+        }
+    };
+}
+half_sample!(f16);
+half_sample!(bf16);
+
+macro_rules! int_sample {
+    ($t:ty) => {
+        impl Sample for $t {
+            fn sample(rng: &mut StdRng) -> Self {
+                if rng.random_range(0..4) == 0 { rng.random() } else { rng.random_range(-1000i64..1000) as $t }
+            }
+            fn specials() -> Vec<Self> {
+                vec![<$t>::MIN, <$t>::MAX, 0, 1, (0 as $t).wrapping_sub(1), <$t>::MIN.wrapping_add(1)]
+            }
+        }
+    };
+}
+int_sample!(i32);
+int_sample!(i64);
+int_sample!(u32);
+int_sample!(u64);
+
+/// `len` samples of `T` starting with its specials, from `seed`.
+pub fn samples<T: Sample>(len: usize, seed: u64) -> Vec<T> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut values: Vec<T> = T::specials().into_iter().take(len).collect();
+    while values.len() < len {
+        values.push(T::sample(&mut rng));
+    }
+    values
 }
 
 /// Deterministic random f32s: mostly in [-8, 8], some large and tiny magnitudes.
 pub fn random_f32(len: usize, seed: u64) -> Vec<f32> {
     let mut rng = StdRng::seed_from_u64(seed);
-    (0..len)
-        .map(|_| match rng.random_range(0..10) {
-            0 => rng.random_range(-1e30f32..1e30),
-            1 => rng.random_range(-1e-30f32..1e-30),
-            _ => rng.random_range(-8.0f32..8.0),
-        })
-        .collect()
+    (0..len).map(|_| f32::sample(&mut rng)).collect()
 }
 
-/// The specials every op is checked on.
+/// The f32 specials every op is checked on.
 pub fn f32_specials() -> Vec<f32> {
     vec![
         f32::NAN,
         -f32::NAN,
         f32::from_bits(0xffc0_0001),
+        f32::from_bits(0x7f80_0001),
         f32::INFINITY,
         f32::NEG_INFINITY,
         0.0,

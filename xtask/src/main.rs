@@ -1,9 +1,11 @@
 //! Project automation for `wgpu-activations`: `cargo xtask <command>`.
 //!
-//! The one thing plain `cargo test` cannot do is make sure a GPU adapter exists. On a fresh
-//! Linux machine (CI runners, containers) there is usually no Vulkan driver at all, so every
-//! GPU test would be skipped (or fail under `CI`). This tool checks for a Vulkan ICD first and,
-//! on Debian/Ubuntu, installs Mesa's software rasteriser lavapipe, then runs cargo.
+//! What plain `cargo test` cannot do: make sure GPU adapters exist (on a fresh Linux machine
+//! there is usually no Vulkan driver and no EGL, so every GPU test would be skipped, or fail
+//! under `CI`), and run the GPU suite once per adapter. This tool installs Mesa's software
+//! drivers on Debian/Ubuntu when they are missing (lavapipe for Vulkan, llvmpipe through EGL for
+//! GL), then runs formatting, lints and the tests, the GPU suite on Vulkan, on GL and on
+//! WebGPU's downlevel limits, a smoke run of the benchmarks, and a short soak.
 //!
 //! It deliberately uses only `std` so that it compiles in a second or two.
 
@@ -18,11 +20,16 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args...]
 
 commands:
-  test  [args]   set up a GPU driver if needed, then `cargo test --release --workspace [args]`
+  test  [args]   set up the GPU drivers if needed, then: cargo fmt --check, cargo clippy
+                 -D warnings, the kernel library built alone, `cargo test --release --workspace
+                 [args]` on Vulkan with validation mode on, the GPU suites again on GL and on
+                 downlevel limits, a smoke run of `wgpu-act bench`, and a 30-second soak
   sweep [args]   set up, then the long exhaustive checks:
-                 `cargo test --release --workspace -- --ignored [args]` (takes several minutes)
+                 `cargo test --release --workspace -- --ignored [args]` (several minutes)
+  bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes)
+  soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
-  setup          only make sure a GPU driver is present (installs Mesa lavapipe on Debian/Ubuntu)
+  setup          only make sure the GPU drivers are present
   help           print this message
 
 environment:
@@ -30,12 +37,8 @@ environment:
   WGPU_BACKEND=<name>  a non-Vulkan backend (e.g. gl) skips the Vulkan driver check";
 
 /// Standard locations where the Vulkan loader looks for ICD (driver) manifests on Linux.
-const ICD_DIRS: &[&str] = &[
-    "/usr/share/vulkan/icd.d",
-    "/etc/vulkan/icd.d",
-    "/usr/local/share/vulkan/icd.d",
-    "/etc/xdg/vulkan/icd.d",
-];
+const ICD_DIRS: &[&str] =
+    &["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d", "/etc/xdg/vulkan/icd.d"];
 
 /// Environment variables with which a user points the Vulkan loader at specific drivers.
 const ICD_ENV_VARS: &[&str] = &["VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES"];
@@ -80,16 +83,21 @@ fn main() -> ExitCode {
             }
             ensure_gpu_driver().map(|()| ExitCode::SUCCESS)
         }
-        "test" => ensure_gpu_driver().and_then(|()| {
-            cargo(&["test", "--release", "--workspace"], &rest)
-        }),
+        "test" => ensure_gpu_driver().and_then(|()| test(&rest)),
         "sweep" => ensure_gpu_driver().and_then(|()| {
             println!("xtask: running the exhaustive sweeps (#[ignore] tests); this may take several minutes");
-            cargo(&["test", "--release", "--workspace", "--", "--ignored"], &rest)
+            cargo(&["test", "--release", "--workspace", "--", "--ignored"], &rest, &[])
         }),
-        "demo" => ensure_gpu_driver().and_then(|()| {
-            cargo(&["run", "--release", "--example", "image_demo", "--"], &rest)
+        "bench" => ensure_gpu_driver()
+            .and_then(|()| cargo(&["run", "--release", "--bin", "wgpu-act", "--", "bench"], &rest, &[])),
+        "soak" => ensure_gpu_driver().and_then(|()| {
+            let args =
+                if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
+            cargo(&["run", "--release", "--bin", "wgpu-act", "--", "soak"], &args, &[])
         }),
+        "demo" => {
+            ensure_gpu_driver().and_then(|()| cargo(&["run", "--release", "--example", "image_demo", "--"], &rest, &[]))
+        }
         other => {
             eprintln!("xtask: unknown command `{other}`\n");
             eprintln!("{USAGE}");
@@ -106,14 +114,55 @@ fn main() -> ExitCode {
     }
 }
 
-/// Makes sure wgpu will find an adapter, installing a software Vulkan driver when that is
+/// Makes sure wgpu will find its adapters: a Vulkan driver, and on Linux the EGL pieces of the
+/// GL backend.
+fn ensure_gpu_driver() -> Result<()> {
+    ensure_vulkan_driver()?;
+    ensure_gl_driver()
+}
+
+/// The shared libraries the GL backend loads through EGL on Linux, and the Debian packages that
+/// ship them (with Mesa's llvmpipe, a CPU GL driver).
+const GL_LIBRARIES: &[&str] = &["libEGL.so.1", "libEGL_mesa.so.0", "libGLESv2.so.2"];
+const GL_PACKAGES: &[&str] = &["libegl1", "libegl-mesa0", "libgles2", "libgl1-mesa-dri"];
+
+/// Installs the GL backend's pieces on Debian/Ubuntu when a library is missing.
+fn ensure_gl_driver() -> Result<()> {
+    if !cfg!(target_os = "linux") {
+        return Ok(());
+    }
+    let missing: Vec<&str> = GL_LIBRARIES.iter().copied().filter(|lib| !library_present(lib)).collect();
+    if missing.is_empty() {
+        println!("xtask: EGL/GL libraries found: {}", GL_LIBRARIES.join(", "));
+        return Ok(());
+    }
+    if !Path::new("/etc/debian_version").exists() {
+        println!(
+            "xtask: warning: missing {} (EGL/GL); install Mesa's EGL and GLES libraries; the GL run will fail",
+            missing.join(", ")
+        );
+        return Ok(());
+    }
+    println!("xtask: missing {}; installing {}", missing.join(", "), GL_PACKAGES.join(" "));
+    apt_install(GL_PACKAGES)
+}
+
+/// True when the dynamic linker's cache or a standard directory holds `name`.
+fn library_present(name: &str) -> bool {
+    let cached =
+        Command::new("ldconfig").arg("-p").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(name));
+    cached
+        || ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+            .iter()
+            .any(|dir| Path::new(dir).join(name).exists())
+}
+
+/// Makes sure wgpu will find a Vulkan adapter, installing a software Vulkan driver when that is
 /// both necessary and possible. Other platforms and explicit non-Vulkan backends are trusted,
 /// since their drivers ship with the OS or were chosen deliberately by the user.
-fn ensure_gpu_driver() -> Result<()> {
+fn ensure_vulkan_driver() -> Result<()> {
     if let Some(backend) = non_vulkan_backend() {
-        println!(
-            "xtask: WGPU_BACKEND={backend} selects a non-Vulkan backend; skipping the Vulkan driver check"
-        );
+        println!("xtask: WGPU_BACKEND={backend} selects a non-Vulkan backend; skipping the Vulkan driver check");
         return Ok(());
     }
     if cfg!(target_os = "macos") {
@@ -159,14 +208,9 @@ fn ensure_gpu_driver() -> Result<()> {
 /// case a missing Vulkan driver is irrelevant. `primary` and `all` include Vulkan on Linux.
 fn non_vulkan_backend() -> Option<String> {
     let value = env::var("WGPU_BACKEND").ok()?;
-    let names: Vec<String> = value
-        .split(',')
-        .map(|s| s.trim().to_ascii_lowercase())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let wants_vulkan = names
-        .iter()
-        .any(|n| matches!(n.as_str(), "vulkan" | "vk" | "primary" | "all"));
+    let names: Vec<String> =
+        value.split(',').map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty()).collect();
+    let wants_vulkan = names.iter().any(|n| matches!(n.as_str(), "vulkan" | "vk" | "primary" | "all"));
     (!names.is_empty() && !wants_vulkan).then_some(value)
 }
 
@@ -218,18 +262,19 @@ fn json_files_in(dir: &Path) -> Vec<PathBuf> {
 
 /// Formats found manifests for one status line.
 fn join_paths(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// Installs `mesa-vulkan-drivers` with apt so that lavapipe provides a CPU Vulkan adapter.
-/// `apt-get update` runs first because fresh containers ship with empty package lists; its
-/// failure (e.g. one broken third-party repository) is only a warning, the install decides.
 fn install_lavapipe_debian() -> Result<()> {
     println!("xtask: no Vulkan driver found; installing Mesa's lavapipe ({DEBIAN_PACKAGE})");
+    apt_install(&[DEBIAN_PACKAGE])
+}
+
+/// `apt-get install` of `packages`, through sudo when not root. `apt-get update` runs first
+/// because fresh containers ship with empty package lists; its failure (e.g. one broken
+/// third-party repository) is only a warning, the install decides.
+fn apt_install(packages: &[&str]) -> Result<()> {
     let sudo = needs_sudo()?;
     let apt = |args: &[&str]| -> Result<bool> {
         let mut cmd = if sudo {
@@ -249,10 +294,12 @@ fn install_lavapipe_debian() -> Result<()> {
     if !apt(&["update"])? {
         println!("xtask: warning: `apt-get update` failed; trying the install anyway");
     }
-    if !apt(&["install", "-y", "--no-install-recommends", DEBIAN_PACKAGE])? {
+    let mut install = vec!["install", "-y", "--no-install-recommends"];
+    install.extend_from_slice(packages);
+    if !apt(&install)? {
+        let list = packages.join(" ");
         return Err(Error(format!(
-            "could not install {DEBIAN_PACKAGE}; install it by hand \
-             (`apt-get install {DEBIAN_PACKAGE}`) or set WGPU_BACKEND to another backend"
+            "could not install {list}; install them by hand (`apt-get install {list}`) or set WGPU_BACKEND to another backend"
         )));
     }
     Ok(())
@@ -269,8 +316,8 @@ fn needs_sudo() -> Result<bool> {
     if output.status.success() && uid == "0" {
         return Ok(false);
     }
-    let have_sudo = env::var_os("PATH")
-        .is_some_and(|path| env::split_paths(&path).any(|dir| dir.join("sudo").is_file()));
+    let have_sudo =
+        env::var_os("PATH").is_some_and(|path| env::split_paths(&path).any(|dir| dir.join("sudo").is_file()));
     if !have_sudo {
         return Err(Error(format!(
             "not running as root (uid {uid}) and `sudo` is not installed; \
@@ -280,16 +327,112 @@ fn needs_sudo() -> Result<bool> {
     Ok(true)
 }
 
+/// The test binaries that run on a GPU adapter, run again once per adapter.
+const GPU_SUITES: &[&str] = &["unary_ops", "prelu", "chains", "engine", "integration", "onnx_conformance"];
+
+/// Crates the kernel library alone (`--no-default-features`) must not depend on.
+const OPTIONAL_CRATES: &[&str] = &["clap", "prost", "protox", "ndarray-npy", "image", "serde_json"];
+
+/// One cargo run of `cargo xtask test`: what it checks, its arguments, whether the user's test
+/// arguments apply to it, and its environment.
+struct Step<'a> {
+    what: &'a str,
+    args: Vec<&'a str>,
+    takes_extra: bool,
+    env: &'a [(&'a str, &'a str)],
+}
+
+/// The step after which the dependency tree of the kernel library alone is checked.
+const LIBRARY_ALONE: &str = "the kernel library alone";
+
+/// `cargo xtask test`: every check CI makes, in order; the first failure ends the run.
+fn test(extra: &[OsString]) -> Result<ExitCode> {
+    let vulkan: &[(&str, &str)] = &[("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
+    let gl: &[(&str, &str)] = &[("WGPU_BACKEND", "gl"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
+    let downlevel: &[(&str, &str)] =
+        &[("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_LIMITS", "downlevel"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
+    let mut suites: Vec<&str> = vec!["test", "--release"];
+    for suite in GPU_SUITES {
+        suites.extend(["--test", suite]);
+    }
+    let bench = vec!["run", "--release", "--bin", "wgpu-act", "--", "bench", "--elems", "4096", "--iterations", "1"];
+    let soak = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "30"];
+    let clippy = vec!["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"];
+    let steps = [
+        Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
+        Step { what: "lints", args: clippy, takes_extra: false, env: &[] },
+        Step {
+            what: LIBRARY_ALONE,
+            args: vec!["build", "--release", "--no-default-features", "--lib"],
+            takes_extra: false,
+            env: &[],
+        },
+        Step {
+            what: "every test, on Vulkan, validation mode on",
+            args: vec!["test", "--release", "--workspace"],
+            takes_extra: true,
+            env: vulkan,
+        },
+        Step { what: "the GPU suites on GL", args: suites.clone(), takes_extra: true, env: gl },
+        Step { what: "the GPU suites on downlevel limits", args: suites, takes_extra: true, env: downlevel },
+        Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
+        Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
+    ];
+    for step in steps {
+        println!("xtask: == {}", step.what);
+        let no_extra: &[OsString] = &[];
+        let code = cargo(&step.args, if step.takes_extra { extra } else { no_extra }, step.env)?;
+        if code != ExitCode::SUCCESS {
+            return Err(Error(format!("{} failed", step.what)));
+        }
+        if step.what == LIBRARY_ALONE {
+            check_dependency_tree()?;
+        }
+    }
+    println!("xtask: all checks passed");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Fails when the kernel library alone depends on a crate that belongs behind a feature.
+fn check_dependency_tree() -> Result<()> {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let output = Command::new(cargo)
+        .args(["tree", "-e", "normal", "--no-default-features", "-p", "wgpu-activations", "--prefix", "none"])
+        .current_dir(workspace_root())
+        .output()
+        .map_err(|e| Error(format!("could not run cargo tree: {e}")))?;
+    let tree = String::from_utf8_lossy(&output.stdout);
+    let found: Vec<&str> = OPTIONAL_CRATES
+        .iter()
+        .copied()
+        .filter(|c| tree.lines().any(|l| l.split_whitespace().next() == Some(c)))
+        .collect();
+    if !output.status.success() || !found.is_empty() {
+        return Err(Error(format!(
+            "the kernel library alone depends on {found:?} (cargo tree -e normal --no-default-features)"
+        )));
+    }
+    println!("xtask: the kernel library alone depends on none of {}", OPTIONAL_CRATES.join(", "));
+    Ok(())
+}
+
 /// Runs cargo (the same binary that launched xtask, via `CARGO`) from the workspace root with
-/// `base` then `extra` arguments, and returns its exit status as ours. Under CI it requires a
-/// GPU so that a broken driver set-up fails loudly instead of skipping every test.
-fn cargo(base: &[&str], extra: &[OsString]) -> Result<ExitCode> {
+/// `base` then `extra` arguments and the variables `env`, and returns its exit status as ours.
+/// Under CI it requires a GPU so that a broken driver set-up fails loudly instead of skipping
+/// every test. Children get a private runtime directory when none is set, which keeps Mesa's
+/// window-system code from printing an error for every device it opens.
+fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut cmd = Command::new(cargo);
     cmd.args(base).args(extra).current_dir(workspace_root());
     if is_ci() {
-        println!("xtask: CI detected: setting WGPU_ACTIVATIONS_REQUIRE_GPU=1");
         cmd.env("WGPU_ACTIVATIONS_REQUIRE_GPU", "1");
+    }
+    if let Some(dir) = private_runtime_dir()? {
+        cmd.env("XDG_RUNTIME_DIR", dir);
+    }
+    for (key, value) in env_vars {
+        cmd.env(key, value);
     }
     let status = run(&mut cmd)?;
     Ok(match status.code() {
@@ -300,6 +443,22 @@ fn cargo(base: &[&str], extra: &[OsString]) -> Result<ExitCode> {
             ExitCode::FAILURE
         }
     })
+}
+
+/// `target/xdg-runtime` (mode 0700) when `XDG_RUNTIME_DIR` is unset or not a directory.
+fn private_runtime_dir() -> Result<Option<PathBuf>> {
+    if env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).is_dir()) {
+        return Ok(None);
+    }
+    let dir = workspace_root().join("target").join("xdg-runtime");
+    std::fs::create_dir_all(&dir).map_err(|e| Error(format!("could not create {}: {e}", dir.display())))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error(format!("could not restrict {}: {e}", dir.display())))?;
+    }
+    Ok(Some(dir))
 }
 
 /// True when the `CI` variable is set to anything but empty, `false` or `0`, as CI services do.
@@ -320,8 +479,7 @@ fn workspace_root() -> PathBuf {
 fn run(cmd: &mut Command) -> Result<std::process::ExitStatus> {
     let line = command_line(cmd);
     println!("xtask: running: {line}");
-    cmd.status()
-        .map_err(|e| Error(format!("could not start `{line}`: {e}")))
+    cmd.status().map_err(|e| Error(format!("could not start `{line}`: {e}")))
 }
 
 /// Renders a command roughly as a shell would accept it, quoting arguments with spaces.

@@ -103,7 +103,10 @@ fn parse_dtype(name: &str) -> Result<DType, String> {
 
 fn parse_shape(text: &str) -> Result<(u32, u32), String> {
     let (a, b) = text.split_once('x').ok_or_else(|| format!("{text:?} is not INVOCATIONSxVECTORS"))?;
-    Ok((a.parse().map_err(|_| format!("{a:?} is not a number"))?, b.parse().map_err(|_| format!("{b:?} is not a number"))?))
+    Ok((
+        a.parse().map_err(|_| format!("{a:?} is not a number"))?,
+        b.parse().map_err(|_| format!("{b:?} is not a number"))?,
+    ))
 }
 
 #[derive(Debug, Args)]
@@ -232,7 +235,9 @@ fn print(text: &str) -> Result<(), Failure> {
     let mut stdout = io::stdout().lock();
     match writeln!(stdout, "{text}") {
         // A closed pipe (`wgpu-act info | head -1`) is not an error.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure { code: 1, message: format!("cannot write to stdout: {e}") }),
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure { code: 1, message: format!("cannot write to stdout: {e}") })
+        }
         _ => Ok(()),
     }
 }
@@ -240,12 +245,17 @@ fn print(text: &str) -> Result<(), Failure> {
 fn info(adapter: &AdapterArgs, args: &InfoArgs) -> Result<(), Failure> {
     if args.all {
         let options = options(adapter).map_err(Failure::input)?;
-        let backends = if options.use_environment { wgpu_activations::wgpu::Backends::from_env().unwrap_or(options.backends) } else { options.backends };
+        let backends = if options.use_environment {
+            wgpu_activations::wgpu::Backends::from_env().unwrap_or(options.backends)
+        } else {
+            options.backends
+        };
         let adapters = pollster::block_on(wgpu_activations::enumerate_adapters(backends));
         let mut report = format!("{} adapter(s) on {backends:?}", adapters.len());
         for found in &adapters {
             let info = found.get_info();
-            let native: Vec<&str> = wgpu_activations::native_dtypes(found.features()).iter().map(|d| d.name()).collect();
+            let native: Vec<&str> =
+                wgpu_activations::native_dtypes(found.features()).iter().map(|d| d.name()).collect();
             report.push_str(&format!(
                 "\n\n{} ({:?}, {:?})\n  driver: {} ({})\n  native dtypes: {}\n  {}",
                 info.name,
@@ -306,7 +316,10 @@ fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<(), Failure> {
     let Ok(target) = std::fs::canonicalize(output) else { return Ok(()) };
     for input in inputs {
         if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
-            return Err(Failure::input(format!("{} is an input; writing the output there would overwrite it", output.display())));
+            return Err(Failure::input(format!(
+                "{} is an input; writing the output there would overwrite it",
+                output.display()
+            )));
         }
     }
     Ok(())
@@ -319,7 +332,8 @@ fn run_model(adapter: &AdapterArgs, args: &RunArgs) -> Result<(), Failure> {
     let mut feeds = HashMap::new();
     let mut input_paths: Vec<&Path> = vec![&args.model];
     for spec in &args.inputs {
-        let (name, file) = spec.split_once('=').ok_or_else(|| Failure::input(format!("--input {spec:?} is not NAME=FILE")))?;
+        let (name, file) =
+            spec.split_once('=').ok_or_else(|| Failure::input(format!("--input {spec:?} is not NAME=FILE")))?;
         let path = Path::new(file);
         input_paths.push(path);
         let tensor = if path.extension().is_some_and(|e| e == "npy") {
@@ -347,7 +361,10 @@ fn run_model(adapter: &AdapterArgs, args: &RunArgs) -> Result<(), Failure> {
         }
     }
     if let Some(extra) = feeds.keys().find(|k| !model.input_names().contains(k)) {
-        return Err(Failure::input(format!("--input {extra:?}: the model has no such input (its inputs: {:?})", model.input_names())));
+        return Err(Failure::input(format!(
+            "--input {extra:?}: the model has no such input (its inputs: {:?})",
+            model.input_names()
+        )));
     }
     let files = output_files(&args.output, &model.output_names());
     for path in &files {
@@ -370,7 +387,8 @@ fn output_files(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
     names
         .iter()
         .map(|name| {
-            let safe: String = name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+            let safe: String =
+                name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
             let safe = if safe.is_empty() { "output".to_string() } else { safe };
             let mut file = safe.clone();
             let mut k = 2;
@@ -399,20 +417,25 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
         }
         return Ok(Plan::Prelu);
     }
-    let op: &'static UnaryOp = UnaryOp::find(&args.op).ok_or_else(|| Failure::input(format!("unknown operator {:?}", args.op)))?;
+    let op: &'static UnaryOp =
+        UnaryOp::find(&args.op).ok_or_else(|| Failure::input(format!("unknown operator {:?}", args.op)))?;
     if args.slope.is_some() {
         return Err(Failure::input("--slope applies only to --op prelu"));
     }
     let mut step = Activation::with_defaults(op);
     let mut settings: Vec<(String, f32)> = args.alpha.map(|a| ("alpha".to_string(), a)).into_iter().collect();
     for spec in &args.attributes {
-        let (name, value) = spec.split_once('=').ok_or_else(|| Failure::input(format!("--attr {spec:?} is not NAME=VALUE")))?;
-        let value: f32 = value.parse().map_err(|_| Failure::input(format!("--attr {spec:?}: {value:?} is not a number")))?;
+        let (name, value) =
+            spec.split_once('=').ok_or_else(|| Failure::input(format!("--attr {spec:?} is not NAME=VALUE")))?;
+        let value: f32 =
+            value.parse().map_err(|_| Failure::input(format!("--attr {spec:?}: {value:?} is not a number")))?;
         settings.push((name.to_string(), value));
     }
     for (name, value) in settings {
         let names: Vec<&str> = op.attributes.iter().map(|a| a.name).collect();
-        step = step.set(&name, value).ok_or_else(|| Failure::input(format!("{} has no attribute {name:?} (its attributes: {names:?})", op.onnx_name)))?;
+        step = step.set(&name, value).ok_or_else(|| {
+            Failure::input(format!("{} has no attribute {name:?} (its attributes: {names:?})", op.onnx_name))
+        })?;
     }
     Ok(Plan::Unary(step))
 }
@@ -458,14 +481,22 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
 }
 
 /// The one generic path every dtype goes through: decode, run in place, write.
-fn apply_typed<T: NpyElement>(adapter: &AdapterArgs, plan: &Plan, x: Npy, slope: Option<Npy>, output: &Path) -> Result<(), Failure> {
+fn apply_typed<T: NpyElement>(
+    adapter: &AdapterArgs,
+    plan: &Plan,
+    x: Npy,
+    slope: Option<Npy>,
+    output: &Path,
+) -> Result<(), Failure> {
     let mut values = T::decode(&x)?;
     let slope_values = slope.as_ref().map(T::decode).transpose()?;
     let like = x.without_data();
     drop(slope);
     let ctx = context(adapter)?;
     match (plan, slope_values) {
-        (Plan::Unary(step), _) => wgpu_activations::activations_in_place(&ctx, std::slice::from_ref(step), values.view_mut())?,
+        (Plan::Unary(step), _) => {
+            wgpu_activations::activations_in_place(&ctx, std::slice::from_ref(step), values.view_mut())?
+        }
         (Plan::Prelu, Some(s)) => wgpu_activations::prelu_in_place(&ctx, values.view_mut(), s.view())?,
         (Plan::Prelu, None) => return Err(Failure::input("--op prelu requires --slope SLOPE.npy")),
     }

@@ -213,7 +213,13 @@ impl NpyElement for f16 {
     fn decode(npy: &Npy) -> Result<ArrayD<Self>, Failure> {
         let values: Vec<f16> = npy.bytes[npy.data_offset..]
             .chunks_exact(2)
-            .map(|b| f16::from_bits(if npy.big_endian { u16::from_be_bytes([b[0], b[1]]) } else { u16::from_le_bytes([b[0], b[1]]) }))
+            .map(|b| {
+                f16::from_bits(if npy.big_endian {
+                    u16::from_be_bytes([b[0], b[1]])
+                } else {
+                    u16::from_le_bytes([b[0], b[1]])
+                })
+            })
             .collect();
         let shape = IxDyn(&npy.header.shape);
         let array = match npy.header.layout {
@@ -224,7 +230,11 @@ impl NpyElement for f16 {
     }
 
     fn encode(y: &ArrayD<Self>, like: &Npy, path: &Path) -> Result<(), Failure> {
-        let header = Header { type_descriptor: like.header.type_descriptor.clone(), layout: Layout::Standard, shape: y.shape().to_vec() };
+        let header = Header {
+            type_descriptor: like.header.type_descriptor.clone(),
+            layout: Layout::Standard,
+            shape: y.shape().to_vec(),
+        };
         let mut bytes = header.to_bytes().map_err(|e| write_failure(path, e))?;
         bytes.reserve(y.len() * 2);
         for v in y.iter() {

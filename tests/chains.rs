@@ -1,0 +1,141 @@
+//! Fused chains: unary steps and PRelu steps (carrying their slope tensors) run as one kernel,
+//! bit-identical to the same steps run one kernel at a time, for chains of length 1 to 5 in
+//! random mixes, on every dtype and path; and against the CPU reference.
+
+mod common;
+
+use common::{Sample, path_contexts, samples, to_dyn};
+use half::{bf16, f16};
+use ndarray::ArrayD;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use wgpu_activations::ops::UNARY_OPS;
+use wgpu_activations::{Activation, Error, GpuTensor, activations};
+
+/// Slope shapes over X [4, 6, 35]: scalar, per channel, trailing, same shape, mixed.
+const SLOPES: [&[usize]; 5] = [&[1], &[6, 1], &[35], &[4, 6, 35], &[4, 1, 35]];
+
+fn random_chain(
+    rng: &mut StdRng,
+    len: usize,
+    float: bool,
+    dtype_slopes: &mut dyn FnMut(&[usize]) -> GpuTensor,
+) -> Vec<Activation> {
+    (0..len)
+        .map(|_| {
+            if float && rng.random_range(0..3) > 0 {
+                let op = UNARY_OPS[rng.random_range(0..UNARY_OPS.len())];
+                let values: Vec<f32> =
+                    (0..op.attributes.len()).map(|_| [0.01, 1.0, -0.5, 2.0, 0.7][rng.random_range(0..5)]).collect();
+                Activation::with_attributes(op, &values)
+            } else {
+                Activation::prelu(&dtype_slopes(SLOPES[rng.random_range(0..SLOPES.len())]))
+            }
+        })
+        .collect()
+}
+
+fn fused_equals_unfused<T: Sample>(float: bool) {
+    let shape = [4usize, 6, 35];
+    for (path, ctx) in path_contexts() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let x_values = to_dyn(samples::<T>(shape.iter().product(), 1), &shape);
+        let x = ctx.upload(x_values.view()).unwrap();
+        for trial in 0..12 {
+            let len = 1 + trial % 5;
+            let mut seed = trial as u64 * 100;
+            let mut make_slope = |slope_shape: &[usize]| {
+                seed += 1;
+                ctx.upload(to_dyn(samples::<T>(slope_shape.iter().product(), seed), slope_shape).view()).unwrap()
+            };
+            let chain = random_chain(&mut rng, len, float, &mut make_slope);
+            let fused = ctx.download::<T>(&ctx.run_activations(&chain, &x).unwrap()).unwrap();
+            let mut step_by_step = ctx.run_activations(&chain[..1], &x).unwrap();
+            for step in &chain[1..] {
+                step_by_step = ctx.run_activations(std::slice::from_ref(step), &step_by_step).unwrap();
+            }
+            let unfused = ctx.download::<T>(&step_by_step).unwrap();
+            let what = format!("{} {path}: {chain:?}", T::DTYPE);
+            assert_eq!(
+                bytemuck::cast_slice::<T, u8>(fused.as_slice().unwrap()),
+                bytemuck::cast_slice::<T, u8>(unfused.as_slice().unwrap()),
+                "{what}"
+            );
+            // The host-array form of the same chain gives the same bits.
+            let host = activations(&ctx, &chain, x_values.view()).unwrap();
+            assert_eq!(
+                bytemuck::cast_slice::<T, u8>(host.as_slice().unwrap()),
+                bytemuck::cast_slice::<T, u8>(fused.as_slice().unwrap()),
+                "{what} (host)"
+            );
+            // In place: the same bits again.
+            let copy = ctx.upload(x_values.view()).unwrap();
+            ctx.run_activations_in_place(&chain, &copy).unwrap();
+            let in_place = ctx.download::<T>(&copy).unwrap();
+            assert_eq!(
+                bytemuck::cast_slice::<T, u8>(in_place.as_slice().unwrap()),
+                bytemuck::cast_slice::<T, u8>(fused.as_slice().unwrap()),
+                "{what} (in place)"
+            );
+        }
+    }
+}
+
+#[test]
+fn f32_fused_chains_equal_unfused() {
+    fused_equals_unfused::<f32>(true);
+}
+
+#[test]
+fn f16_bf16_f64_fused_chains_equal_unfused() {
+    fused_equals_unfused::<f16>(true);
+    fused_equals_unfused::<bf16>(true);
+    fused_equals_unfused::<f64>(true);
+}
+
+#[test]
+fn integer_prelu_chains_equal_unfused() {
+    fused_equals_unfused::<i32>(false);
+    fused_equals_unfused::<i64>(false);
+    fused_equals_unfused::<u64>(false);
+}
+
+#[test]
+fn a_chain_matches_the_reference_steps() {
+    let Some(ctx) = common::ctx() else { return };
+    let x = to_dyn(samples::<f32>(4099, 5), &[4099]);
+    let chain = [Activation::leaky_relu(-0.5), Activation::elu(2.0), Activation::leaky_relu(3.0)];
+    let y = activations(ctx, &chain, x.view()).unwrap();
+    let step1 = wgpu_activations::reference::leaky_relu(x.view(), -0.5);
+    let step2 = wgpu_activations::reference::elu(step1.view(), 2.0);
+    let expected = wgpu_activations::reference::leaky_relu(step2.view(), 3.0);
+    // Step 2's input is step 1's exactly (LeakyRelu is exact on f32), so the chain inherits
+    // Elu's bound, then is scaled exactly.
+    common::assert_close("fused chain", y.view(), expected.view(), x.view(), 2);
+}
+
+#[test]
+fn chains_longer_than_one_kernel_or_empty_are_refused() {
+    let Some(ctx) = common::ctx() else { return };
+    let x = to_dyn(samples::<f32>(64, 5), &[64]);
+    assert!(matches!(activations(ctx, &[], x.view()), Err(Error::InvalidAttribute { .. })));
+    let too_long = vec![Activation::elu(1.0); 9];
+    assert!(matches!(activations(ctx, &too_long, x.view()), Err(Error::InvalidAttribute { .. })));
+    // A chain whose slope has another dtype, or does not broadcast, is refused before any work.
+    let slope = ctx.upload(ArrayD::<f64>::zeros(ndarray::IxDyn(&[1])).view()).unwrap();
+    assert!(matches!(
+        activations(ctx, &[Activation::elu(1.0), Activation::prelu(&slope)], x.view()),
+        Err(Error::DTypeMismatch { .. })
+    ));
+    let slope = ctx.upload(ArrayD::<f32>::zeros(ndarray::IxDyn(&[3])).view()).unwrap();
+    assert!(matches!(activations(ctx, &[Activation::prelu(&slope)], x.view()), Err(Error::NotBroadcastable { .. })));
+}
+
+#[test]
+fn prelu_elu_leaky_relu_runs_as_one_kernel() {
+    let Some(ctx) = common::ctx_with(wgpu_activations::ContextOptions::default()) else { return };
+    let x = ctx.upload(to_dyn(samples::<f32>(3 * 64, 2), &[3, 64]).view()).unwrap();
+    let slope = ctx.upload(to_dyn(vec![0.5f32, -1.0, 2.0], &[3, 1]).view()).unwrap();
+    let before = ctx.pipeline_cache_stats().compiled;
+    ctx.run_activations(&[Activation::prelu(&slope), Activation::elu(1.0), Activation::leaky_relu(0.1)], &x).unwrap();
+    assert_eq!(ctx.pipeline_cache_stats().compiled - before, 1, "one kernel for the three steps");
+}

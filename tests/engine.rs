@@ -1,0 +1,294 @@
+//! The engine: compiled kernels cached once per kernel and bounded, pooled buffers, binding
+//! windows, adopted devices (also with lowered limits), foreign tensors, asynchronous calls on
+//! one poller thread, and cancellation at any point from many threads.
+
+mod common;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use common::{assert_close, assert_same_bits, samples, to_dyn};
+use ndarray::array;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use wgpu_activations::{
+    Activation, Context, ContextOptions, Error, activations, activations_async, elu, elu_async, leaky_relu,
+    leaky_relu_async, prelu, prelu_async, reference,
+};
+
+#[test]
+fn kernels_are_compiled_once_per_kernel() {
+    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let x = to_dyn(samples::<f32>(100, 9), &[100]);
+    leaky_relu(&ctx, x.view(), 0.1).unwrap();
+    assert_eq!(ctx.cached_pipeline_count(), 1);
+    for alpha in [0.2, -3.0, 0.0] {
+        leaky_relu(&ctx, x.view(), alpha).unwrap();
+    }
+    assert_eq!(ctx.cached_pipeline_count(), 1, "a new alpha must not compile a new kernel");
+    elu(&ctx, x.view(), 1.0).unwrap();
+    prelu(&ctx, x.view(), array![0.5f32].view()).unwrap();
+    prelu(&ctx, x.view(), x.view()).unwrap();
+    assert_eq!(ctx.cached_pipeline_count(), 4, "elu, prelu scalar, prelu same shape");
+    // Many threads asking for the same kernel at once still share one.
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| activations(&ctx, &[Activation::elu(1.0), Activation::elu(2.0)], x.view()).unwrap());
+        }
+    });
+    assert_eq!(ctx.cached_pipeline_count(), 5);
+    assert_eq!(ctx.pipeline_cache_stats().compiled, 5);
+}
+
+#[test]
+fn the_kernel_cache_is_bounded_and_counts_evictions() {
+    let Some(ctx) = common::ctx_with(ContextOptions::default().with_pipeline_cache_capacity(3)) else { return };
+    let x = to_dyn(samples::<f32>(64, 1), &[64]);
+    let chains = [
+        vec![Activation::elu(1.0)],
+        vec![Activation::leaky_relu(0.1)],
+        vec![Activation::elu(1.0), Activation::leaky_relu(0.1)],
+        vec![Activation::leaky_relu(0.1), Activation::elu(1.0)],
+        vec![Activation::elu(1.0), Activation::elu(1.0)],
+    ];
+    for chain in &chains {
+        activations(&ctx, chain, x.view()).unwrap();
+    }
+    let stats = ctx.pipeline_cache_stats();
+    assert_eq!((stats.cached, stats.compiled, stats.evicted, stats.capacity), (3, 5, 2, 3), "{stats:?}");
+    // An evicted kernel is compiled again when needed, and still correct.
+    let y = activations(&ctx, &chains[0], x.view()).unwrap();
+    assert_close("after eviction", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
+    assert_eq!(ctx.pipeline_cache_stats().cached, 3);
+}
+
+#[test]
+fn idle_buffers_are_pooled_and_can_be_released() {
+    let Some(ctx) = common::ctx_with(ContextOptions::default().with_validation(false)) else { return };
+    let x = to_dyn(samples::<f32>(10_000, 12), &[10_000]);
+    elu(&ctx, x.view(), 1.0).unwrap();
+    let idle = ctx.idle_buffer_bytes();
+    assert!(idle >= 2 * 40_000, "the upload and readback buffers return to the pool: {idle}");
+    elu(&ctx, x.view(), 1.0).unwrap();
+    assert_eq!(ctx.idle_buffer_bytes(), idle, "a second call of the same size reuses them");
+    ctx.release_idle_buffers();
+    assert_eq!(ctx.pool_stats().idle_bytes, 0);
+    assert_eq!(elu(&ctx, x.view(), 1.0).unwrap().len(), 10_000);
+}
+
+#[test]
+fn large_tensors_run_in_binding_windows_and_host_pieces() {
+    let options = ContextOptions::default().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
+    let Some(ctx) = common::ctx_with(options) else { return };
+    // 100_003 elements: many 4 KiB windows per buffer, several 64 KiB host pieces, and a tail.
+    let x = to_dyn(samples::<f32>(100_003, 42), &[100_003]);
+    for alpha in [0.01f32, -0.7] {
+        let y = leaky_relu(&ctx, x.view(), alpha).unwrap();
+        assert_close("windowed leaky_relu", y.view(), reference::leaky_relu(x.view(), alpha).view(), x.view(), 0);
+    }
+    let chain = [Activation::elu(0.5), Activation::leaky_relu(0.2)];
+    let y = activations(&ctx, &chain, x.view()).unwrap();
+    let expected = reference::leaky_relu(reference::elu(x.view(), 0.5).view(), 0.2);
+    assert_close("windowed chain", y.view(), expected.view(), x.view(), 2);
+}
+
+#[test]
+fn device_tensors_chain_without_host_round_trips() {
+    let ctx = gpu_or_skip!();
+    let x = to_dyn(samples::<f32>(3 * 64 * 5, 8), &[3, 64, 5]);
+    let slope = array![[0.5f32], [-1.0], [2.0]].into_shape_with_order((3, 1, 1)).unwrap();
+    let on_device = ctx.upload(x.view()).unwrap();
+    let slope_on_device = ctx.upload(slope.view()).unwrap();
+    let a = ctx.run_activations(&[Activation::elu(1.0)], &on_device).unwrap();
+    let b = ctx.run_prelu(&a, &slope_on_device).unwrap();
+    let y = ctx.download::<f32>(&b).unwrap();
+    let expected = reference::prelu(reference::elu(x.view(), 1.0).view(), slope.view()).unwrap();
+    assert_close("device chain", y.view(), expected.view(), x.view(), 2);
+    assert!(matches!(ctx.download::<f64>(&b), Err(Error::DTypeMismatch { .. })));
+}
+
+#[test]
+fn adopts_a_device_the_caller_owns() {
+    let Some(ctx) = common::ctx() else { return };
+    // Build a device ourselves, as an application with its own renderer would.
+    let (adapter, device, queue) = own_device(wgpu::Limits::default());
+    let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::default());
+    assert!(adopted.device() == &device);
+    assert_eq!(leaky_relu(&adopted, array![-1.0f32, 2.0].view(), 0.5).unwrap(), array![-0.5f32, 2.0]);
+    assert_eq!(adopted.info().adapter.name, ctx.info().adapter.name);
+}
+
+/// An adapter, device and queue of our own, with `limits`.
+fn own_device(limits: wgpu::Limits) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    });
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("an adapter");
+    let (device, queue) = pollster::block_on(
+        adapter.request_device(&wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() }),
+    )
+    .expect("a device with these limits");
+    (adapter, device, queue)
+}
+
+#[test]
+fn adopted_devices_with_lowered_limits_work_or_refuse_with_errors() {
+    if common::ctx().is_none() {
+        return;
+    }
+    // 256 workgroups per dimension: large tensors take 2-D grids and more windows.
+    let limits = wgpu::Limits { max_compute_workgroups_per_dimension: 256, ..wgpu::Limits::downlevel_defaults() };
+    let (adapter, device, queue) = own_device(limits);
+    let ctx = Context::from_device(device, queue, &adapter, ContextOptions::default());
+    let x = to_dyn(samples::<f32>(600_001, 3), &[600_001]);
+    let y = elu(&ctx, x.view(), 1.0).unwrap();
+    assert_close("256 workgroups per dimension", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
+    // A 64-byte uniform binding cannot hold the kernels' parameters: an error value, no panic.
+    let limits = wgpu::Limits { max_uniform_buffer_binding_size: 64, ..wgpu::Limits::downlevel_defaults() };
+    let (adapter, device, queue) = own_device(limits);
+    let ctx = Context::from_device(device, queue, &adapter, ContextOptions::default());
+    match elu(&ctx, x.view(), 1.0) {
+        Err(Error::Unsupported { reason, .. }) => {
+            assert!(reason.contains("max_uniform_buffer_binding_size"), "{reason}")
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn tensors_from_another_context_are_refused() {
+    let Some(first) = common::ctx() else { return };
+    let Some(second) = common::ctx_with(ContextOptions::default()) else { return };
+    let x = first.upload(array![-1.0f32, 2.0].view()).unwrap();
+    assert!(matches!(second.run_activations(&[Activation::elu(1.0)], &x), Err(Error::ForeignTensor { .. })));
+    assert!(matches!(second.download::<f32>(&x), Err(Error::ForeignTensor { .. })));
+}
+
+#[test]
+fn a_tensor_of_a_dropped_context_is_refused_by_the_next_one() {
+    if common::ctx().is_none() {
+        return;
+    }
+    // The next context may reuse the dropped one's memory; its identity is a counter, not an
+    // address, so the tensor is still foreign.
+    let old = common::ctx_with(ContextOptions::default()).unwrap();
+    let tensor = old.upload(array![1.0f32, -2.0].view()).unwrap();
+    drop(old);
+    for _ in 0..3 {
+        let new = common::ctx_with(ContextOptions::default()).unwrap();
+        assert!(matches!(new.download::<f32>(&tensor), Err(Error::ForeignTensor { .. })));
+        assert!(matches!(new.run_activations(&[Activation::elu(1.0)], &tensor), Err(Error::ForeignTensor { .. })));
+    }
+}
+
+#[test]
+fn async_calls_match_blocking_calls() {
+    let ctx = gpu_or_skip!();
+    let x = to_dyn(samples::<f32>(1001, 6), &[7, 11, 13]);
+    let slope = array![0.25f32];
+    let (l, e, p, c) = pollster::block_on(async {
+        (
+            leaky_relu_async(ctx, x.view(), 0.3).await.unwrap(),
+            elu_async(ctx, x.view(), 0.3).await.unwrap(),
+            prelu_async(ctx, x.view(), slope.view()).await.unwrap(),
+            activations_async(ctx, &[Activation::elu(1.0)], x.view()).await.unwrap(),
+        )
+    });
+    assert_same_bits("leaky_relu_async", &l, &leaky_relu(ctx, x.view(), 0.3).unwrap());
+    assert_same_bits("elu_async", &e, &elu(ctx, x.view(), 0.3).unwrap());
+    assert_same_bits("prelu_async", &p, &prelu(ctx, x.view(), slope.view()).unwrap());
+    assert_same_bits("activations_async", &c, &elu(ctx, x.view(), 1.0).unwrap());
+}
+
+/// Threads of this process (Linux), for the one-poller-per-context check.
+fn thread_count() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|n| n.trim().parse().ok())
+}
+
+/// Polls every future until all are done, without any executor thread, noting the most threads
+/// seen meanwhile.
+fn join_all<F: Future>(mut futures: Vec<Pin<Box<F>>>) -> (Vec<F::Output>, usize) {
+    let mut results: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    let mut cx = TaskContext::from_waker(Waker::noop());
+    let mut most = 0;
+    while results.iter().any(Option::is_none) {
+        for (future, result) in futures.iter_mut().zip(results.iter_mut()) {
+            if result.is_none() {
+                if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+                    *result = Some(out);
+                }
+            }
+        }
+        most = most.max(thread_count().unwrap_or(0));
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    (results.into_iter().flatten().collect(), most)
+}
+
+#[test]
+fn sixty_four_concurrent_downloads_use_one_poller_thread() {
+    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let tensors: Vec<_> = (0..64)
+        .map(|i| ctx.upload(to_dyn(samples::<f32>(10_000 + i, i as u64), &[10_000 + i]).view()).unwrap())
+        .collect();
+    // Warm up: the poller exists once one async read has run.
+    pollster::block_on(ctx.download_async::<f32>(&tensors[0])).unwrap();
+    let before = thread_count();
+    let futures: Vec<_> = tensors.iter().map(|t| Box::pin(ctx.download_async::<f32>(t))).collect();
+    let (results, most) = join_all(futures);
+    for (result, tensor) in results.into_iter().zip(&tensors) {
+        assert_same_bits("download_async", &result.unwrap(), &ctx.download::<f32>(tensor).unwrap());
+    }
+    if let Some(before) = before {
+        assert!(most <= before + 1, "threads went from {before} to {most} for 64 concurrent downloads");
+    }
+}
+
+#[test]
+fn dropping_futures_at_any_point_from_many_threads_is_safe() {
+    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let x = to_dyn(samples::<f32>(100_000, 11), &[100_000]);
+    let expected = reference::elu(x.view(), 1.0);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    std::thread::scope(|scope| {
+        for t in 0..8 {
+            let (ctx, x) = (&ctx, &x);
+            scope.spawn(move || {
+                let mut rng = StdRng::seed_from_u64(t);
+                let mut cx = TaskContext::from_waker(Waker::noop());
+                while Instant::now() < deadline {
+                    let mut future = Box::pin(elu_async(ctx, x.view(), 1.0));
+                    for _ in 0..rng.random_range(0..4) {
+                        if future.as_mut().poll(&mut cx).is_ready() {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_micros(rng.random_range(0..200)));
+                    }
+                    drop(future);
+                }
+            });
+        }
+        for _ in 0..2 {
+            let (ctx, x, expected) = (&ctx, &x, &expected);
+            scope.spawn(move || {
+                while Instant::now() < deadline {
+                    let y = elu(ctx, x.view(), 1.0).unwrap();
+                    assert_close("beside cancellations", y.view(), expected.view(), x.view(), 2);
+                }
+            });
+        }
+    });
+    // A pooled staging buffer left mapped would make these fail (map_async panics on a mapped
+    // buffer; a submission using one is a validation error).
+    for _ in 0..20 {
+        let y = elu(&ctx, x.view(), 1.0).unwrap();
+        assert_close("after cancellations", y.view(), expected.view(), x.view(), 2);
+        let y = pollster::block_on(elu_async(&ctx, x.view(), 1.0)).unwrap();
+        assert_close("async after cancellations", y.view(), expected.view(), x.view(), 2);
+    }
+}

@@ -1,0 +1,225 @@
+//! Every unary operator of the table (`wgpu_activations::ops::UNARY_OPS`) on every float dtype
+//! and every path (native and emulated), against the CPU reference and within the operator's
+//! own bound from the table: every 16-bit pattern, f32 odd sizes, ranks, layouts, specials and
+//! log-spaced negatives, f64 sweeps. A new operator is tested here without a new test.
+
+mod common;
+
+use common::{Sample, assert_close, assert_passthrough, max_ulp, path_contexts, samples, to_dyn};
+use half::{bf16, f16};
+use ndarray::{Array, ArrayD, Axis, IxDyn, s};
+use wgpu_activations::ops::{Attributes, UNARY_OPS, UnaryOp};
+use wgpu_activations::{Activation, Context, DType, Error, FloatElement, activations, reference};
+
+/// Attribute values each operator is checked with: its defaults, then each attribute set to
+/// values that stress it (an Elu with alpha 0.7 rounds differently from alpha 1).
+fn attribute_sets(op: &UnaryOp) -> Vec<Vec<f32>> {
+    let mut sets = vec![op.default_attributes()[..op.attributes.len()].to_vec()];
+    for value in [0.7f32, 0.01, -2.5, 3.0, 0.0] {
+        sets.push(vec![value; op.attributes.len()]);
+    }
+    sets
+}
+
+fn attributes(op: &UnaryOp, values: &[f32]) -> Attributes {
+    let mut all = op.default_attributes();
+    all[..values.len()].copy_from_slice(values);
+    all
+}
+
+fn run<T: FloatElement>(ctx: &Context, op: &'static UnaryOp, values: &[f32], x: &ArrayD<T>) -> (ArrayD<T>, ArrayD<T>) {
+    let y = activations(ctx, &[Activation::with_attributes(op, values)], x.view()).unwrap();
+    (y, reference::unary(op, &attributes(op, values), x.view()))
+}
+
+fn every_16_bit_pattern<T: FloatElement>(from_bits: fn(u16) -> T) {
+    for (path, ctx) in path_contexts() {
+        let x = to_dyn((0..=u16::MAX).map(from_bits).collect(), &[1 << 16]);
+        for op in UNARY_OPS {
+            let bound = op.max_ulp.for_dtype(T::DTYPE);
+            for values in attribute_sets(op) {
+                let (y, expected) = run(&ctx, op, &values, &x);
+                let what = format!("{}({values:?}) {} {path}", op.onnx_name, T::DTYPE);
+                let worst = max_ulp(&what, &y, &expected, &x);
+                println!("{what}: max error {worst} ULP over all 65536 bit patterns");
+                assert!(worst <= bound, "{what}: {worst} ULP > {bound}");
+                assert_passthrough(&what, &y, &x);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_f16_pattern_on_every_path() {
+    every_16_bit_pattern(f16::from_bits);
+}
+
+#[test]
+fn every_bf16_pattern_on_every_path() {
+    every_16_bit_pattern(bf16::from_bits);
+}
+
+/// Shapes of every rank from 0 to 6, odd sizes, and empty dims.
+const SHAPES: [&[usize]; 14] = [
+    &[],
+    &[1],
+    &[3],
+    &[255],
+    &[257],
+    &[65537],
+    &[3, 4],
+    &[2, 3, 5],
+    &[2, 1, 3, 4],
+    &[1, 2, 3, 2, 3],
+    &[2, 1, 2, 3, 1, 5],
+    &[0],
+    &[3, 0, 2],
+    &[0, 0, 0, 0, 0, 0],
+];
+
+fn shapes_and_layouts<T: FloatElement + Sample>() {
+    for (path, ctx) in path_contexts() {
+        for op in UNARY_OPS {
+            let bound = op.max_ulp.for_dtype(T::DTYPE);
+            for (i, shape) in SHAPES.iter().enumerate() {
+                let x = to_dyn(samples::<T>(shape.iter().product(), i as u64), shape);
+                for values in attribute_sets(op) {
+                    let (y, expected) = run(&ctx, op, &values, &x);
+                    assert_eq!(y.shape(), *shape);
+                    assert_close(
+                        &format!("{} {} {path} {shape:?}", op.onnx_name, T::DTYPE),
+                        y.view(),
+                        expected.view(),
+                        x.view(),
+                        bound,
+                    );
+                }
+            }
+            // Transposed, stepped, reversed and permuted views.
+            let base = Array::from_shape_vec((33, 17, 5), samples::<T>(33 * 17 * 5, 7)).unwrap();
+            let views = [
+                base.view().reversed_axes().into_dyn(),
+                base.slice(s![3..30;4, ..;-2, 1..4]).into_dyn(),
+                base.view().permuted_axes([1, 2, 0]).into_dyn(),
+                base.index_axis(Axis(2), 3).into_dyn(),
+            ];
+            for view in views {
+                let y = activations(&ctx, &[Activation::with_defaults(op)], view.view()).unwrap();
+                let expected = reference::unary(op, &op.default_attributes(), view.view());
+                assert_close(
+                    &format!("{} {} {path} strided", op.onnx_name, T::DTYPE),
+                    y.view(),
+                    expected.view(),
+                    view.view(),
+                    bound,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_shapes_layouts_and_specials() {
+    shapes_and_layouts::<f32>();
+}
+
+#[test]
+fn f16_and_bf16_shapes_and_layouts() {
+    shapes_and_layouts::<f16>();
+    shapes_and_layouts::<bf16>();
+}
+
+#[test]
+fn f64_shapes_and_layouts() {
+    shapes_and_layouts::<f64>();
+}
+
+#[test]
+fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {
+    let Some(ctx) = common::ctx() else { return };
+    let x = to_dyn(f32::specials(), &[f32::specials().len()]);
+    for op in UNARY_OPS {
+        for value in [0.01f32, 1.0, 0.0, -0.7, 3.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 1e30]
+        {
+            let values = vec![value; op.attributes.len()];
+            let (y, expected) = run(ctx, op, &values, &x);
+            let what = format!("{}({value}) f32", op.onnx_name);
+            assert_passthrough(&what, &y, &x);
+            assert_close(&what, y.view(), expected.view(), x.view(), op.max_ulp.f32);
+        }
+    }
+}
+
+#[test]
+fn f32_log_spaced_negatives_within_each_bound() {
+    let Some(ctx) = common::ctx() else { return };
+    // 2^20 log-spaced negatives from -1e-38 to -104, plus the specials.
+    let n = 1 << 20;
+    let (lo, hi) = (1e-38f64.ln(), 104f64.ln());
+    let mut xs: Vec<f32> = (0..n).map(|i| -((lo + (hi - lo) * i as f64 / (n - 1) as f64).exp() as f32)).collect();
+    xs.extend(f32::specials());
+    let len = xs.len();
+    let x = to_dyn(xs, &[len]);
+    for op in UNARY_OPS {
+        for values in attribute_sets(op) {
+            let (y, expected) = run(ctx, op, &values, &x);
+            let what = format!("{}({values:?}) f32 log-spaced", op.onnx_name);
+            let worst = max_ulp(&what, &y, &expected, &x);
+            println!("{what}: max error {worst} ULP over {len} inputs");
+            assert!(worst <= op.max_ulp.f32, "{what}: {worst} ULP");
+        }
+    }
+}
+
+#[test]
+fn f64_log_spaced_negatives_random_values_and_specials() {
+    for (path, ctx) in path_contexts() {
+        // 2^16 log-spaced negatives from -1e-300 to -800, random values, specials.
+        let n = 1 << 16;
+        let (lo, hi) = (1e-300f64.ln(), 800f64.ln());
+        let mut xs: Vec<f64> = (0..n).map(|i| -(lo + (hi - lo) * i as f64 / (n - 1) as f64).exp()).collect();
+        xs.extend(samples::<f64>(4096, 64));
+        let len = xs.len();
+        let x = to_dyn(xs, &[len]);
+        for op in UNARY_OPS {
+            for values in attribute_sets(op) {
+                let (y, expected) = run(&ctx, op, &values, &x);
+                let what = format!("{}({values:?}) f64 {path}", op.onnx_name);
+                let worst = max_ulp(&what, &y, &expected, &x);
+                println!("{what}: max error {worst} ULP over {len} inputs");
+                assert!(worst <= op.max_ulp.f64, "{what}: {worst} ULP");
+                assert_passthrough(&what, &y, &x);
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_negatives_keep_their_sign() {
+    let Some(ctx) = common::ctx() else { return };
+    let x = to_dyn(vec![-1e-30f32, f32::from_bits(0x8000_0001), -2.9e-8, -3.0e-8], &[4]);
+    for op in UNARY_OPS {
+        let (y, expected) = run(ctx, op, &[1.0], &x);
+        for (a, b) in y.iter().zip(x.iter()) {
+            assert!(a.is_sign_negative(), "{}({b:e}) = {a:e} lost its sign", op.onnx_name);
+        }
+        assert_close(op.onnx_name, y.view(), expected.view(), x.view(), op.max_ulp.f32);
+    }
+}
+
+#[test]
+fn unary_ops_refuse_integer_tensors() {
+    let Some(ctx) = common::ctx() else { return };
+    let x = ctx.upload(ArrayD::<i32>::zeros(IxDyn(&[4])).view()).unwrap();
+    for op in UNARY_OPS {
+        match ctx.run_activations(&[Activation::with_defaults(op)], &x) {
+            Err(Error::DTypeNotAllowed { op: name, dtype: DType::I32, .. }) => assert_eq!(name, op.onnx_name),
+            other => panic!("{}: expected DTypeNotAllowed, got {other:?}", op.onnx_name),
+        }
+        let host = ArrayD::<i64>::zeros(IxDyn(&[3]));
+        assert!(matches!(
+            activations(ctx, &[Activation::with_defaults(op)], host.view()),
+            Err(Error::DTypeNotAllowed { .. })
+        ));
+    }
+}
