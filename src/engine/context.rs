@@ -4,6 +4,7 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::info::{ContextInfo, DTypePath};
 use super::options::ContextOptions;
@@ -262,19 +263,41 @@ impl Context {
         }
     }
 
-    /// `result`, unless the device was lost meanwhile: then [`Error::DeviceLost`].
+    /// `result`, unless it failed because the device was lost: then [`Error::DeviceLost`].
     pub(crate) fn lost_or<R>(&self, result: Result<R>) -> Result<R> {
-        match (result, self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()) {
-            (Err(_), Some(reason)) => Err(Error::DeviceLost { reason }),
-            (result, _) => result,
+        match result {
+            Err(error) => match self.lost_reason_after_error() {
+                Some(reason) => Err(Error::DeviceLost { reason }),
+                None => Err(error),
+            },
+            ok => ok,
         }
     }
 
     pub(crate) fn lost_or_gpu(&self, during: &'static str, message: String) -> Error {
-        match self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        match self.lost_reason_after_error() {
             Some(reason) => Error::DeviceLost { reason },
             None => Error::Gpu { during, message },
         }
+    }
+
+    /// Why the device was lost, if it was, asked after an error: a destroyed device first
+    /// fails calls and only reports its loss from a poll that finds its queue empty, so the
+    /// device is polled (briefly waited on) before the answer.
+    fn lost_reason_after_error(&self) -> Option<String> {
+        let reason = || self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(reason) = reason() {
+            return Some(reason);
+        }
+        let _ = self.inner.device.poll(wgpu::PollType::Poll);
+        if let Some(reason) = reason() {
+            return Some(reason);
+        }
+        let _ = self
+            .inner
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(100)) });
+        reason()
     }
 
     /// Bytes one storage binding may cover: a multiple of the binding offset alignment and of

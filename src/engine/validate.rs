@@ -141,45 +141,30 @@ impl Context {
             x: pending.x,
             bytes: pending.bytes,
         };
-        let mapped = Arc::new(Mutex::new(Vec::<bool>::new()));
-        let mut buffers: Vec<&wgpu::Buffer> = vec![check.x.buffer(), check.y.buffer()];
-        for step in &check.steps {
-            if let StepCheck::Prelu { staging, .. } = step {
-                buffers.push(staging.buffer());
-            }
-        }
-        for buffer in buffers {
-            let mapped = Arc::clone(&mapped);
-            encoder.map_buffer_on_submit(buffer, wgpu::MapMode::Read, .., move |result| {
-                mapped.lock().unwrap_or_else(|p| p.into_inner()).push(result.is_ok());
-            });
-        }
         let failures = Arc::clone(&self.inner.validation_failures);
         let handle = CheckHandle::default();
-        let outcome = match report {
+        let report_to = match report {
             Report::Queue => None,
             Report::Handle => Some(handle.clone()),
         };
-        let expected = 2 + check.steps.iter().filter(|s| matches!(s, StepCheck::Prelu { .. })).count();
-        encoder.on_submitted_work_done(move || {
-            let all_mapped = {
-                let results = mapped.lock().unwrap_or_else(|p| p.into_inner());
-                results.len() == expected && results.iter().all(|&ok| ok)
-            };
-            let result = if all_mapped {
-                let result = check.run();
-                check.release();
-                result
-            } else {
-                check.discard();
-                Err(Error::Gpu { during: "validation", message: "the staging buffers could not be mapped".into() })
-            };
-            match (outcome, result) {
-                (Some(handle), result) => handle.set(result),
-                (None, Err(error)) => failures.lock().unwrap_or_else(|p| p.into_inner()).push(error),
-                (None, Ok(())) => {}
-            }
-        });
+        // The comparison runs in whichever map callback comes last (wgpu does not order them
+        // with the submission's other callbacks on every backend).
+        let maps = 2 + check.steps.iter().filter(|s| matches!(s, StepCheck::Prelu { .. })).count();
+        let buffers: Vec<wgpu::Buffer> = check.buffers_to_map();
+        let countdown = Arc::new(Mutex::new(Countdown {
+            remaining: maps,
+            failed: Vec::new(),
+            check: Some(check),
+            report_to,
+            failures,
+        }));
+        for buffer in &buffers {
+            let countdown = Arc::clone(&countdown);
+            encoder.map_buffer_on_submit(buffer, wgpu::MapMode::Read, .., move |result| {
+                let mut countdown = countdown.lock().unwrap_or_else(|p| p.into_inner());
+                countdown.arrived(result.map_err(|e| e.to_string()));
+            });
+        }
         Ok(match report {
             Report::Queue => None,
             Report::Handle => Some(handle),
@@ -204,6 +189,42 @@ impl Context {
             );
         }
         Ok(staging)
+    }
+}
+
+/// The maps a check waits for, and what it does when the last one arrives.
+struct Countdown {
+    remaining: usize,
+    failed: Vec<String>,
+    check: Option<Check>,
+    report_to: Option<CheckHandle>,
+    failures: Arc<Mutex<Vec<Error>>>,
+}
+
+impl Countdown {
+    fn arrived(&mut self, map: std::result::Result<(), String>) {
+        if let Err(message) = map {
+            self.failed.push(message);
+        }
+        self.remaining -= 1;
+        if self.remaining > 0 {
+            return;
+        }
+        let Some(check) = self.check.take() else { return };
+        let result = if self.failed.is_empty() {
+            let result = check.run();
+            check.release();
+            result
+        } else {
+            check.discard();
+            let message = format!("the staging buffers could not be mapped: {}", self.failed.join("; "));
+            Err(Error::Gpu { during: "validation", message })
+        };
+        match (self.report_to.take(), result) {
+            (Some(handle), result) => handle.set(result),
+            (None, Err(error)) => self.failures.lock().unwrap_or_else(|p| p.into_inner()).push(error),
+            (None, Ok(())) => {}
+        }
     }
 }
 
@@ -292,6 +313,17 @@ impl Check {
             DType::U32 => typed::<u32>(self),
             DType::U64 => typed::<u64>(self),
         }
+    }
+
+    /// The staging buffers, as wgpu handles to map.
+    fn buffers_to_map(&self) -> Vec<wgpu::Buffer> {
+        let mut all = vec![self.x.buffer().clone(), self.y.buffer().clone()];
+        for step in &self.steps {
+            if let StepCheck::Prelu { staging, .. } = step {
+                all.push(staging.buffer().clone());
+            }
+        }
+        all
     }
 
     fn buffers(self) -> (wgpu::Device, Vec<PooledBuffer>) {
