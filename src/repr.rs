@@ -14,6 +14,7 @@ pub(crate) enum Repr {
     F16Packed,
     BF16,
     F64,
+    F64Soft,
     I32,
     U32,
     I64,
@@ -51,6 +52,7 @@ const REPR_F16: &str = include_str!("../shaders/repr/f16.wgsl");
 const REPR_F16_PACKED: &str = include_str!("../shaders/repr/f16_packed.wgsl");
 const REPR_BF16: &str = include_str!("../shaders/repr/bf16.wgsl");
 const REPR_F64: &str = include_str!("../shaders/repr/f64.wgsl");
+const REPR_F64_SOFT: &str = include_str!("../shaders/repr/f64_soft.wgsl");
 const REPR_I32: &str = include_str!("../shaders/repr/i32.wgsl");
 const REPR_U32: &str = include_str!("../shaders/repr/u32.wgsl");
 const REPR_I64: &str = include_str!("../shaders/repr/i64.wgsl");
@@ -67,13 +69,14 @@ const HALF_BITS: &str = include_str!("../shaders/shared/half_bits.wgsl");
 const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
 const EXPM1_F64: &str = include_str!("../shaders/shared/expm1_f64.wgsl");
 const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
+const SOFT_F64: &str = include_str!("../shaders/shared/soft_f64.wgsl");
 
 const NONE: wgpu::Features = wgpu::Features::empty();
 const PACKED_HALVES: &str = "emulated: 2 per u32, f32 math, RNE";
 const PAIRS: &str = "emulated: (low, high) u32 pairs";
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
-pub(crate) static REPRS: [ReprSpec; 11] = [
+pub(crate) static REPRS: [ReprSpec; 12] = [
     ReprSpec {
         repr: Repr::F32,
         dtype: DType::F32,
@@ -133,6 +136,18 @@ pub(crate) static REPRS: [ReprSpec; 11] = [
         word_bytes: 8,
         description: "native f64 (SHADER_F64)",
         wgsl: &[REPR_F64, LANES_DIRECT, EXPM1_F64, FLOAT_MULTIPLY],
+    },
+    ReprSpec {
+        repr: Repr::F64Soft,
+        dtype: DType::F64,
+        feature: NONE,
+        enable: "",
+        native: false,
+        slow_on_cpu_adapters: false,
+        vector_lanes: 2,
+        word_bytes: 8,
+        description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
+        wgsl: &[REPR_F64_SOFT, LANES_PAIRS, SOFT_F64, FLOAT_MULTIPLY],
     },
     ReprSpec {
         repr: Repr::I32,
@@ -282,7 +297,9 @@ mod tests {
         assert_eq!(Repr::choose(DType::F16, none, Native, false), Some(Repr::F16Packed), "no native row runnable");
         assert_eq!(Repr::choose(DType::F32, all, Emulated, false), Some(Repr::F32), "no emulated f32: native stays");
         assert_eq!(Repr::choose(DType::I64, none, Default, false), Some(Repr::I64Pair));
-        assert_eq!(Repr::choose(DType::F64, none, Default, false), None);
+        assert_eq!(Repr::choose(DType::F64, none, Default, false), Some(Repr::F64Soft));
+        assert_eq!(Repr::choose(DType::F64, all, Emulated, false), Some(Repr::F64Soft));
+        assert_eq!(Repr::choose(DType::F64, all, Default, false), Some(Repr::F64));
         assert!(optional_features().contains(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_F64));
     }
 }

@@ -292,3 +292,45 @@ fn dropping_futures_at_any_point_from_many_threads_is_safe() {
         assert_close("async after cancellations", y.view(), expected.view(), x.view(), 2);
     }
 }
+
+#[test]
+fn a_device_without_optional_features_runs_every_dtype() {
+    if common::ctx().is_none() {
+        return;
+    }
+    // A device created without optional features, as an application might hand us: f64 runs in
+    // software on the GPU, f16 and i64 take their emulated paths, by themselves.
+    let (adapter, device, queue) = own_device(wgpu::Limits::default());
+    assert!(!device.features().contains(wgpu::Features::SHADER_F64));
+    let plain = Context::from_device(device.clone(), queue.clone(), &adapter, ContextOptions::default());
+    for dtype in [wgpu_activations::DType::F64, wgpu_activations::DType::F16, wgpu_activations::DType::I64] {
+        assert!(
+            matches!(plain.dtype_path(dtype), wgpu_activations::DTypePath::Emulated(_)),
+            "{dtype}: {}",
+            plain.dtype_path(dtype)
+        );
+    }
+    let x = to_dyn(samples::<f64>(5000, 3), &[5000]);
+    let y = elu(&plain, x.view(), 1.0).unwrap();
+    assert_close("software f64 Elu", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
+    let y = prelu(&plain, x.view(), x.view()).unwrap();
+    assert_close("software f64 PRelu", y.view(), reference::prelu(x.view(), x.view()).unwrap().view(), x.view(), 0);
+    let h = to_dyn(samples::<half::f16>(1001, 4), &[1001]);
+    assert_close(
+        "f16 on a plain device",
+        elu(&plain, h.view(), 1.0).unwrap().view(),
+        reference::elu(h.view(), 1.0).view(),
+        h.view(),
+        1,
+    );
+    let big = array![i64::MIN, -(1 << 53) - 1, 7];
+    assert_eq!(
+        prelu(&plain, big.view(), array![-3i64].view()).unwrap(),
+        reference::prelu(big.view(), array![-3i64].view()).unwrap()
+    );
+    // The CPU fallback stays an option.
+    let fallback = Context::from_device(device, queue, &adapter, ContextOptions::default().with_f64_cpu_fallback(true));
+    assert_eq!(fallback.dtype_path(wgpu_activations::DType::F64), wgpu_activations::DTypePath::CpuFallback);
+    let y = elu(&fallback, x.view(), 1.0).unwrap();
+    assert_same_bits("CPU fallback", &y, &reference::elu(x.view(), 1.0));
+}

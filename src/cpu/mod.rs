@@ -10,6 +10,7 @@
 //! | [`expm1_f32`] | `shaders/shared/expm1_f32.wgsl` |
 //! | [`expm1_f64`] | `shaders/shared/expm1_f64.wgsl` |
 //! | [`expm1_half`] | `shaders/shared/compute_half.wgsl` |
+//! | [`soft_f64`] | `shaders/shared/soft_f64.wgsl` |
 //! | [`divide`] | `shaders/shared/divide.wgsl` |
 //!
 //! The operator twins compute in f64 and round once, so they give the correctly rounded result
@@ -25,6 +26,7 @@ pub mod expm1_f64;
 pub mod expm1_half;
 pub mod leaky_relu;
 pub mod prelu;
+pub mod soft_f64;
 
 use ndarray::{Array, ArrayView, Dimension};
 

@@ -1,0 +1,447 @@
+// IEEE binary64 on (low, high) u32 pairs, for adapters without SHADER_F64 (repr/f64_soft.wgsl).
+// Multiplication and addition are correctly rounded (to nearest, ties to even) with NaN,
+// infinities, signed zeros and subnormals handled, in the structure Berkeley SoftFloat uses:
+// significands with 10 extra low bits, shifts that jam lost bits into a sticky bit, and one
+// rounding and packing step whose carry flows into the exponent. Elu's expm1 is expm1_f64's
+// algorithm on these operations. CPU twin, operation for operation, tested against the CPU's
+// own f64 arithmetic: src/cpu/soft_f64.rs.
+
+alias U64 = vec2<u32>;
+
+fn u64_add(a: U64, b: U64) -> U64 {
+    let low = a.x + b.x;
+    let carry = select(0u, 1u, low < a.x);
+    return U64(low, a.y + b.y + carry);
+}
+
+fn u64_sub(a: U64, b: U64) -> U64 {
+    let borrow = select(0u, 1u, a.x < b.x);
+    return U64(a.x - b.x, a.y - b.y - borrow);
+}
+
+fn u64_less(a: U64, b: U64) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+fn u64_is_zero(a: U64) -> bool {
+    return (a.x | a.y) == 0u;
+}
+
+// a << n for n in 0..64 (WGSL takes shift amounts modulo 32, so the halves are shifted apart).
+fn u64_shl(a: U64, n: u32) -> U64 {
+    if (n == 0u) {
+        return a;
+    }
+    if (n >= 32u) {
+        return U64(0u, a.x << (n - 32u));
+    }
+    return U64(a.x << n, (a.y << n) | (a.x >> (32u - n)));
+}
+
+// a >> n for n in 0..64.
+fn u64_shr(a: U64, n: u32) -> U64 {
+    if (n == 0u) {
+        return a;
+    }
+    if (n >= 32u) {
+        return U64(a.y >> (n - 32u), 0u);
+    }
+    return U64((a.x >> n) | (a.y << (32u - n)), a.y >> n);
+}
+
+// a >> n for any n, with the bits shifted out ORed into bit 0.
+fn u64_shr_jam(a: U64, n: u32) -> U64 {
+    if (n == 0u) {
+        return a;
+    }
+    if (n >= 64u) {
+        return U64(select(0u, 1u, !u64_is_zero(a)), 0u);
+    }
+    let shifted = u64_shr(a, n);
+    let lost = !u64_is_zero(u64_sub(a, u64_shl(shifted, n)));
+    return U64(shifted.x | select(0u, 1u, lost), shifted.y);
+}
+
+fn u64_clz(a: U64) -> u32 {
+    if (a.y != 0u) {
+        return countLeadingZeros(a.y);
+    }
+    return 32u + countLeadingZeros(a.x);
+}
+
+// The full 64-bit product of two u32, from 16-bit limbs.
+fn mul_u32_full(a: u32, b: u32) -> U64 {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let p11 = a1 * b1;
+    let middle = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return U64((p00 & 0xffffu) | (middle << 16u), p11 + (p01 >> 16u) + (p10 >> 16u) + (middle >> 16u));
+}
+
+// The 128-bit product of two 64-bit values, as (low, high) halves in a vec4.
+fn u64_mul_wide(a: U64, b: U64) -> vec4<u32> {
+    let p00 = mul_u32_full(a.x, b.x);
+    let p01 = mul_u32_full(a.x, b.y);
+    let p10 = mul_u32_full(a.y, b.x);
+    let p11 = mul_u32_full(a.y, b.y);
+    var low = p00;
+    var high = p11;
+    for (var i = 0u; i < 2u; i++) {
+        let cross = select(p01, p10, i == 1u);
+        let added = u64_add(low, U64(0u, cross.x));
+        let carry = select(0u, 1u, u64_less(added, low));
+        low = added;
+        high = u64_add(high, U64(cross.y, 0u));
+        high = u64_add(high, U64(carry, 0u));
+    }
+    return vec4<u32>(low, high);
+}
+
+const F64_EXPONENT_MASK: u32 = 0x7ffu;
+const F64_FRACTION_HIGH_MASK: u32 = 0x000fffffu;
+const F64_IMPLICIT_HIGH: u32 = 0x00100000u;
+// The quiet NaN invalid operations return.
+const F64_DEFAULT_NAN: U64 = U64(0u, 0x7ff80000u);
+
+fn f64_sign(a: U64) -> u32 {
+    return a.y >> 31u;
+}
+
+fn f64_exponent(a: U64) -> u32 {
+    return (a.y >> 20u) & F64_EXPONENT_MASK;
+}
+
+fn f64_fraction(a: U64) -> U64 {
+    return U64(a.x, a.y & F64_FRACTION_HIGH_MASK);
+}
+
+// Sign, exponent and significand added, so a carry out of the significand moves into the exponent.
+fn f64_pack(sign: u32, exponent: u32, significand: U64) -> U64 {
+    return u64_add(U64(0u, (sign << 31u) + (exponent << 20u)), significand);
+}
+
+fn f64_is_nan(a: U64) -> bool {
+    return f64_exponent(a) == F64_EXPONENT_MASK && !u64_is_zero(f64_fraction(a));
+}
+
+fn f64_propagate_nan(a: U64, b: U64) -> U64 {
+    let nan = select(b, a, f64_is_nan(a));
+    return U64(nan.x, nan.y | 0x00080000u);
+}
+
+// Rounds `significand` (leading bit at bit 62, 10 bits below the fraction) to nearest-even and
+// packs it; `exponent` is the biased exponent less one, possibly out of range.
+fn f64_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
+    var e = exponent;
+    var sig = significand;
+    var round_bits = sig.x & 0x3ffu;
+    if (e < 0 || e >= 0x7fd) {
+        if (e < 0) {
+            sig = u64_shr_jam(sig, u32(-e));
+            e = 0;
+            round_bits = sig.x & 0x3ffu;
+        } else if (e > 0x7fd || !u64_less(u64_add(sig, U64(0x200u, 0u)), U64(0u, 0x80000000u))) {
+            return f64_pack(sign, F64_EXPONENT_MASK, U64(0u, 0u));
+        }
+    }
+    sig = u64_shr(u64_add(sig, U64(0x200u, 0u)), 10u);
+    if (round_bits == 0x200u) {
+        sig.x &= ~1u;
+    }
+    if (u64_is_zero(sig)) {
+        e = 0;
+    }
+    return f64_pack(sign, u32(e), sig);
+}
+
+fn f64_normalize_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
+    let shift = u64_clz(significand) - 1u;
+    let e = exponent - i32(shift);
+    if (shift >= 10u && e >= 0 && e < 0x7fd) {
+        let packed_exponent = select(u32(e), 0u, u64_is_zero(significand));
+        return f64_pack(sign, packed_exponent, u64_shl(significand, shift - 10u));
+    }
+    return f64_round_pack(sign, e, u64_shl(significand, shift));
+}
+
+fn f64_mul(a: U64, b: U64) -> U64 {
+    let sign = f64_sign(a) ^ f64_sign(b);
+    var ea = i32(f64_exponent(a));
+    var fa = f64_fraction(a);
+    var eb = i32(f64_exponent(b));
+    var fb = f64_fraction(b);
+    let a_zero = ea == 0 && u64_is_zero(fa);
+    let b_zero = eb == 0 && u64_is_zero(fb);
+    if (ea == 0x7ff || eb == 0x7ff) {
+        if (f64_is_nan(a) || f64_is_nan(b)) {
+            return f64_propagate_nan(a, b);
+        }
+        if (a_zero || b_zero) {
+            return F64_DEFAULT_NAN;
+        }
+        return f64_pack(sign, F64_EXPONENT_MASK, U64(0u, 0u));
+    }
+    if (a_zero || b_zero) {
+        return f64_pack(sign, 0u, U64(0u, 0u));
+    }
+    if (ea == 0) {
+        let shift = u64_clz(fa) - 11u;
+        ea = 1 - i32(shift);
+        fa = u64_shl(fa, shift);
+    }
+    if (eb == 0) {
+        let shift = u64_clz(fb) - 11u;
+        eb = 1 - i32(shift);
+        fb = u64_shl(fb, shift);
+    }
+    var e = ea + eb - 0x3ff;
+    let sa = u64_shl(U64(fa.x, fa.y | F64_IMPLICIT_HIGH), 10u);
+    let sb = u64_shl(U64(fb.x, fb.y | F64_IMPLICIT_HIGH), 11u);
+    let product = u64_mul_wide(sa, sb);
+    var sig = U64(product.z | select(0u, 1u, !u64_is_zero(product.xy)), product.w);
+    if (sig.y < 0x40000000u) {
+        e -= 1;
+        sig = u64_shl(sig, 1u);
+    }
+    return f64_round_pack(sign, e, sig);
+}
+
+// a + b for operands of the same sign.
+fn f64_add_magnitudes(a: U64, b: U64, sign: u32) -> U64 {
+    let ea = i32(f64_exponent(a));
+    let eb = i32(f64_exponent(b));
+    var sa = f64_fraction(a);
+    var sb = f64_fraction(b);
+    let difference = ea - eb;
+    if (difference == 0) {
+        if (ea == 0) {
+            // Both subnormal or zero: the integer sum is the result, a carry to normal included.
+            return u64_add(a, sb);
+        }
+        if (ea == 0x7ff) {
+            if (u64_is_zero(sa) && u64_is_zero(sb)) {
+                return a;
+            }
+            return f64_propagate_nan(a, b);
+        }
+        let sig = u64_shl(u64_add(u64_add(U64(0u, 0x00200000u), sa), sb), 9u);
+        return f64_round_pack(sign, ea, sig);
+    }
+    sa = u64_shl(sa, 9u);
+    sb = u64_shl(sb, 9u);
+    var e: i32;
+    if (difference < 0) {
+        if (eb == 0x7ff) {
+            if (u64_is_zero(sb)) {
+                return f64_pack(sign, F64_EXPONENT_MASK, U64(0u, 0u));
+            }
+            return f64_propagate_nan(a, b);
+        }
+        e = eb;
+        sa = select(u64_shl(sa, 1u), u64_add(sa, U64(0u, 0x20000000u)), ea != 0);
+        sa = u64_shr_jam(sa, u32(-difference));
+    } else {
+        if (ea == 0x7ff) {
+            if (u64_is_zero(sa)) {
+                return a;
+            }
+            return f64_propagate_nan(a, b);
+        }
+        e = ea;
+        sb = select(u64_shl(sb, 1u), u64_add(sb, U64(0u, 0x20000000u)), eb != 0);
+        sb = u64_shr_jam(sb, u32(difference));
+    }
+    var sig = u64_add(u64_add(U64(0u, 0x20000000u), sa), sb);
+    if (sig.y < 0x40000000u) {
+        e -= 1;
+        sig = u64_shl(sig, 1u);
+    }
+    return f64_round_pack(sign, e, sig);
+}
+
+// a - b in magnitude for operands of opposite signs, `sign` being a's.
+fn f64_subtract_magnitudes(a: U64, b: U64, sign_of_a: u32) -> U64 {
+    var ea = i32(f64_exponent(a));
+    let eb = i32(f64_exponent(b));
+    var sa = f64_fraction(a);
+    var sb = f64_fraction(b);
+    let difference = ea - eb;
+    var sign = sign_of_a;
+    if (difference == 0) {
+        if (ea == 0x7ff) {
+            if (u64_is_zero(sa) && u64_is_zero(sb)) {
+                return F64_DEFAULT_NAN;
+            }
+            return f64_propagate_nan(a, b);
+        }
+        if (u64_is_zero(u64_sub(sa, sb))) {
+            // x - x is +0 when rounding to nearest.
+            return U64(0u, 0u);
+        }
+        if (ea != 0) {
+            ea -= 1;
+        }
+        var magnitude = u64_sub(sa, sb);
+        if (u64_less(sa, sb)) {
+            sign ^= 1u;
+            magnitude = u64_sub(sb, sa);
+        }
+        var shift = i32(u64_clz(magnitude)) - 11;
+        var e = ea - shift;
+        if (e < 0) {
+            shift = ea;
+            e = 0;
+        }
+        return f64_pack(sign, u32(e), u64_shl(magnitude, u32(shift)));
+    }
+    sa = u64_shl(sa, 10u);
+    sb = u64_shl(sb, 10u);
+    var e: i32;
+    var sig: U64;
+    if (difference < 0) {
+        sign ^= 1u;
+        if (eb == 0x7ff) {
+            if (u64_is_zero(sb)) {
+                return f64_pack(sign, F64_EXPONENT_MASK, U64(0u, 0u));
+            }
+            return f64_propagate_nan(a, b);
+        }
+        sa = select(u64_add(sa, sa), u64_add(sa, U64(0u, 0x40000000u)), ea != 0);
+        sa = u64_shr_jam(sa, u32(-difference));
+        sb = U64(sb.x, sb.y | 0x40000000u);
+        e = eb;
+        sig = u64_sub(sb, sa);
+    } else {
+        if (ea == 0x7ff) {
+            if (u64_is_zero(sa)) {
+                return a;
+            }
+            return f64_propagate_nan(a, b);
+        }
+        sb = select(u64_add(sb, sb), u64_add(sb, U64(0u, 0x40000000u)), eb != 0);
+        sb = u64_shr_jam(sb, u32(difference));
+        sa = U64(sa.x, sa.y | 0x40000000u);
+        e = ea;
+        sig = u64_sub(sa, sb);
+    }
+    return f64_normalize_round_pack(sign, e - 1, sig);
+}
+
+fn f64_add(a: U64, b: U64) -> U64 {
+    if (f64_sign(a) == f64_sign(b)) {
+        return f64_add_magnitudes(a, b, f64_sign(a));
+    }
+    return f64_subtract_magnitudes(a, b, f64_sign(a));
+}
+
+fn f64_negate(a: U64) -> U64 {
+    return U64(a.x, a.y ^ 0x80000000u);
+}
+
+// |a| < |b| for numbers (not NaN).
+fn f64_magnitude_less(a: U64, b: U64) -> bool {
+    return u64_less(U64(a.x, a.y & 0x7fffffffu), U64(b.x, b.y & 0x7fffffffu));
+}
+
+// floor(v) for finite v with |v| < 2^31.
+fn f64_floor_to_i32(v: U64) -> i32 {
+    let e = i32(f64_exponent(v)) - 0x3ff;
+    let negative = f64_sign(v) == 1u;
+    let nonzero = !u64_is_zero(U64(v.x, v.y & 0x7fffffffu));
+    if (e < 0) {
+        return select(0, -1, negative && nonzero);
+    }
+    let significand = U64(v.x, (v.y & F64_FRACTION_HIGH_MASK) | F64_IMPLICIT_HIGH);
+    let whole = u64_shr(significand, u32(52 - e));
+    let fractional = !u64_is_zero(u64_sub(significand, u64_shl(whole, u32(52 - e))));
+    let magnitude = i32(whole.x);
+    if (!negative) {
+        return magnitude;
+    }
+    if (fractional) {
+        return -magnitude - 1;
+    }
+    return -magnitude;
+}
+
+// k as an f64, exactly.
+fn f64_from_i32(k: i32) -> U64 {
+    if (k == 0) {
+        return U64(0u, 0u);
+    }
+    let sign = select(0u, 1u, k < 0);
+    let magnitude = u32(abs(k));
+    let shift = countLeadingZeros(magnitude) + 21u;
+    let significand = u64_shl(U64(magnitude, 0u), shift);
+    return f64_pack(sign, 0x3ffu + 52u - shift - 1u, significand);
+}
+
+// An f32's bits as an f64, exactly (NaN stays NaN, quiet).
+fn f64_from_f32_bits(bits: u32) -> U64 {
+    let sign = bits >> 31u;
+    let exponent = (bits >> 23u) & 0xffu;
+    let fraction = bits & 0x007fffffu;
+    if (exponent == 0xffu) {
+        let nan = select(0u, 0x00080000u, fraction != 0u);
+        return U64(fraction << 29u, (sign << 31u) | 0x7ff00000u | (fraction >> 3u) | nan);
+    }
+    if (exponent == 0u) {
+        if (fraction == 0u) {
+            return U64(0u, sign << 31u);
+        }
+        let shift = countLeadingZeros(fraction) - 8u;
+        let normalized = (fraction << shift) & 0x007fffffu;
+        let e = 0x3ffu - 126u - shift;
+        return U64(normalized << 29u, (sign << 31u) | (e << 20u) | (normalized >> 3u));
+    }
+    let e = exponent + 0x3ffu - 0x7fu;
+    return U64(fraction << 29u, (sign << 31u) | (e << 20u) | (fraction >> 3u));
+}
+
+const F64_LN2_HI: vec2<u32> = vec2<u32>(0xfee00000u, 0x3fe62e42u); // 0.6931471803691238
+const F64_LN2_LO: vec2<u32> = vec2<u32>(0x35793c76u, 0x3dea39efu); // 1.9082149292705877e-10
+const F64_INV_LN2: vec2<u32> = vec2<u32>(0x652b82feu, 0x3ff71547u); // 1.4426950408889634
+const F64_HALF: vec2<u32> = vec2<u32>(0x00000000u, 0x3fe00000u); // 0.5
+const F64_MINUS_ONE: vec2<u32> = vec2<u32>(0x00000000u, 0xbff00000u); // -1.0
+const F64_SATURATION: vec2<u32> = vec2<u32>(0x00000000u, 0x40430000u); // 38.0
+const F64_IDENTITY: vec2<u32> = vec2<u32>(0x00000000u, 0x3c900000u); // 5.551115123125783e-17
+// 1/13! down to 1/2, the Horner coefficients (cpu::expm1_f64::INV_FACTORIALS).
+const F64_INV_FACTORIALS: array<vec2<u32>, 12> = array<vec2<u32>, 12>(
+    vec2<u32>(0x13a86d09u, 0x3de61246u),
+    vec2<u32>(0xeff8d898u, 0x3e21eed8u),
+    vec2<u32>(0x67f544e4u, 0x3e5ae645u),
+    vec2<u32>(0xb7789f5cu, 0x3e927e4fu),
+    vec2<u32>(0xa556c734u, 0x3ec71de3u),
+    vec2<u32>(0x1a01a01au, 0x3efa01a0u),
+    vec2<u32>(0x1a01a01au, 0x3f2a01a0u),
+    vec2<u32>(0x16c16c17u, 0x3f56c16cu),
+    vec2<u32>(0x11111111u, 0x3f811111u),
+    vec2<u32>(0x55555555u, 0x3fa55555u),
+    vec2<u32>(0x55555555u, 0x3fc55555u),
+    vec2<u32>(0x00000000u, 0x3fe00000u),
+);
+
+// expm1(x) for x <= 0: expm1_f64's algorithm (shared/expm1_f64.wgsl) on these operations.
+fn f64_expm1(x: U64) -> U64 {
+    if (f64_magnitude_less(F64_SATURATION, x)) {
+        return F64_MINUS_ONE;
+    }
+    if (f64_magnitude_less(x, F64_IDENTITY)) {
+        return x;
+    }
+    let k = f64_floor_to_i32(f64_add(f64_mul(x, F64_INV_LN2), F64_HALF));
+    let kf = f64_from_i32(k);
+    let r = f64_add(f64_add(x, f64_negate(f64_mul(kf, F64_LN2_HI))), f64_negate(f64_mul(kf, F64_LN2_LO)));
+    var q = F64_INV_FACTORIALS[0];
+    for (var i = 1u; i < 12u; i++) {
+        q = f64_add(F64_INV_FACTORIALS[i], f64_mul(r, q));
+    }
+    let p = f64_add(r, f64_mul(f64_mul(r, r), q));
+    let two_k = U64(0u, u32(0x3ff + k) << 20u);
+    return f64_add(f64_mul(p, two_k), f64_add(two_k, F64_MINUS_ONE));
+}
