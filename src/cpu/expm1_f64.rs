@@ -1,10 +1,12 @@
 //! CPU twin of `shaders/shared/expm1_f64.wgsl`, step for step in f64.
 
+/// fdlibm's split of ln2 (bit patterns of the WGSL constants): LN2_HI has 32 significant bits.
+pub(crate) const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+pub(crate) const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+const INV_LN2: f64 = std::f64::consts::LOG2_E;
+
 /// The twin of `expm1_f64`. Defined for x <= 0 (Elu's negative branch); NaN for positive x.
 pub fn expm1_f64(x: f64) -> f64 {
-    const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-    const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
-    const INV_LN2: f64 = std::f64::consts::LOG2_E;
     if x > 0.0 || x.is_nan() {
         return f64::NAN;
     }
