@@ -174,6 +174,20 @@ pub const LEAKY_RELU_DEFAULT_ALPHA: f32 = 0.01;
 /// Elu's default alpha (ONNX).
 pub const ELU_DEFAULT_ALPHA: f32 = 1.0;
 
+/// The bound a chain of steps is held to, from its steps' own bounds (each against the
+/// correctly rounded result of its own input): the bound itself for one step, 0 when every
+/// step is exact, else 2 x the sum plus one per step. Every step here keeps relative errors
+/// (scalings, and expm1 whose condition number is below 1 where Elu uses it), but a ULP spans
+/// a factor of 2 of relative error within a binade, and each step rounds again.
+pub fn chain_bound(bounds: impl IntoIterator<Item = u64>) -> u64 {
+    let bounds: Vec<u64> = bounds.into_iter().collect();
+    match bounds.as_slice() {
+        [single] => *single,
+        _ if bounds.iter().all(|&b| b == 0) => 0,
+        _ => 2 * bounds.iter().sum::<u64>() + bounds.len() as u64,
+    }
+}
+
 /// The version of an operator with `versions` that a model importing `opset` runs: the newest
 /// one not newer than the opset.
 pub fn version_at(versions: &'static [OpVersion], opset: i64) -> Option<&'static OpVersion> {
@@ -400,5 +414,8 @@ mod tests {
         assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), LEAKY_RELU_DEFAULT_ALPHA);
         assert_eq!(version_at(LEAKY_RELU.versions, 15).map(|v| v.since), Some(6));
         assert!(version_at(PRELU.versions, 0).is_none());
+        assert_eq!(chain_bound([2]), 2);
+        assert_eq!(chain_bound([0, 0, 0]), 0);
+        assert_eq!(chain_bound([2, 0, 0]), 7);
     }
 }

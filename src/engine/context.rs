@@ -126,7 +126,7 @@ impl Context {
                 ),
                 reprs,
                 pipelines: PipelineCache::new(options.pipeline_cache_capacity),
-                pool: BufferPool::default(),
+                pool: BufferPool::new(options.pool_capacity_bytes),
                 poller: Poller::new(device.clone()),
                 device,
                 queue,
@@ -258,7 +258,7 @@ impl Context {
         let errors = [pollster::block_on(memory.pop()), pollster::block_on(validation.pop())];
         let result = self.lost_or(result);
         match (result, errors.into_iter().flatten().next()) {
-            (Ok(_), Some(error)) => Err(self.lost_or_gpu(during, error.to_string())),
+            (Ok(_), Some(error)) => Err(self.lost_or_gpu(during, one_line(&error.to_string()))),
             (result, _) => result,
         }
     }
@@ -289,15 +289,18 @@ impl Context {
         if let Some(reason) = reason() {
             return Some(reason);
         }
-        let _ = self.inner.device.poll(wgpu::PollType::Poll);
-        if let Some(reason) = reason() {
-            return Some(reason);
+        // Non-blocking polls only: see the poller for why not a wait with a timeout.
+        let deadline = std::time::Instant::now() + Duration::from_millis(100);
+        loop {
+            let _ = self.inner.device.poll(wgpu::PollType::Poll);
+            if let Some(reason) = reason() {
+                return Some(reason);
+            }
+            if std::time::Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(1));
         }
-        let _ = self
-            .inner
-            .device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(100)) });
-        reason()
     }
 
     /// Bytes one storage binding may cover: a multiple of the binding offset alignment and of
@@ -385,4 +388,11 @@ pub async fn enumerate_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> 
         ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
     });
     instance.enumerate_adapters(backends).await
+}
+
+/// wgpu's multi-line error report ("Validation Error", "Caused by:", indented causes) as one
+/// line, so that an error prints as one line.
+fn one_line(report: &str) -> String {
+    let parts: Vec<&str> = report.lines().map(str::trim).filter(|l| !l.is_empty() && *l != "Caused by:").collect();
+    parts.join(": ")
 }

@@ -59,8 +59,12 @@ pub struct ContextOptions {
     pub validation: bool,
     /// How long a readback waits for the GPU before returning [`crate::Error::Timeout`].
     pub readback_timeout: Duration,
-    /// Compiled kernels kept; the least recently used one is dropped beyond this.
+    /// Compiled kernels kept; the least recently used one is dropped beyond this (a kernel
+    /// holds about a megabyte of machine code on CPU drivers). Default: 64.
     pub pipeline_cache_capacity: usize,
+    /// Bytes of idle buffers the pool keeps for reuse; the least recently returned ones go
+    /// beyond this. Default: 128 MiB.
+    pub pool_capacity_bytes: u64,
     /// The kernels' shape: invocations per workgroup and 16-byte vectors per invocation.
     /// Default: 256 and 4, the fastest measured (`wgpu-act bench --shapes` compares others),
     /// shrunk to the device's limits.
@@ -89,7 +93,8 @@ impl Default for ContextOptions {
             max_buffer_bytes: None,
             validation: std::env::var(VALIDATE_ENV).is_ok_and(|v| v == "1"),
             readback_timeout: Duration::from_secs(60),
-            pipeline_cache_capacity: 256,
+            pipeline_cache_capacity: 64,
+            pool_capacity_bytes: 128 << 20,
             kernel_shape: None,
             contiguous_vectors: None,
             corrupt_results_for_tests: false,
@@ -196,6 +201,12 @@ impl ContextOptions {
     /// Sets [`ContextOptions::pipeline_cache_capacity`] (at least 1).
     pub fn with_pipeline_cache_capacity(mut self, kernels: usize) -> Self {
         self.pipeline_cache_capacity = kernels.max(1);
+        self
+    }
+
+    /// Sets [`ContextOptions::pool_capacity_bytes`].
+    pub fn with_pool_capacity_bytes(mut self, bytes: u64) -> Self {
+        self.pool_capacity_bytes = bytes;
         self
     }
 

@@ -9,9 +9,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
 
-/// Bytes of idle buffers the pool keeps at most; beyond that, returned buffers are dropped.
-pub(crate) const MAX_IDLE_BYTES: u64 = 512 << 20;
-
 /// Size classes are the powers of two and three quarter-steps between them, so a pooled buffer
 /// wastes at most a quarter of its size.
 pub(crate) fn size_class(bytes: u64) -> u64 {
@@ -24,17 +21,44 @@ pub(crate) fn size_class(bytes: u64) -> u64 {
     bytes.div_ceil(quarter) * quarter
 }
 
+type PoolKey = (u64, wgpu::BufferUsages);
+
 #[derive(Default)]
 struct Idle {
-    buffers: HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>,
+    /// Per key, buffers with the sequence number of their return, oldest first.
+    buffers: HashMap<PoolKey, Vec<(u64, wgpu::Buffer)>>,
     bytes: u64,
     count: usize,
+    returns: u64,
 }
 
-/// Pool of idle buffers. Buffers come back through [`PooledBuffer`]'s `Drop`.
-#[derive(Clone, Default)]
+impl Idle {
+    /// Drops the least recently returned buffer; false when there is none.
+    fn evict_oldest(&mut self) -> bool {
+        let oldest = self
+            .buffers
+            .iter()
+            .filter_map(|(key, list)| list.first().map(|(seq, _)| (*seq, *key)))
+            .min_by_key(|(seq, _)| *seq);
+        let Some((_, key)) = oldest else { return false };
+        if let Some(list) = self.buffers.get_mut(&key) {
+            list.remove(0);
+            self.bytes -= key.0;
+            self.count -= 1;
+            if list.is_empty() {
+                self.buffers.remove(&key);
+            }
+        }
+        true
+    }
+}
+
+/// Pool of idle buffers, holding at most `capacity` bytes: returning a buffer beyond that
+/// drops the least recently returned ones. Buffers come back through [`PooledBuffer`]'s `Drop`.
+#[derive(Clone)]
 pub(crate) struct BufferPool {
     idle: Arc<Mutex<Idle>>,
+    capacity: u64,
 }
 
 /// What the pool holds.
@@ -47,6 +71,10 @@ pub struct PoolStats {
 }
 
 impl BufferPool {
+    pub(crate) fn new(capacity: u64) -> Self {
+        BufferPool { idle: Arc::default(), capacity }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Idle> {
         self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -66,7 +94,7 @@ impl BufferPool {
         let class = size_class(bytes).min(max_bytes).max(bytes);
         let reused = {
             let mut idle = self.lock();
-            let found = idle.buffers.get_mut(&(class, usage)).and_then(Vec::pop);
+            let found = idle.buffers.get_mut(&(class, usage)).and_then(Vec::pop).map(|(_, buffer)| buffer);
             if found.is_some() {
                 idle.bytes -= class;
                 idle.count -= 1;
@@ -108,13 +136,16 @@ impl BufferPool {
     }
 
     fn give_back(&self, buffer: wgpu::Buffer, class: u64, usage: wgpu::BufferUsages) {
-        let mut idle = self.lock();
-        if idle.bytes + class > MAX_IDLE_BYTES {
+        if class > self.capacity {
             return;
         }
+        let mut idle = self.lock();
+        while idle.bytes + class > self.capacity && idle.evict_oldest() {}
+        idle.returns += 1;
+        let seq = idle.returns;
         idle.bytes += class;
         idle.count += 1;
-        idle.buffers.entry((class, usage)).or_default().push(buffer);
+        idle.buffers.entry((class, usage)).or_default().push((seq, buffer));
     }
 }
 

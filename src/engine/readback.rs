@@ -154,6 +154,8 @@ impl Readback {
             if left.is_zero() {
                 return Err(Error::Timeout { during: "readback", after: timeout });
             }
+            // A wait that times out can race another thread's submit into a wgpu-core assertion
+            // (gfx-rs/wgpu#9958); this one times out only at the call's deadline.
             match device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(left) }) {
                 Ok(_) | Err(wgpu::PollError::Timeout) => {}
                 Err(e) => return Err(Error::Gpu { during: "readback", message: e.to_string() }),
@@ -236,8 +238,9 @@ struct PollerState {
     shutdown: bool,
 }
 
-/// Longest single poll, so that deadlines and shutdown are noticed promptly.
-const POLL_SLICE: Duration = Duration::from_millis(20);
+/// The poller's pause between polls that completed nothing grows from the first to the second.
+const MIN_BACKOFF: Duration = Duration::from_micros(20);
+const MAX_BACKOFF: Duration = Duration::from_millis(1);
 /// How long the thread stays without work before it ends.
 const IDLE_EXIT: Duration = Duration::from_secs(1);
 
@@ -273,6 +276,8 @@ impl Drop for Poller {
 }
 
 fn run(shared: &PollerShared) {
+    let mut backoff = MIN_BACKOFF;
+    let mut last_pending = 0;
     loop {
         {
             let mut state = Poller::lock(shared);
@@ -293,12 +298,18 @@ fn run(shared: &PollerShared) {
                 }
             }
         }
-        let started = Instant::now();
-        let _ = shared.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(POLL_SLICE) });
-        if started.elapsed() < Duration::from_micros(100) {
-            // Nothing was in flight: the maps wait on a submission that has not reached the queue.
-            std::thread::sleep(Duration::from_micros(200));
+        // Non-blocking polls with a backoff, never a wait with a timeout: in wgpu-core 30 a
+        // timed-out wait racing another thread's submit can trip an internal assertion
+        // (gfx-rs/wgpu#9958), and the poller's short waits would time out all the time.
+        let _ = shared.device.poll(wgpu::PollType::Poll);
+        let pending = Poller::lock(shared).watches.iter().filter(|(map, _)| !map.finished()).count();
+        if pending == last_pending {
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        } else {
+            backoff = MIN_BACKOFF;
         }
+        last_pending = pending;
         let now = Instant::now();
         let state = Poller::lock(shared);
         for (map, deadline) in &state.watches {

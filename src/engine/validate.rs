@@ -1,5 +1,5 @@
 //! Validation mode ([`crate::ContextOptions::with_validation`]): every result is recomputed by
-//! the CPU reference and compared within the chain's bound (the sum of its steps' bounds).
+//! the CPU reference and compared within the chain's bound ([`crate::ops::chain_bound`]).
 //!
 //! Host-array calls compare against the reference of their own input. Work on device tensors,
 //! submitted by us or recorded into the caller's encoder, copies X, the slopes and Y into
@@ -45,15 +45,12 @@ pub(crate) fn compare<T: Element>(
     Ok(())
 }
 
-/// The bound of a chain on `dtype`: the sum of its steps' bounds.
+/// The bound of a chain on `dtype` ([`crate::ops::chain_bound`]).
 pub(crate) fn chain_bound(steps: &[JobStep<'_>], dtype: DType) -> u64 {
-    steps
-        .iter()
-        .map(|s| match s {
-            JobStep::Unary { op, .. } => op.max_ulp.for_dtype(dtype),
-            JobStep::Prelu { .. } => PRELU.max_ulp.for_dtype(dtype),
-        })
-        .sum()
+    crate::ops::chain_bound(steps.iter().map(|s| match s {
+        JobStep::Unary { op, .. } => op.max_ulp.for_dtype(dtype),
+        JobStep::Prelu { .. } => PRELU.max_ulp.for_dtype(dtype),
+    }))
 }
 
 /// What the check of one job needs once the GPU is done.

@@ -146,10 +146,10 @@ impl OnnxModel {
         self.chains.len()
     }
 
-    /// Sum over the model's operators of each one's ULP bound for `dtype` (0 for integers):
-    /// the bound a result of the whole graph is held to.
+    /// The bound a result of the whole graph is held to on `dtype`: the chain bound
+    /// ([`crate::ops::chain_bound`]) over all its operators, as if one fed the next.
     pub fn ulp_bound(&self, dtype: DType) -> u64 {
-        self.nodes.iter().map(|n| n.op.max_ulp().for_dtype(dtype)).sum()
+        crate::ops::chain_bound(self.nodes.iter().map(|n| n.op.max_ulp().for_dtype(dtype)))
     }
 }
 

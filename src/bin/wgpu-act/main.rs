@@ -10,6 +10,7 @@
 //! wgpu-act onnx-test [--save-outputs DIR] CASE_DIR...
 //! wgpu-act run MODEL.onnx --input NAME=FILE... --output DIR
 //! wgpu-act bench [--ops ..] [--dtypes ..] [--elems N] [--json]
+//! wgpu-act soak [--seconds 600] [--threads 16] [--destroy-after S]
 //! ```
 //!
 //! Exit status: 0 on success; 2 for bad input (an unreadable or malformed file, an unsupported
@@ -20,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 mod npy;
+mod soak;
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -73,6 +75,21 @@ enum Command {
     Run(RunArgs),
     /// Measure the kernels and the host path against a copy kernel and a minimal wgpu program.
     Bench(BenchArgs),
+    /// Run every operator and dtype from many threads for a while, checking every result.
+    Soak(SoakArgs),
+}
+
+#[derive(Debug, Args)]
+struct SoakArgs {
+    /// How long to run.
+    #[arg(long, default_value_t = 600.0)]
+    seconds: f64,
+    /// Threads sharing the one context.
+    #[arg(long, default_value_t = 16)]
+    threads: usize,
+    /// Destroy the device after this many seconds: every later call must fail with DeviceLost.
+    #[arg(long, value_name = "SECONDS")]
+    destroy_after: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -201,6 +218,16 @@ fn main() -> ExitCode {
         Command::OnnxTest(args) => onnx_test(&cli.adapter, args),
         Command::Run(args) => run_model(&cli.adapter, args),
         Command::Bench(args) => bench(&cli.adapter, args),
+        Command::Soak(args) => {
+            let config = soak::SoakConfig {
+                seconds: args.seconds,
+                threads: args.threads.max(1),
+                destroy_after: args.destroy_after,
+            };
+            options(&cli.adapter)
+                .map_err(Failure::input)
+                .and_then(|o| soak::run(o, &config).map_err(|message| Failure { code: 1, message }))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

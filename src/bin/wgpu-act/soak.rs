@@ -1,0 +1,453 @@
+//! `wgpu-act soak`: many threads sharing one context for a while, every operator and dtype,
+//! host arrays, device tensors, work encoded into the thread's own encoder, fused and unfused
+//! chains, in-place calls, and asynchronous calls dropped at random points; every completed
+//! result checked against the CPU reference. It fails on any error, wrong result or panic, and
+//! on resident memory that keeps growing after the warm-up. With `--destroy-after`, the device
+//! is destroyed mid-run, and every call after must fail with `DeviceLost`, promptly.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context as TaskContext, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use half::{bf16, f16};
+use ndarray::{ArrayD, IxDyn};
+use wgpu_activations::ops::UNARY_OPS;
+use wgpu_activations::{Activation, Context, ContextOptions, DType, Element, Error, GpuTensor, ulp};
+
+/// What the soak runs.
+#[derive(Debug, Clone)]
+pub(crate) struct SoakConfig {
+    pub(crate) seconds: f64,
+    pub(crate) threads: usize,
+    /// Destroy the device after this many seconds.
+    pub(crate) destroy_after: Option<f64>,
+}
+
+/// A small xorshift generator: the soak must not depend on the test-only `rand`.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Element types the soak generates.
+trait Sample: Element {
+    fn random(rng: &mut Rng) -> Self;
+}
+
+macro_rules! float_sample {
+    ($t:ty, $from:expr) => {
+        impl Sample for $t {
+            fn random(rng: &mut Rng) -> Self {
+                match rng.below(16) {
+                    0 => $from(f64::NAN),
+                    1 => $from(-0.0),
+                    2 => $from(f64::NEG_INFINITY),
+                    _ => $from(rng.unit() * 16.0 - 8.0),
+                }
+            }
+        }
+    };
+}
+float_sample!(f32, |v: f64| v as f32);
+float_sample!(f64, |v: f64| v);
+float_sample!(f16, f16::from_f64);
+float_sample!(bf16, bf16::from_f64);
+
+macro_rules! int_sample {
+    ($t:ty) => {
+        impl Sample for $t {
+            fn random(rng: &mut Rng) -> Self {
+                rng.next() as $t
+            }
+        }
+    };
+}
+int_sample!(i32);
+int_sample!(i64);
+int_sample!(u32);
+int_sample!(u64);
+
+#[derive(Default)]
+struct Counters {
+    calls: AtomicU64,
+    host: AtomicU64,
+    device: AtomicU64,
+    encoded: AtomicU64,
+    in_place: AtomicU64,
+    asynchronous: AtomicU64,
+    dropped: AtomicU64,
+    errors: AtomicU64,
+    wrong: AtomicU64,
+    lost: AtomicU64,
+    slowest_after_loss: Mutex<Duration>,
+    first_problem: Mutex<Option<String>>,
+}
+
+impl Counters {
+    fn problem(&self, counter: &AtomicU64, what: String) {
+        counter.fetch_add(1, Ordering::Relaxed);
+        let mut first = self.first_problem.lock().unwrap_or_else(|p| p.into_inner());
+        first.get_or_insert(what);
+    }
+}
+
+/// One chain step with what the reference needs: a unary step, or PRelu with its host slope.
+enum Step<T> {
+    Unary(Activation),
+    Prelu(ArrayD<T>),
+}
+
+fn random_array<T: Sample>(rng: &mut Rng, shape: &[usize]) -> ArrayD<T> {
+    let len = shape.iter().product();
+    ArrayD::from_shape_vec(IxDyn(shape), (0..len).map(|_| T::random(rng)).collect())
+        .unwrap_or_else(|_| ArrayD::from_elem(IxDyn(&[0]), T::random(rng)))
+}
+
+fn random_chain<T: Sample>(rng: &mut Rng, shape: &[usize]) -> Vec<Step<T>> {
+    let len = 1 + rng.below(4) as usize;
+    (0..len)
+        .map(|_| {
+            if T::DTYPE.is_float() && rng.below(3) > 0 {
+                let op = UNARY_OPS[rng.below(UNARY_OPS.len() as u64) as usize];
+                let values: Vec<f32> =
+                    op.attributes.iter().map(|_| [0.01, 1.0, -0.5, 2.0, 0.0][rng.below(5) as usize]).collect();
+                Step::Unary(Activation::with_attributes(op, &values))
+            } else {
+                // A slope of one of the broadcast patterns: scalar, per channel, trailing, same.
+                let slope_shape: Vec<usize> = match rng.below(4) {
+                    0 => vec![1],
+                    1 => vec![shape[1], 1],
+                    2 => vec![shape[2]],
+                    _ => shape.to_vec(),
+                };
+                Step::Prelu(random_array::<T>(rng, &slope_shape))
+            }
+        })
+        .collect()
+}
+
+/// The chain on the CPU reference, step by step.
+fn reference<T: Element>(x: &ArrayD<T>, chain: &[Step<T>]) -> Result<ArrayD<T>, Error> {
+    let mut y = x.clone();
+    for step in chain {
+        y = match step {
+            Step::Unary(activation) => {
+                let op = activation.unary_op().ok_or(Error::InvalidAttribute {
+                    op: "soak",
+                    name: "step",
+                    reason: "not unary".into(),
+                })?;
+                let mut attributes = op.default_attributes();
+                for (slot, a) in attributes.iter_mut().zip(op.attributes) {
+                    *slot = activation.attribute(a.name).unwrap_or(a.default);
+                }
+                y.mapv(|v| v.unary_reference(op, &attributes).unwrap_or(v))
+            }
+            Step::Prelu(slope) => wgpu_activations::cpu::prelu(y.view(), slope.view())?,
+        };
+    }
+    Ok(y)
+}
+
+fn bound<T: Element>(chain: &[Step<T>]) -> u64 {
+    wgpu_activations::ops::chain_bound(chain.iter().map(|s| match s {
+        Step::Unary(a) => a.max_ulp(T::DTYPE),
+        Step::Prelu(_) => 0,
+    }))
+}
+
+fn wrong<T: Element>(got: &ArrayD<T>, want: &ArrayD<T>, bound: u64) -> Option<String> {
+    if got.shape() != want.shape() {
+        return Some(format!("shape {:?} instead of {:?}", got.shape(), want.shape()));
+    }
+    got.iter()
+        .zip(want.iter())
+        .enumerate()
+        .find(|(_, (g, w))| !ulp::within_ulp(**g, **w, bound))
+        .map(|(i, (g, w))| format!("element {i}: {g:?} against {w:?} (bound {bound} ULP)"))
+}
+
+/// Polls `future` a random number of times, sleeping a little between polls; `None` when it
+/// was dropped before completing.
+fn poll_a_while<F: Future>(future: F, rng: &mut Rng) -> Option<F::Output> {
+    let mut future = pin!(future);
+    let mut cx = TaskContext::from_waker(Waker::noop());
+    let polls = if rng.below(3) == 0 { 1 + rng.below(4) } else { 100_000 };
+    for _ in 0..polls {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return Some(out);
+        }
+        std::thread::sleep(Duration::from_micros(rng.below(300)));
+    }
+    None
+}
+
+/// One random piece of work on `T`, checked.
+fn one_call<T: Sample>(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> {
+    let shape = [1 + rng.below(4) as usize, 1 + rng.below(16) as usize, 1 + rng.below(3000) as usize];
+    let x = random_array::<T>(rng, &shape);
+    let chain = random_chain::<T>(rng, &shape);
+    let slopes: Vec<Option<GpuTensor>> = chain
+        .iter()
+        .map(|s| if let Step::Prelu(slope) = s { ctx.upload(slope.view()).map(Some) } else { Ok(None) })
+        .collect::<Result<_, _>>()?;
+    let steps: Vec<Activation> = chain
+        .iter()
+        .zip(&slopes)
+        .map(|(s, slope)| match (s, slope) {
+            (Step::Unary(a), _) => a.clone(),
+            (Step::Prelu(_), Some(slope)) => Activation::prelu(slope),
+            (Step::Prelu(_), None) => Activation::leaky_relu(0.0),
+        })
+        .collect();
+    let want = reference(&x, &chain)?;
+    let got = match rng.below(6) {
+        0 => {
+            counters.host.fetch_add(1, Ordering::Relaxed);
+            wgpu_activations::activations(ctx, &steps, x.view())?
+        }
+        1 => {
+            counters.device.fetch_add(1, Ordering::Relaxed);
+            let mut t = ctx.upload(x.view())?;
+            if rng.below(2) == 0 {
+                t = ctx.run_activations(&steps, &t)?;
+            } else {
+                for step in &steps {
+                    t = ctx.run_activations(std::slice::from_ref(step), &t)?;
+                }
+            }
+            ctx.download::<T>(&t)?
+        }
+        2 => {
+            counters.encoded.fetch_add(1, Ordering::Relaxed);
+            let bytes = (x.len() * T::DTYPE.size_bytes()) as u64;
+            let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("soak.app"),
+                size: bytes.next_multiple_of(16).max(16),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut data = bytemuck::cast_slice::<T, u8>(x.as_slice().unwrap_or_default()).to_vec();
+            data.resize(data.len().next_multiple_of(4), 0);
+            ctx.queue().write_buffer(&buffer, 0, &data);
+            let t = ctx.tensor_from_buffer(buffer, 0, &shape, T::DTYPE)?;
+            let mut encoder =
+                ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("soak.app") });
+            ctx.encode_activations(&mut encoder, &steps, &t, &t)?;
+            ctx.queue().submit([encoder.finish()]);
+            ctx.download::<T>(&t)?
+        }
+        3 => {
+            counters.in_place.fetch_add(1, Ordering::Relaxed);
+            let mut y = x.clone();
+            wgpu_activations::activations_in_place(ctx, &steps, y.view_mut())?;
+            y
+        }
+        _ => {
+            counters.asynchronous.fetch_add(1, Ordering::Relaxed);
+            match poll_a_while(wgpu_activations::activations_async(ctx, &steps, x.view()), rng) {
+                Some(result) => result?,
+                None => {
+                    counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+            }
+        }
+    };
+    if let Some(problem) = wrong(&got, &want, bound(&chain)) {
+        let steps: Vec<String> = steps.iter().map(|s| format!("{s:?}")).collect();
+        counters.problem(&counters.wrong, format!("{} {shape:?} [{}]: {problem}", T::DTYPE, steps.join(", ")));
+    }
+    Ok(())
+}
+
+fn call(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> {
+    match DType::ALL[rng.below(DType::ALL.len() as u64) as usize] {
+        DType::BF16 => one_call::<bf16>(ctx, rng, counters),
+        DType::F16 => one_call::<f16>(ctx, rng, counters),
+        DType::F32 => one_call::<f32>(ctx, rng, counters),
+        DType::F64 => one_call::<f64>(ctx, rng, counters),
+        DType::I32 => one_call::<i32>(ctx, rng, counters),
+        DType::I64 => one_call::<i64>(ctx, rng, counters),
+        DType::U32 => one_call::<u32>(ctx, rng, counters),
+        DType::U64 => one_call::<u64>(ctx, rng, counters),
+        _ => Ok(()),
+    }
+}
+
+/// Resident and peak resident memory in bytes (Linux).
+fn memory() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .map(|k| k * 1024)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+/// Runs the soak; `Err` with the reason when it fails.
+pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), String> {
+    let ctx = Context::new(options.clone()).map_err(|e| e.to_string())?;
+    let counters = Counters::default();
+    let started = Instant::now();
+    let duration = Duration::from_secs_f64(config.seconds.max(1.0));
+    let warm_up = duration.mul_f64(0.3).min(Duration::from_secs(60));
+    let destroyed = AtomicBool::new(false);
+    let destroyed_at: Mutex<Option<Instant>> = Mutex::new(None);
+    let rss_after_warm_up = Mutex::new(None);
+    let peak_after_warm_up = AtomicU64::new(0);
+    let panics = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..config.threads)
+            .map(|t| {
+                let (ctx, counters, destroyed, destroyed_at) = (&ctx, &counters, &destroyed, &destroyed_at);
+                scope.spawn(move || {
+                    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (t as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
+                    while started.elapsed() < duration {
+                        let began = Instant::now();
+                        let outcome = call(ctx, &mut rng, counters);
+                        counters.calls.fetch_add(1, Ordering::Relaxed);
+                        let after_loss = destroyed.load(Ordering::Relaxed)
+                            && destroyed_at.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|at| began > at);
+                        match outcome {
+                            Ok(()) if after_loss => counters
+                                .problem(&counters.errors, "a call after the device was destroyed succeeded".into()),
+                            Ok(()) => {}
+                            Err(Error::DeviceLost { .. }) if destroyed.load(Ordering::Relaxed) => {
+                                counters.lost.fetch_add(1, Ordering::Relaxed);
+                                let mut slowest = counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
+                                *slowest = (*slowest).max(began.elapsed());
+                            }
+                            Err(error) => counters.problem(&counters.errors, error.to_string()),
+                        }
+                    }
+                })
+            })
+            .collect();
+        // The watcher: memory after the warm-up, and the device's destruction.
+        while started.elapsed() < duration {
+            std::thread::sleep(Duration::from_millis(100));
+            if let Some((rss, _)) = memory() {
+                if started.elapsed() >= warm_up {
+                    rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(rss);
+                    peak_after_warm_up.fetch_max(rss, Ordering::Relaxed);
+                }
+            }
+            if config.destroy_after.is_some_and(|s| started.elapsed().as_secs_f64() >= s)
+                && !destroyed.load(Ordering::Relaxed)
+            {
+                *destroyed_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+                destroyed.store(true, Ordering::Relaxed);
+                ctx.device().destroy();
+            }
+        }
+        workers.into_iter().map(|w| w.join()).filter(Result::is_err).count()
+    });
+    let elapsed = started.elapsed();
+    let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let info = ctx.info();
+    println!(
+        "soak: {} threads, {:.1} s on {} ({:?})",
+        config.threads,
+        elapsed.as_secs_f64(),
+        info.adapter.name,
+        info.adapter.backend
+    );
+    println!(
+        "calls: {} (host arrays {}, device tensors {}, encoded {}, in place {}, async {} of which {} dropped mid-flight)",
+        count(&counters.calls),
+        count(&counters.host),
+        count(&counters.device),
+        count(&counters.encoded),
+        count(&counters.in_place),
+        count(&counters.asynchronous),
+        count(&counters.dropped)
+    );
+    println!("errors: {}, wrong results: {}, panics: {panics}", count(&counters.errors), count(&counters.wrong));
+    let (_, peak) = memory().unwrap_or((0, 0));
+    let warm = rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(0);
+    let later_peak = count(&peak_after_warm_up);
+    println!(
+        "peak RSS: {:.1} MiB; after warm-up: {:.1} MiB at its end, at most {:.1} MiB later",
+        mib(peak),
+        mib(warm),
+        mib(later_peak)
+    );
+    let pool = ctx.pool_stats();
+    let cache = ctx.pipeline_cache_stats();
+    println!(
+        "buffer pool: {} idle buffers, {:.1} MiB; kernel cache: {} held, {} compiled, {} evicted (capacity {})",
+        pool.idle_buffers,
+        mib(pool.idle_bytes),
+        cache.cached,
+        cache.compiled,
+        cache.evicted,
+        cache.capacity
+    );
+    let mut failures = Vec::new();
+    if config.destroy_after.is_some() {
+        let slowest = *counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
+        println!(
+            "device destroyed: {} calls failed with DeviceLost, the slowest in {slowest:?}",
+            count(&counters.lost)
+        );
+        if !ctx.is_lost() {
+            failures.push("the context did not see its device lost".to_string());
+        }
+        if slowest > Duration::from_secs(10) {
+            failures.push(format!("a call took {slowest:?} to report the loss"));
+        }
+        let fresh = Context::new(options).map_err(|e| format!("no new context after the loss: {e}"))?;
+        let y = wgpu_activations::leaky_relu(&fresh, ndarray::arr1(&[-2.0f32, 1.0]).view(), 0.5)
+            .map_err(|e| e.to_string())?;
+        if y.as_slice() != Some(&[-1.0f32, 1.0][..]) {
+            failures.push("a new context after the loss computed a wrong result".into());
+        }
+        println!("a new context after the loss works");
+    }
+    if count(&counters.errors) > 0 || count(&counters.wrong) > 0 || panics > 0 {
+        let first = counters.first_problem.lock().unwrap_or_else(|p| p.into_inner()).clone().unwrap_or_default();
+        failures.push(format!(
+            "{} errors, {} wrong results, {panics} panics; first: {first}",
+            count(&counters.errors),
+            count(&counters.wrong)
+        ));
+    }
+    // Memory after the warm-up may wander with the allocator, but not climb.
+    if warm > 0 && later_peak > warm + warm / 4 + (64 << 20) {
+        failures.push(format!(
+            "resident memory grew from {:.1} MiB to {:.1} MiB after the warm-up",
+            mib(warm),
+            mib(later_peak)
+        ));
+    }
+    if failures.is_empty() {
+        println!("soak: PASS");
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
