@@ -312,3 +312,54 @@ fn legacy_prelu_takes_shared_and_per_channel_slopes() {
         assert_eq!(gpu, model.run_reference(&feeds).unwrap(), "slope {slope_shape:?}");
     }
 }
+
+#[test]
+fn models_onnx_runtime_refuses_are_refused() {
+    let refused = |what: &str, proto: ModelProto| {
+        let outcome = OnnxModel::from_bytes(&proto.encode_to_vec());
+        assert!(outcome.is_err(), "{what} was accepted");
+    };
+    refused("a model with no outputs", model(16, vec![node("Elu", &["X"], "Y", vec![])], &["X"], &[], vec![]));
+    refused(
+        "a value with two producers",
+        model(
+            16,
+            vec![node("Elu", &["X"], "Y", vec![]), node("LeakyRelu", &["X"], "Y", vec![])],
+            &["X"],
+            &["Y"],
+            vec![],
+        ),
+    );
+    let mut untyped = model(16, vec![node("Elu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]);
+    if let Some(graph) = untyped.graph.as_mut() {
+        graph.input = vec![ValueInfoProto { name: Some("X".into()), ..Default::default() }];
+    }
+    refused("an input without a declared dtype", untyped);
+    let int_alpha = AttributeProto { name: Some("alpha".into()), i: Some(1), r#type: Some(2), ..Default::default() };
+    refused("an INT alpha", model(16, vec![node("LeakyRelu", &["X"], "Y", vec![int_alpha])], &["X"], &["Y"], vec![]));
+    // LeakyRelu's function body expanded (Less, Mul, Where): accepted from opset 9, where Where
+    // exists, refused before it.
+    let expansion = |opset| {
+        let constant = |name: &str, v: f32| NodeProto {
+            op_type: Some("Constant".into()),
+            output: vec![name.into()],
+            attribute: vec![attribute_float("value_float", v)],
+            ..Default::default()
+        };
+        model(
+            opset,
+            vec![
+                constant("zero", 0.0),
+                constant("alpha", 0.1),
+                node("Less", &["X", "zero"], "L", vec![]),
+                node("Mul", &["alpha", "X"], "M", vec![]),
+                node("Where", &["L", "M", "X"], "Y", vec![]),
+            ],
+            &["X"],
+            &["Y"],
+            vec![],
+        )
+    };
+    assert!(OnnxModel::from_bytes(&expansion(9).encode_to_vec()).is_ok(), "the opset-9 expansion is refused");
+    refused("a Where expansion at opset 8", expansion(8));
+}

@@ -3,6 +3,8 @@
 //! reference.
 #![allow(dead_code, unreachable_pub, reason = "each test binary uses a different subset of these helpers")]
 
+pub mod cli;
+
 use std::sync::OnceLock;
 
 use half::{bf16, f16};

@@ -328,7 +328,8 @@ fn needs_sudo() -> Result<bool> {
 }
 
 /// The test binaries that run on a GPU adapter, run again once per adapter.
-const GPU_SUITES: &[&str] = &["unary_ops", "prelu", "chains", "engine", "integration", "onnx_conformance"];
+const GPU_SUITES: &[&str] =
+    &["unary_ops", "prelu", "chains", "engine", "integration", "onnx_conformance", "properties"];
 
 /// Crates the kernel library alone (`--no-default-features`) must not depend on.
 const OPTIONAL_CRATES: &[&str] = &["clap", "prost", "protox", "ndarray-npy", "image", "serde_json"];

@@ -229,11 +229,24 @@ fn main() -> ExitCode {
                 .and_then(|o| soak::run(o, &config).map_err(|message| Failure { code: 1, message }))
         }
     };
+    report_peak_memory();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("wgpu-act: error: {}", failure.message);
             ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// With `WGPU_ACT_REPORT_PEAK_MEMORY=1`, prints the process's peak resident memory on exit
+/// (Linux), so that tests can hold a hostile file's cost to a bound.
+fn report_peak_memory() {
+    if std::env::var("WGPU_ACT_REPORT_PEAK_MEMORY").is_ok_and(|v| v == "1") {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+            let kib = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim();
+            eprintln!("wgpu-act: peak resident memory: {kib} KiB");
         }
     }
 }
