@@ -358,6 +358,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     }
     let bench = vec!["run", "--release", "--bin", "wgpu-act", "--", "bench", "--elems", "4096", "--iterations", "1"];
     let soak = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "30"];
+    let loss = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "10", "--destroy-after", "5"];
     let clippy = vec!["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"];
     let steps = [
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
@@ -378,6 +379,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Step { what: "the GPU suites on downlevel limits", args: suites, takes_extra: true, env: downlevel },
         Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
+        Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },
     ];
     for step in steps {
         println!("xtask: == {}", step.what);

@@ -237,22 +237,7 @@ fn one_call<T: Sample>(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Res
         }
         2 => {
             counters.encoded.fetch_add(1, Ordering::Relaxed);
-            let bytes = (x.len() * T::DTYPE.size_bytes()) as u64;
-            let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("soak.app"),
-                size: bytes.next_multiple_of(16).max(16),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut data = bytemuck::cast_slice::<T, u8>(x.as_slice().unwrap_or_default()).to_vec();
-            data.resize(data.len().next_multiple_of(4), 0);
-            ctx.queue().write_buffer(&buffer, 0, &data);
-            let t = ctx.tensor_from_buffer(buffer, 0, &shape, T::DTYPE)?;
-            let mut encoder =
-                ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("soak.app") });
-            ctx.encode_activations(&mut encoder, &steps, &t, &t)?;
-            ctx.queue().submit([encoder.finish()]);
-            ctx.download::<T>(&t)?
+            encoded_by_the_app(ctx, &steps, &x)?
         }
         3 => {
             counters.in_place.fetch_add(1, Ordering::Relaxed);
@@ -276,6 +261,39 @@ fn one_call<T: Sample>(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Res
         counters.problem(&counters.wrong, format!("{} {shape:?} [{}]: {problem}", T::DTYPE, steps.join(", ")));
     }
     Ok(())
+}
+
+/// What a user's program does with its own buffer and encoder: our work encoded between its
+/// own, one submit. The program's own wgpu calls run in an error scope, as a careful program's
+/// would, so that a destroyed device is an error here too rather than wgpu's default panic.
+fn encoded_by_the_app<T: Sample>(ctx: &Context, steps: &[Activation], x: &ArrayD<T>) -> Result<ArrayD<T>, Error> {
+    let shape = x.shape().to_vec();
+    let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let bytes = (x.len() * T::DTYPE.size_bytes()) as u64;
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("soak.app"),
+        size: bytes.next_multiple_of(16).max(16),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut data = bytemuck::cast_slice::<T, u8>(x.as_slice().unwrap_or_default()).to_vec();
+    data.resize(data.len().next_multiple_of(4), 0);
+    ctx.queue().write_buffer(&buffer, 0, &data);
+    let encoded = ctx.tensor_from_buffer(buffer, 0, &shape, T::DTYPE).and_then(|t| {
+        let mut encoder =
+            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("soak.app") });
+        ctx.encode_activations(&mut encoder, steps, &t, &t)?;
+        ctx.queue().submit([encoder.finish()]);
+        Ok(t)
+    });
+    let app_error = pollster::block_on(scope.pop());
+    let t = encoded?;
+    let y = ctx.download::<T>(&t);
+    match app_error {
+        // A lost device fails the download too, as DeviceLost; anything else is the app's error.
+        Some(error) if y.is_ok() => Err(Error::Gpu { during: "the app's own calls", message: error.to_string() }),
+        _ => y,
+    }
 }
 
 fn call(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> {
