@@ -1,0 +1,443 @@
+//! A small filter network on a picture, on the GPU: the demo's own 3 x 3 sharpening
+//! convolution (its own WGSL, dispatched by the demo), then, recorded into the same command
+//! encoder, the library's per-channel PRelu, Elu and LeakyRelu as tone curves, and the three
+//! fused as one kernel; in f32, f16 and bf16. Every result is checked against the CPU reference.
+//!
+//! ```text
+//! cargo xtask demo                                   # the built-in picture, to target/demo/
+//! cargo run --release --example image_demo -- [IMAGE] [--out DIR] [--dtype f32|f16|bf16|all]
+//! ```
+//!
+//! Pixels map to [-1, 1] (0 -> -1, 255 -> 1) as a `[1, 3, H, W]` tensor, and back the same
+//! way, so an activation's effect on the negative half is its effect on the darker half of each
+//! channel. Written: `contact_sheet.png`, `activations.png`, `difference.png` and each result as
+//! its own PNG.
+#![forbid(unsafe_code)]
+
+mod conv;
+mod pictures;
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use half::{bf16, f16};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ndarray::{ArrayD, IxDyn};
+use wgpu::util::DeviceExt;
+use wgpu_activations::{Activation, Context, ContextOptions, DType, FloatElement, GpuTensor, reference, ulp};
+
+use crate::conv::Conv;
+use crate::pictures::{Curve, Tile};
+
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+/// Pictures wider than this are scaled down first (the software drivers are slow).
+const MAX_WIDTH: u32 = 1600;
+/// PRelu's slope per colour channel: shadows keep most red, little blue.
+const SLOPES: [f32; 3] = [0.6, 0.3, 0.05];
+const ELU_ALPHA: f32 = 1.0;
+const LEAKY_ALPHA: f32 = 0.3;
+
+struct Args {
+    image: Option<PathBuf>,
+    out: PathBuf,
+    dtypes: Vec<DType>,
+}
+
+const USAGE: &str = "usage: image_demo [IMAGE] [--out DIR] [--dtype f32|f16|bf16|all]";
+
+fn parse_args() -> std::result::Result<Args, String> {
+    let mut args =
+        Args { image: None, out: PathBuf::from("target/demo"), dtypes: vec![DType::F32, DType::F16, DType::BF16] };
+    let mut it = std::env::args_os().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.to_str() {
+            Some("--help" | "-h") => return Err(USAGE.into()),
+            Some("--out") => args.out = it.next().map(PathBuf::from).ok_or("--out needs a folder")?,
+            Some("--dtype") => {
+                let value = it.next().ok_or("--dtype needs f32, f16, bf16 or all")?;
+                args.dtypes = match value.to_str() {
+                    Some("all") => vec![DType::F32, DType::F16, DType::BF16],
+                    Some("f32") => vec![DType::F32],
+                    Some("f16") => vec![DType::F16],
+                    Some("bf16") => vec![DType::BF16],
+                    _ => return Err(format!("--dtype {value:?}: expected f32, f16, bf16 or all")),
+                };
+            }
+            Some(flag) if flag.starts_with("--") => return Err(format!("unknown option {flag}; {USAGE}")),
+            _ if args.image.is_none() => args.image = Some(PathBuf::from(arg)),
+            _ => return Err(format!("one image at most; {USAGE}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("image_demo: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("image_demo: error: a GPU result is further from the CPU reference than its bound");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("image_demo: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The picture to process: the argument's PNG or JPEG, or the built-in one.
+fn load(path: Option<&Path>) -> Result<(image::RgbImage, String)> {
+    let Some(path) = path else { return Ok((pictures::built_in(1280, 800), "built-in picture".into())) };
+    let picture = image::ImageReader::open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .with_guessed_format()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .decode()
+        .map_err(|e| format!("{}: not a PNG or JPEG image ({e})", path.display()))?
+        .to_rgb8();
+    let picture = if picture.width() > MAX_WIDTH {
+        let height = (u64::from(picture.height()) * u64::from(MAX_WIDTH) / u64::from(picture.width())).max(1) as u32;
+        image::imageops::resize(&picture, MAX_WIDTH, height, image::imageops::FilterType::Triangle)
+    } else {
+        picture
+    };
+    if picture.width() < 3 || picture.height() < 3 {
+        return Err(format!(
+            "{}: {}x{} is too small for a 3x3 filter",
+            path.display(),
+            picture.width(),
+            picture.height()
+        )
+        .into());
+    }
+    Ok((picture, path.display().to_string()))
+}
+
+/// One step's outcome, for the table and the pictures.
+struct StepResult {
+    dtype: DType,
+    title: String,
+    detail: String,
+    gpu: Duration,
+    cpu: Option<Duration>,
+    worst_ulp: Option<u64>,
+    bound: u64,
+    values: Vec<f32>,
+    ulps: Vec<u64>,
+}
+
+fn run(args: &Args) -> Result<bool> {
+    pictures::register_font()?;
+    let (picture, source) = load(args.image.as_deref())?;
+    let (width, height) = picture.dimensions();
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let ctx = Context::new(ContextOptions::default())?;
+    println!("adapter: {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
+    println!("picture: {source}, {width} x {height}");
+
+    let plane = (width * height) as usize;
+    let mut planar = vec![0.0f32; 3 * plane];
+    for (i, pixel) in picture.pixels().enumerate() {
+        for c in 0..3 {
+            planar[c * plane + i] = pictures::to_signed(pixel[c]);
+        }
+    }
+    let image_buffer = ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("demo.image"),
+        contents: bytemuck::cast_slice(&planar),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+
+    let progress = Progress::new(args.dtypes.len() as u64 + 1);
+    let mut results = Vec::new();
+    for &dtype in &args.dtypes {
+        progress.message(format!("{dtype}: convolution and activations"));
+        let run = Run { ctx: &ctx, image: &image_buffer, width, height };
+        results.extend(match dtype {
+            DType::F16 => run.steps::<f16>()?,
+            DType::BF16 => run.steps::<bf16>()?,
+            _ => run.steps::<f32>()?,
+        });
+        progress.advance();
+    }
+    progress.message("pictures".into());
+    let ok = print_table(&results);
+    write_pictures(&ctx, args, &picture, &results)?;
+    progress.advance();
+    progress.finish();
+    Ok(ok)
+}
+
+/// A progress bar that shows itself only once the run has taken a second.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(steps: u64) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}") {
+            bar.set_style(style);
+        }
+        Progress { bar, started: Instant::now() }
+    }
+
+    fn message(&self, message: String) {
+        if self.started.elapsed() > Duration::from_secs(1) && self.bar.is_hidden() {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        self.bar.set_message(message);
+    }
+
+    fn advance(&self) {
+        self.bar.inc(1);
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Everything one element type's run needs.
+struct Run<'a> {
+    ctx: &'a Context,
+    image: &'a wgpu::Buffer,
+    width: u32,
+    height: u32,
+}
+
+impl Run<'_> {
+    fn shape(&self) -> [usize; 4] {
+        [1, 3, self.height as usize, self.width as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.shape().iter().product()
+    }
+
+    /// An application buffer holding one `[1, 3, H, W]` tensor of `T`.
+    fn buffer<T: FloatElement>(&self, label: &str) -> wgpu::Buffer {
+        let bytes = (self.len() * T::DTYPE.size_bytes()) as u64;
+        self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.next_multiple_of(4),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// The convolution and the four activation steps for `T`, all recorded into one encoder
+    /// and submitted once; then each step timed on its own and checked against the reference.
+    fn steps<T: FloatElement>(&self) -> Result<Vec<StepResult>> {
+        let (ctx, device) = (self.ctx, self.ctx.device());
+        let dtype = T::DTYPE;
+        let conv = Conv::new(device, dtype, self.width, self.height, 3);
+        let wrap = |buffer: &wgpu::Buffer| ctx.tensor_from_buffer(buffer.clone(), 0, &self.shape(), dtype);
+        let conv_buffer = self.buffer::<T>("demo.conv");
+        let conv_out = wrap(&conv_buffer)?;
+        let mut slope_words: Vec<T> = SLOPES.iter().map(|&s| T::from_f64(f64::from(s))).collect();
+        slope_words.resize(4, T::from_f64(0.0)); // the buffer rounds to whole 4-byte words
+        let slope_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("demo.slope"),
+            contents: bytemuck::cast_slice(&slope_words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let slope = ctx.tensor_from_buffer(slope_buffer, 0, &[1, 3, 1, 1], dtype)?;
+        let prelu = Activation::prelu(&slope);
+        let chains: [(&str, String, Vec<Activation>); 4] = [
+            ("PRelu", format!("slopes R {} G {} B {}", SLOPES[0], SLOPES[1], SLOPES[2]), vec![prelu.clone()]),
+            ("Elu", format!("alpha {ELU_ALPHA}"), vec![Activation::elu(ELU_ALPHA)]),
+            ("LeakyRelu", format!("alpha {LEAKY_ALPHA}"), vec![Activation::leaky_relu(LEAKY_ALPHA)]),
+            (
+                "PRelu > Elu > LeakyRelu",
+                "fused: one kernel".into(),
+                vec![prelu.clone(), Activation::elu(ELU_ALPHA), Activation::leaky_relu(LEAKY_ALPHA)],
+            ),
+        ];
+        let outputs: Vec<(wgpu::Buffer, GpuTensor)> = chains
+            .iter()
+            .map(|(name, _, _)| {
+                let buffer = self.buffer::<T>(&format!("demo.{name}"));
+                wrap(&buffer).map(|tensor| (buffer, tensor))
+            })
+            .collect::<wgpu_activations::Result<_>>()?;
+
+        // The network: the demo's convolution, then ours, in one encoder, one submit.
+        let mut encoder =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("demo.network") });
+        conv.encode(device, &mut encoder, self.image, &conv_buffer);
+        for ((_, _, chain), (_, y)) in chains.iter().zip(&outputs) {
+            ctx.encode_activations(&mut encoder, chain, &conv_out, y)?;
+        }
+        ctx.queue().submit([encoder.finish()]);
+
+        // Results, and each step's time when submitted on its own.
+        let conv_values: Vec<T> = ctx.download::<T>(&conv_out)?.into_iter().collect();
+        let gpu_conv = median_time(ctx, |encoder| {
+            conv.encode(device, encoder, self.image, &conv_buffer);
+            Ok(())
+        })?;
+        let x = ArrayD::from_shape_vec(IxDyn(&self.shape()), conv_values)?;
+        let mut results = vec![StepResult {
+            dtype,
+            title: "3x3 sharpen".into(),
+            detail: format!("the demo's own WGSL, {dtype}"),
+            gpu: gpu_conv,
+            cpu: None,
+            worst_ulp: None,
+            bound: 0,
+            values: x.iter().map(|v| v.to_f64() as f32).collect(),
+            ulps: Vec::new(),
+        }];
+        let slope_host = ArrayD::from_shape_vec(IxDyn(&[1, 3, 1, 1]), slope_words[..3].to_vec())?;
+        for ((name, detail, chain), (_, y)) in chains.iter().zip(&outputs) {
+            let gpu_values: Vec<T> = ctx.download::<T>(y)?.into_iter().collect();
+            let gpu =
+                median_time(ctx, |encoder| ctx.encode_activations(encoder, chain, &conv_out, y).map_err(Into::into))?;
+            let started = Instant::now();
+            let expected = reference_chain(&x, chain, &slope_host)?;
+            let cpu = started.elapsed();
+            let ulps: Vec<u64> = gpu_values
+                .iter()
+                .zip(expected.iter())
+                .map(|(&g, &e)| if ulp::within_ulp(g, e, 0) { 0 } else { ulp::ulp_distance(g, e).unwrap_or(u64::MAX) })
+                .collect();
+            results.push(StepResult {
+                dtype,
+                title: (*name).to_string(),
+                detail: format!("{detail}, {dtype}"),
+                gpu,
+                cpu: Some(cpu),
+                worst_ulp: Some(ulps.iter().copied().max().unwrap_or(0)),
+                bound: wgpu_activations::ops::chain_bound(chain.iter().map(|a| a.max_ulp(dtype))),
+                values: gpu_values.iter().map(|v| v.to_f64() as f32).collect(),
+                ulps,
+            });
+        }
+        Ok(results)
+    }
+}
+
+/// The CPU reference of a chain whose PRelu steps use `slope`.
+fn reference_chain<T: FloatElement>(x: &ArrayD<T>, chain: &[Activation], slope: &ArrayD<T>) -> Result<ArrayD<T>> {
+    let mut y = x.clone();
+    for step in chain {
+        y = match step.onnx_name() {
+            "PRelu" => reference::prelu(y.view(), slope.view())?,
+            "Elu" => reference::elu(y.view(), step.alpha()),
+            _ => reference::leaky_relu(y.view(), step.alpha()),
+        };
+    }
+    Ok(y)
+}
+
+/// The median of five runs of work recorded by `record`, each submitted alone and waited for.
+fn median_time(ctx: &Context, record: impl Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<Duration> {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        let mut encoder =
+            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("demo.timed") });
+        record(&mut encoder)?;
+        ctx.queue().submit([encoder.finish()]);
+        ctx.device().poll(wgpu::PollType::wait_indefinitely())?;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    Ok(times[times.len() / 2])
+}
+
+/// Prints the table; false if a step is outside its bound.
+fn print_table(results: &[StepResult]) -> bool {
+    println!();
+    println!("| dtype | step | GPU ms | CPU reference ms | max ULP vs reference | bound | within |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut ok = true;
+    for r in results {
+        let ms = |d: Duration| format!("{:.2}", d.as_secs_f64() * 1e3);
+        let (worst, within) = match r.worst_ulp {
+            Some(w) => {
+                ok &= w <= r.bound;
+                (w.to_string(), if w <= r.bound { "yes" } else { "NO" })
+            }
+            None => ("-".into(), "-"),
+        };
+        let bound = if r.worst_ulp.is_some() { r.bound.to_string() } else { "-".into() };
+        let cpu = r.cpu.map_or("-".into(), ms);
+        println!("| {} | {} | {} | {cpu} | {worst} | {bound} | {within} |", r.dtype, r.title, ms(r.gpu));
+    }
+    println!("\nGPU ms: the step alone, submit to completion, median of 5. CPU: the reference, once.");
+    ok
+}
+
+fn write_pictures(ctx: &Context, args: &Args, picture: &image::RgbImage, results: &[StepResult]) -> Result<()> {
+    let (width, height) = picture.dimensions();
+    let save = |image: &image::RgbImage, name: &str| -> Result<()> {
+        let path = args.out.join(name);
+        image.save(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(())
+    };
+    save(picture, "original.png")?;
+    let mut tiles = Vec::new();
+    for (k, r) in results.iter().enumerate() {
+        if k % 5 == 0 {
+            tiles.push(Tile { image: picture.clone(), title: "original".into(), detail: format!("row: {}", r.dtype) });
+        }
+        let image = pictures::planar_to_image(&r.values, width, height);
+        let slug: String =
+            r.title.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
+        save(&image, &format!("{}-{}-{slug}.png", r.dtype, k % 5))?;
+        tiles.push(Tile { image, title: r.title.clone(), detail: r.detail.clone() });
+    }
+    pictures::contact_sheet(&tiles, 6, 300, &args.out.join("contact_sheet.png"))?;
+    // The heat map: the step with the most inexact elements (an Elu step; exact steps are all
+    // zero).
+    let inexact = |r: &&StepResult| r.ulps.iter().filter(|&&u| u > 0).count();
+    if let Some(worst) = results.iter().filter(|r| r.worst_ulp.is_some()).max_by_key(inexact) {
+        let title = format!("{} ({}) against the CPU reference", worst.title, worst.dtype);
+        pictures::ulp_heat_map(&worst.ulps, width, height, &title, &args.out.join("difference.png"))?;
+    }
+    pictures::activation_plot(&curves(ctx)?, &args.out.join("activations.png"))?;
+    println!("\nwrote {} PNGs to {}", results.len() + 4, args.out.display());
+    Ok(())
+}
+
+/// LeakyRelu, Elu and PRelu over 4,096 points in [-4, 3], on the GPU and on the CPU.
+fn curves(ctx: &Context) -> Result<Vec<Curve>> {
+    let x = ndarray::Array1::linspace(-4.0f32, 3.0, 4096);
+    let slope = ndarray::arr1(&[0.25f32]);
+    let pairs = |y: ndarray::Array1<f32>| x.iter().copied().zip(y).collect::<Vec<_>>();
+    Ok(vec![
+        Curve {
+            name: format!("LeakyRelu alpha {LEAKY_ALPHA}"),
+            gpu: pairs(wgpu_activations::leaky_relu(ctx, x.view(), LEAKY_ALPHA)?),
+            reference: pairs(reference::leaky_relu(x.view(), LEAKY_ALPHA)),
+        },
+        Curve {
+            name: format!("Elu alpha {ELU_ALPHA}"),
+            gpu: pairs(wgpu_activations::elu(ctx, x.view(), ELU_ALPHA)?),
+            reference: pairs(reference::elu(x.view(), ELU_ALPHA)),
+        },
+        Curve {
+            name: "Elu alpha 2".into(),
+            gpu: pairs(wgpu_activations::elu(ctx, x.view(), 2.0)?),
+            reference: pairs(reference::elu(x.view(), 2.0)),
+        },
+        Curve {
+            name: "PRelu slope 0.25".into(),
+            gpu: pairs(wgpu_activations::prelu(ctx, x.view(), slope.view())?),
+            reference: pairs(reference::prelu(x.view(), slope.view())?),
+        },
+    ])
+}
