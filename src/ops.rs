@@ -398,6 +398,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_readme_carries_the_generated_operator_table() {
+        let readme = include_str!("../README.md");
+        assert!(
+            readme.contains(markdown_table().trim()),
+            "README.md's operator table differs from `wgpu-act ops`; paste its output:\n{}",
+            markdown_table()
+        );
+    }
+
+    #[test]
     fn names_and_attributes_are_unique_and_fit_the_parameter_block() {
         for (i, op) in UNARY_OPS.iter().enumerate() {
             assert!(op.attributes.len() <= MAX_ATTRIBUTES, "{}", op.onnx_name);
