@@ -223,3 +223,78 @@ fn unary_ops_refuse_integer_tensors() {
         ));
     }
 }
+
+/// f64 on the software path (IEEE binary64 on u32 pairs), against the correctly rounded result
+/// (a double-double expm1, not the platform's `exp_m1`): random bit patterns over the whole
+/// negative range, log-spaced negatives, subnormals, specials. Returns the worst ULP distance
+/// per operator and the inputs checked.
+fn f64_software_path_against_exact(points: usize) -> Option<(u64, u64, usize)> {
+    use common::exact::elu_f64;
+    use rand::{Rng, SeedableRng};
+    let ctx = common::ctx_with(wgpu_activations::ContextOptions::default().with_emulated(DType::F64, true))?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed_f64);
+    let (lo, hi) = (1e-300f64.ln(), 745f64.ln());
+    let quarter = points / 4;
+    let mut xs: Vec<f64> =
+        (0..2 * quarter).map(|_| f64::from_bits(rng.random::<u64>() | 1 << 63)).filter(|v| !v.is_nan()).collect();
+    xs.extend((0..quarter).map(|i| -(lo + (hi - lo) * i as f64 / quarter as f64).exp()));
+    xs.extend((0..quarter).map(|_| -f64::from_bits(rng.random_range(1..1u64 << 52))));
+    xs.extend(samples::<f64>(64, 7)); // the specials first
+    let len = xs.len();
+    let x = to_dyn(xs, &[len]);
+    let distance = |a: f64, b: f64| {
+        if wgpu_activations::ulp::within_ulp(a, b, 0) {
+            0
+        } else {
+            wgpu_activations::ulp::ulp_distance(a, b).unwrap_or(u64::MAX)
+        }
+    };
+    let (mut elu_worst, mut leaky_worst) = (0, 0);
+    for alpha in [1.0f32, 0.7, 0.01, -2.5] {
+        let y = wgpu_activations::elu(&ctx, x.view(), alpha).unwrap();
+        for (&g, &v) in y.iter().zip(x.iter()) {
+            let d = distance(g, elu_f64(v, alpha));
+            assert!(d <= 2, "Elu({alpha}) f64 software path at {v:e}: {g:e}, exact {:e} ({d} ULP)", elu_f64(v, alpha));
+            elu_worst = elu_worst.max(d);
+        }
+        let y = wgpu_activations::leaky_relu(&ctx, x.view(), alpha).unwrap();
+        for (&g, &v) in y.iter().zip(x.iter()) {
+            let exact = if v < 0.0 { v * f64::from(alpha) } else { v }; // one IEEE product: correctly rounded
+            leaky_worst = leaky_worst.max(distance(g, exact));
+        }
+    }
+    Some((elu_worst, leaky_worst, len))
+}
+
+#[test]
+fn f64_software_path_is_within_bounds_of_the_correctly_rounded_result() {
+    let Some((elu, leaky, n)) = f64_software_path_against_exact(1 << 15) else { return };
+    println!("f64 software path over {n} inputs x 4 alphas: Elu max {elu} ULP, LeakyRelu max {leaky} ULP");
+    assert!(elu <= 2 && leaky == 0, "Elu {elu} ULP, LeakyRelu {leaky} ULP");
+}
+
+/// `cargo xtask sweep`: the same over 2^20 inputs per alpha.
+#[test]
+#[ignore = "a sweep: cargo xtask sweep"]
+fn f64_software_path_sweep_of_a_million_inputs() {
+    let Some((elu, leaky, n)) = f64_software_path_against_exact(1 << 20) else { return };
+    println!("f64 software path over {n} inputs x 4 alphas: Elu max {elu} ULP, LeakyRelu max {leaky} ULP");
+    assert!(elu <= 2 && leaky == 0, "Elu {elu} ULP, LeakyRelu {leaky} ULP");
+}
+
+/// The double-double reference against the platform's expm1 (accurate to within an ULP, not
+/// correctly rounded): they never differ by more than one ULP, and mostly not at all.
+#[test]
+fn the_exact_f64_reference_agrees_with_the_platform_expm1() {
+    let (lo, hi) = (1e-300f64.ln(), 745f64.ln());
+    let n = 1 << 16;
+    let mut differ = 0;
+    for i in 0..n {
+        let x = -(lo + (hi - lo) * i as f64 / n as f64).exp();
+        let exact = common::exact::elu_f64(x, 1.0);
+        let d = wgpu_activations::ulp::ulp_distance(exact, x.exp_m1()).unwrap();
+        assert!(d <= 1, "expm1({x:e}): double-double {exact:e}, platform {:e}", x.exp_m1());
+        differ += usize::from(d > 0);
+    }
+    assert!(differ < n / 100, "{differ} of {n} differ");
+}

@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub, reason = "each test binary uses a different subset of these helpers")]
 
 pub mod cli;
+pub mod exact;
 
 use std::sync::OnceLock;
 
