@@ -223,6 +223,10 @@ impl Future for MapFuture<'_> {
 /// second with none, or when the context goes.
 pub(crate) struct Poller {
     shared: Arc<PollerShared>,
+    /// The threads started, joined when the context goes: a poller still inside the driver
+    /// (or dropping the last device handle) while the process exits has crashed Mesa's GL
+    /// driver at exit.
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
 
 struct PollerShared {
@@ -246,7 +250,8 @@ const IDLE_EXIT: Duration = Duration::from_secs(1);
 
 impl Poller {
     pub(crate) fn new(device: wgpu::Device) -> Self {
-        Poller { shared: Arc::new(PollerShared { device, state: Mutex::default(), wake: Condvar::new() }) }
+        let shared = Arc::new(PollerShared { device, state: Mutex::default(), wake: Condvar::new() });
+        Poller { shared, threads: Mutex::default() }
     }
 
     fn lock(shared: &PollerShared) -> MutexGuard<'_, PollerState> {
@@ -265,6 +270,11 @@ impl Poller {
         // Without a thread (the system refused one) the watch still ends at its deadline: the
         // next read's thread, or a blocking call's poll, completes it.
         state.running = spawned.is_ok();
+        if let Ok(handle) = spawned {
+            let mut threads = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+            threads.retain(|t| !t.is_finished());
+            threads.push(handle);
+        }
     }
 }
 
@@ -272,6 +282,14 @@ impl Drop for Poller {
     fn drop(&mut self) {
         Self::lock(&self.shared).shutdown = true;
         self.shared.wake.notify_all();
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+        let current = std::thread::current().id();
+        for thread in threads {
+            // Never join itself (a context dropped by a callback on the poller thread).
+            if thread.thread().id() != current {
+                let _ = thread.join();
+            }
+        }
     }
 }
 
