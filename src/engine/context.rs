@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::driver_lock::DriverLock;
 use super::info::{ContextInfo, DTypePath};
 use super::options::ContextOptions;
 use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats};
@@ -39,6 +40,7 @@ pub(crate) struct ContextInner {
     pub(crate) pipelines: PipelineCache,
     pub(crate) pool: BufferPool,
     pub(crate) poller: Poller,
+    pub(crate) driver_lock: DriverLock,
     lost: Arc<Mutex<Option<String>>>,
     /// Mismatches found by validation of work the caller submitted (encoded work), reported by
     /// the next call.
@@ -115,6 +117,7 @@ impl Context {
             *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{reason:?}: {message}"));
         });
         let cpu_adapter = info.adapter.device_type == wgpu::DeviceType::Cpu;
+        let driver_lock = DriverLock::for_backend(info.adapter.backend);
         let reprs = DType::ALL.map(|dtype| Repr::choose(dtype, info.features, options.preference(dtype), cpu_adapter));
         Self {
             inner: Arc::new(ContextInner {
@@ -127,7 +130,8 @@ impl Context {
                 reprs,
                 pipelines: PipelineCache::new(options.pipeline_cache_capacity),
                 pool: BufferPool::new(options.pool_capacity_bytes),
-                poller: Poller::new(device.clone()),
+                poller: Poller::new(device.clone(), driver_lock.clone()),
+                driver_lock,
                 device,
                 queue,
                 info,
@@ -252,6 +256,7 @@ impl Context {
     /// panic in wgpu's default handler. Scopes are per thread, so `work` must not await.
     pub(crate) fn scoped<R>(&self, during: &'static str, work: impl FnOnce() -> Result<R>) -> Result<R> {
         self.check_ready()?;
+        let _driver = self.inner.driver_lock.hold();
         let validation = self.inner.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let memory = self.inner.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let result = work();
@@ -292,7 +297,10 @@ impl Context {
         // Non-blocking polls only: see the poller for why not a wait with a timeout.
         let deadline = std::time::Instant::now() + Duration::from_millis(100);
         loop {
-            let _ = self.inner.device.poll(wgpu::PollType::Poll);
+            {
+                let _driver = self.inner.driver_lock.hold();
+                let _ = self.inner.device.poll(wgpu::PollType::Poll);
+            }
             if let Some(reason) = reason() {
                 return Some(reason);
             }

@@ -4,6 +4,7 @@
 
 mod context;
 mod dispatch;
+mod driver_lock;
 mod info;
 mod options;
 mod pipelines;

@@ -12,6 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use super::driver_lock::DriverLock;
 use super::pool::PooledBuffer;
 use crate::error::{Error, Result};
 
@@ -128,7 +129,7 @@ impl Readback {
     ) -> Result<()> {
         let deadline = Instant::now() + timeout;
         match wait {
-            Wait::Block => self.block_until_mapped(device, deadline, timeout)?,
+            Wait::Block => self.block_until_mapped(device, &poller.shared.driver_lock, deadline, timeout)?,
             Wait::Async => {
                 poller.watch(Arc::clone(&self.shared), deadline);
                 MapFuture { shared: &self.shared }.await;
@@ -145,7 +146,13 @@ impl Readback {
         self.copy_out(out)
     }
 
-    fn block_until_mapped(&self, device: &wgpu::Device, deadline: Instant, timeout: Duration) -> Result<()> {
+    fn block_until_mapped(
+        &self,
+        device: &wgpu::Device,
+        driver_lock: &DriverLock,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<()> {
         loop {
             if self.shared.lock().completed.is_some() {
                 return Ok(());
@@ -156,7 +163,11 @@ impl Readback {
             }
             // A wait that times out can race another thread's submit into a wgpu-core assertion
             // (gfx-rs/wgpu#9958); this one times out only at the call's deadline.
-            match device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(left) }) {
+            let polled = {
+                let _driver = driver_lock.hold();
+                device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(left) })
+            };
+            match polled {
                 Ok(_) | Err(wgpu::PollError::Timeout) => {}
                 Err(e) => return Err(Error::Gpu { during: "readback", message: e.to_string() }),
             }
@@ -231,6 +242,7 @@ pub(crate) struct Poller {
 
 struct PollerShared {
     device: wgpu::Device,
+    driver_lock: DriverLock,
     state: Mutex<PollerState>,
     wake: Condvar,
 }
@@ -249,8 +261,8 @@ const MAX_BACKOFF: Duration = Duration::from_millis(1);
 const IDLE_EXIT: Duration = Duration::from_secs(1);
 
 impl Poller {
-    pub(crate) fn new(device: wgpu::Device) -> Self {
-        let shared = Arc::new(PollerShared { device, state: Mutex::default(), wake: Condvar::new() });
+    pub(crate) fn new(device: wgpu::Device, driver_lock: DriverLock) -> Self {
+        let shared = Arc::new(PollerShared { device, driver_lock, state: Mutex::default(), wake: Condvar::new() });
         Poller { shared, threads: Mutex::default() }
     }
 
@@ -319,7 +331,10 @@ fn run(shared: &PollerShared) {
         // Non-blocking polls with a backoff, never a wait with a timeout: in wgpu-core 30 a
         // timed-out wait racing another thread's submit can trip an internal assertion
         // (gfx-rs/wgpu#9958), and the poller's short waits would time out all the time.
-        let _ = shared.device.poll(wgpu::PollType::Poll);
+        {
+            let _driver = shared.driver_lock.hold();
+            let _ = shared.device.poll(wgpu::PollType::Poll);
+        }
         let pending = Poller::lock(shared).watches.iter().filter(|(map, _)| !map.finished()).count();
         if pending == last_pending {
             std::thread::sleep(backoff);
