@@ -163,7 +163,7 @@ impl Context {
             })?;
             self.finish_read(&mut readback, wait, data.output(piece)).await?;
             if let Some(check) = check {
-                check.wait(self.inner.options.readback_timeout)?;
+                self.lost_or(check.wait(self.inner.options.readback_timeout))?;
             }
         }
         self.check_ready()

@@ -247,8 +247,12 @@ impl Context {
         if let Some(reason) = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
             return Err(Error::DeviceLost { reason });
         }
-        let mut failures = self.inner.validation_failures.lock().unwrap_or_else(|p| p.into_inner());
-        if failures.is_empty() { Ok(()) } else { Err(failures.remove(0)) }
+        let failure = {
+            let mut failures = self.inner.validation_failures.lock().unwrap_or_else(|p| p.into_inner());
+            if failures.is_empty() { None } else { Some(failures.remove(0)) }
+        };
+        // A check whose maps failed because the device went away reports the loss.
+        failure.map_or(Ok(()), |failure| self.lost_or(Err(failure)))
     }
 
     /// Runs `work` inside validation and out-of-memory error scopes, so that what wgpu reports
