@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::broadcast::SlopeAccess;
 use crate::ops::UnaryOp;
-use crate::repr::Repr;
+use crate::repr::{Repr, WIDE_U32};
 
 /// Longest chain of steps one kernel runs (the size of `Params.steps`).
 pub(crate) const MAX_CHAIN: usize = 8;
@@ -205,26 +205,24 @@ impl KernelKey {
         let _ = writeln!(src, "const VECTOR_STRIDE: u32 = {}u;", self.tuning.vector_stride());
         let _ = writeln!(src, "const MAX_CHAIN: u32 = {MAX_CHAIN}u;");
         let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
-        for part in spec.wgsl {
-            src.push_str(part);
-        }
-        let mut ops_included: Vec<&'static str> = Vec::new();
+        src.push_str(&spec.layout.declarations());
+        // Each file once, however many steps or rows name it.
+        let mut files: Vec<&'static str> = Vec::new();
+        let mut include = |file: &'static str| {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        };
+        spec.files().for_each(&mut include);
         let mut text = StepText::default();
         for (k, step) in self.steps().enumerate() {
             match step {
                 StepKind::Unary(op) => {
-                    if !ops_included.contains(&op.onnx_name) {
-                        ops_included.push(op.onnx_name);
-                        src.push_str(op.wgsl);
-                    }
+                    include(op.wgsl);
                     text.both(&format!("b = {}(b, params.steps[{k}].attributes);", op.wgsl_fn));
                 }
                 StepKind::Prelu(access) => {
-                    if !ops_included.contains(&"PRelu") {
-                        ops_included.push("PRelu");
-                        src.push_str(PRELU);
-                        src.push_str(DIVIDE);
-                    }
+                    [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
                     text.slopes.push_str(
                         &PRELU_SLOPE
                             .replace("{{K}}", &k.to_string())
@@ -261,6 +259,7 @@ impl KernelKey {
                 }
             }
         }
+        files.iter().for_each(|file| src.push_str(file));
         let io = if self.in_place { IO_IN_PLACE } else { IO_OUT_OF_PLACE };
         src.push_str(&fill(
             DRIVER,

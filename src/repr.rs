@@ -37,15 +37,111 @@ pub(crate) struct ReprSpec {
     /// Measured slower than the emulated path on CPU drivers (llvmpipe): skipped there unless
     /// the native path is asked for (`wgpu-act bench` shows it).
     pub(crate) slow_on_cpu_adapters: bool,
-    /// Elements per 16-byte storage Vector.
-    pub(crate) vector_lanes: u64,
-    /// Bytes per storage Word (the unit of the tail pass and of slope reads).
-    pub(crate) word_bytes: u64,
+    /// How its elements sit in storage words and registers.
+    pub(crate) layout: &'static Layout,
     /// The path, as [`crate::Context::dtype_path`] and `wgpu-act info` describe it.
     pub(crate) description: &'static str,
-    /// Its representation file and the shared files it uses (order does not matter in WGSL).
-    pub(crate) wgsl: &'static [&'static str],
+    /// Its representation file (`shaders/repr/<name>.wgsl`).
+    pub(crate) file: &'static str,
+    /// The shared files its arithmetic uses.
+    pub(crate) arithmetic: &'static [&'static str],
 }
+
+impl ReprSpec {
+    /// Elements per 16-byte storage Vector.
+    pub(crate) fn vector_lanes(&self) -> u64 {
+        self.layout.vector_lanes
+    }
+
+    /// Bytes per storage Word (the unit of the tail pass and of slope reads).
+    pub(crate) fn word_bytes(&self) -> u64 {
+        self.layout.word_lanes * self.dtype.size_bytes() as u64
+    }
+
+    /// Every file of its source, layout first, each once (order does not matter in WGSL).
+    pub(crate) fn files(&self) -> impl Iterator<Item = &'static str> + '_ {
+        std::iter::once(self.file).chain(self.layout.wgsl.iter().chain(self.arithmetic).copied())
+    }
+}
+
+/// The WGSL types and lane counts of the interface every representation defines (documented in
+/// `shaders/repr/f32.wgsl`), which the expansion declares ahead of the files, and the shared
+/// files that move elements between storage and registers for it.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    vector: &'static str,
+    word: &'static str,
+    lanes: &'static str,
+    element: &'static str,
+    mask: &'static str,
+    vector_lanes: u64,
+    group_lanes: u64,
+    word_lanes: u64,
+    wgsl: &'static [&'static str],
+}
+
+impl Layout {
+    /// One Lanes value per Vector, one Element per Word: `vector` of `scalar` in both.
+    const fn direct(vector: &'static str, scalar: &'static str, mask: &'static str, lanes: u64) -> Layout {
+        let wgsl = &[LANES_ONE_GROUP, WORDS_INDEXED, LANES_LIKE_WORDS];
+        let (group_lanes, word_lanes) = (lanes, 1);
+        Layout {
+            vector,
+            word: scalar,
+            lanes: vector,
+            element: scalar,
+            mask,
+            vector_lanes: lanes,
+            group_lanes,
+            word_lanes,
+            wgsl,
+        }
+    }
+
+    /// The declarations of the interface's types and lane counts.
+    pub(crate) fn declarations(&self) -> String {
+        let Layout { vector, word, lanes, element, mask, vector_lanes, group_lanes, word_lanes, wgsl: _ } = self;
+        format!(
+            "alias Vector = {vector};\nalias Word = {word};\nalias Lanes = {lanes};\nalias Element = {element};\n\
+             alias Mask = {mask};\nconst VECTOR_LANES: u32 = {vector_lanes}u;\nconst GROUP_LANES: u32 = {group_lanes}u;\n\
+             const WORD_LANES: u32 = {word_lanes}u;\n"
+        )
+    }
+}
+
+/// 32-bit elements, as their bits in u32 words.
+const U32_WORDS: Layout = Layout::direct("vec4<u32>", "u32", "vec4<bool>", 4);
+/// 16-bit elements, two per u32 word.
+const HALVES: Layout = Layout {
+    vector_lanes: 8,
+    word_lanes: 2,
+    wgsl: &[LANES_HALVES, WORDS_INDEXED, LANES_LIKE_WORDS, HALF_BITS],
+    ..U32_WORDS
+};
+/// 64-bit elements as (low, high) u32 pairs, two per vec4<u32>.
+const U32_PAIRS: Layout = Layout {
+    word: "vec2<u32>",
+    element: "vec2<u32>",
+    vector_lanes: 2,
+    group_lanes: 2,
+    wgsl: &[LANES_ONE_GROUP, LANES_PAIRS, LANES_LIKE_WORDS, WIDE_U32],
+    ..U32_WORDS
+};
+const F64_NATIVE: Layout = Layout::direct("vec2<f64>", "f64", "vec2<bool>", 2);
+const I64_NATIVE: Layout = Layout::direct("vec2<i64>", "i64", "vec2<bool>", 2);
+const U64_NATIVE: Layout = Layout::direct("vec2<u64>", "u64", "vec2<bool>", 2);
+/// Native f16: two vec4<f16> per Vector (`struct HalfVector` and its accessors are in the
+/// representation's own file).
+const F16_NATIVE: Layout = Layout {
+    vector: "HalfVector",
+    word: "vec2<f16>",
+    lanes: "vec4<f16>",
+    element: "f16",
+    vector_lanes: 8,
+    word_lanes: 2,
+    wgsl: &[],
+    ..U32_WORDS
+};
 
 const REPR_F32: &str = include_str!("../shaders/repr/f32.wgsl");
 const REPR_F16: &str = include_str!("../shaders/repr/f16.wgsl");
@@ -59,168 +155,92 @@ const REPR_I64: &str = include_str!("../shaders/repr/i64.wgsl");
 const REPR_I64_PAIR: &str = include_str!("../shaders/repr/i64_pair.wgsl");
 const REPR_U64: &str = include_str!("../shaders/repr/u64.wgsl");
 const REPR_U64_PAIR: &str = include_str!("../shaders/repr/u64_pair.wgsl");
-const LANES_DIRECT: &str = include_str!("../shaders/shared/lanes_direct.wgsl");
+const LANES_ONE_GROUP: &str = include_str!("../shaders/shared/lanes_one_group.wgsl");
+const LANES_LIKE_WORDS: &str = include_str!("../shaders/shared/lanes_like_words.wgsl");
+const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl");
 const LANES_HALVES: &str = include_str!("../shaders/shared/lanes_halves.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/shared/compute_f32.wgsl");
-const COMPUTE_HALF: &str = include_str!("../shaders/shared/compute_half.wgsl");
+const EXPM1_HALF: &str = include_str!("../shaders/shared/expm1_half.wgsl");
 const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
 const HALF_BITS: &str = include_str!("../shaders/shared/half_bits.wgsl");
 const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
 const EXPM1_F64: &str = include_str!("../shaders/shared/expm1_f64.wgsl");
-const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
+/// 64-bit products on u32 words; PRelu's division (`shaders/shared/divide.wgsl`) uses it too.
+pub(crate) const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
 const SOFT_F64: &str = include_str!("../shaders/shared/soft_f64.wgsl");
 
 const NONE: wgpu::Features = wgpu::Features::empty();
-const PACKED_HALVES: &str = "emulated: 2 per u32, f32 math, RNE";
-const PAIRS: &str = "emulated: (low, high) u32 pairs";
+
+/// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
+const EVERY_ADAPTER: ReprSpec = ReprSpec {
+    repr: Repr::F32,
+    dtype: DType::F32,
+    feature: NONE,
+    enable: "",
+    native: true,
+    slow_on_cpu_adapters: false,
+    layout: &U32_WORDS,
+    description: "native",
+    file: REPR_F32,
+    arithmetic: &[],
+};
+/// The 16-bit floats emulated on u32 words.
+const HALF_ROW: ReprSpec = ReprSpec {
+    native: false,
+    layout: &HALVES,
+    description: "emulated: 2 per u32, f32 math, RNE",
+    arithmetic: &[COMPUTE_F32, EXPM1_HALF, FLOAT_MULTIPLY],
+    ..EVERY_ADAPTER
+};
+/// The native 64-bit integers.
+const INT64_ROW: ReprSpec =
+    ReprSpec { feature: wgpu::Features::SHADER_INT64, description: "native 64-bit (SHADER_INT64)", ..EVERY_ADAPTER };
+/// The 64-bit integers emulated on u32 pairs.
+const PAIR_ROW: ReprSpec =
+    ReprSpec { native: false, layout: &U32_PAIRS, description: "emulated: (low, high) u32 pairs", ..EVERY_ADAPTER };
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
 pub(crate) static REPRS: [ReprSpec; 12] = [
-    ReprSpec {
-        repr: Repr::F32,
-        dtype: DType::F32,
-        feature: NONE,
-        enable: "",
-        native: true,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 4,
-        word_bytes: 4,
-        description: "native",
-        wgsl: &[REPR_F32, LANES_DIRECT, COMPUTE_F32, EXPM1_F32, FLOAT_MULTIPLY],
-    },
+    ReprSpec { arithmetic: &[COMPUTE_F32, EXPM1_F32, FLOAT_MULTIPLY], ..EVERY_ADAPTER },
     ReprSpec {
         repr: Repr::F16,
         dtype: DType::F16,
         feature: wgpu::Features::SHADER_F16,
         enable: "enable f16;\n",
-        native: true,
         slow_on_cpu_adapters: true,
-        vector_lanes: 8,
-        word_bytes: 4,
+        layout: &F16_NATIVE,
         description: "native f16 (SHADER_F16)",
-        wgsl: &[REPR_F16, COMPUTE_HALF, FLOAT_MULTIPLY],
+        native: true,
+        file: REPR_F16,
+        ..HALF_ROW
     },
-    ReprSpec {
-        repr: Repr::F16Packed,
-        dtype: DType::F16,
-        feature: NONE,
-        enable: "",
-        native: false,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 8,
-        word_bytes: 4,
-        description: PACKED_HALVES,
-        wgsl: &[REPR_F16_PACKED, LANES_HALVES, HALF_BITS, COMPUTE_HALF, FLOAT_MULTIPLY],
-    },
-    ReprSpec {
-        repr: Repr::BF16,
-        dtype: DType::BF16,
-        feature: NONE,
-        enable: "",
-        native: false,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 8,
-        word_bytes: 4,
-        description: PACKED_HALVES,
-        wgsl: &[REPR_BF16, LANES_HALVES, HALF_BITS, COMPUTE_HALF, FLOAT_MULTIPLY],
-    },
+    ReprSpec { repr: Repr::F16Packed, dtype: DType::F16, file: REPR_F16_PACKED, ..HALF_ROW },
+    ReprSpec { repr: Repr::BF16, dtype: DType::BF16, file: REPR_BF16, ..HALF_ROW },
     ReprSpec {
         repr: Repr::F64,
         dtype: DType::F64,
         feature: wgpu::Features::SHADER_F64,
-        enable: "",
-        native: true,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 2,
-        word_bytes: 8,
+        layout: &F64_NATIVE,
         description: "native f64 (SHADER_F64)",
-        wgsl: &[REPR_F64, LANES_DIRECT, EXPM1_F64, FLOAT_MULTIPLY],
+        file: REPR_F64,
+        arithmetic: &[EXPM1_F64, FLOAT_MULTIPLY],
+        ..EVERY_ADAPTER
     },
     ReprSpec {
         repr: Repr::F64Soft,
         dtype: DType::F64,
-        feature: NONE,
-        enable: "",
-        native: false,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 2,
-        word_bytes: 8,
         description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
-        wgsl: &[REPR_F64_SOFT, LANES_PAIRS, SOFT_F64, FLOAT_MULTIPLY],
+        file: REPR_F64_SOFT,
+        arithmetic: &[SOFT_F64, FLOAT_MULTIPLY],
+        ..PAIR_ROW
     },
-    ReprSpec {
-        repr: Repr::I32,
-        dtype: DType::I32,
-        feature: NONE,
-        enable: "",
-        native: true,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 4,
-        word_bytes: 4,
-        description: "native",
-        wgsl: &[REPR_I32, LANES_DIRECT],
-    },
-    ReprSpec {
-        repr: Repr::U32,
-        dtype: DType::U32,
-        feature: NONE,
-        enable: "",
-        native: true,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 4,
-        word_bytes: 4,
-        description: "native",
-        wgsl: &[REPR_U32, LANES_DIRECT],
-    },
-    ReprSpec {
-        repr: Repr::I64,
-        dtype: DType::I64,
-        feature: wgpu::Features::SHADER_INT64,
-        enable: "",
-        native: true,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 2,
-        word_bytes: 8,
-        description: "native 64-bit (SHADER_INT64)",
-        wgsl: &[REPR_I64, LANES_DIRECT],
-    },
-    ReprSpec {
-        repr: Repr::I64Pair,
-        dtype: DType::I64,
-        feature: NONE,
-        enable: "",
-        native: false,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 2,
-        word_bytes: 8,
-        description: PAIRS,
-        wgsl: &[REPR_I64_PAIR, LANES_PAIRS, WIDE_U32],
-    },
-    ReprSpec {
-        repr: Repr::U64,
-        dtype: DType::U64,
-        feature: wgpu::Features::SHADER_INT64,
-        enable: "",
-        native: true,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 2,
-        word_bytes: 8,
-        description: "native 64-bit (SHADER_INT64)",
-        wgsl: &[REPR_U64, LANES_DIRECT],
-    },
-    ReprSpec {
-        repr: Repr::U64Pair,
-        dtype: DType::U64,
-        feature: NONE,
-        enable: "",
-        native: false,
-        slow_on_cpu_adapters: false,
-        vector_lanes: 2,
-        word_bytes: 8,
-        description: PAIRS,
-        wgsl: &[REPR_U64_PAIR, LANES_PAIRS, WIDE_U32],
-    },
+    ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, ..EVERY_ADAPTER },
+    ReprSpec { repr: Repr::U32, dtype: DType::U32, file: REPR_U32, ..EVERY_ADAPTER },
+    ReprSpec { repr: Repr::I64, dtype: DType::I64, layout: &I64_NATIVE, file: REPR_I64, ..INT64_ROW },
+    ReprSpec { repr: Repr::I64Pair, dtype: DType::I64, file: REPR_I64_PAIR, ..PAIR_ROW },
+    ReprSpec { repr: Repr::U64, dtype: DType::U64, layout: &U64_NATIVE, file: REPR_U64, ..INT64_ROW },
+    ReprSpec { repr: Repr::U64Pair, dtype: DType::U64, file: REPR_U64_PAIR, ..PAIR_ROW },
 ];
 
 impl Repr {
@@ -275,8 +295,13 @@ mod tests {
     fn table_rows_are_in_enum_order_and_cover_every_dtype() {
         for (i, spec) in REPRS.iter().enumerate() {
             assert_eq!(spec.repr as usize, i, "{:?} is not at its discriminant", spec.repr);
-            assert_eq!(16 % (spec.vector_lanes * spec.dtype.size_bytes() as u64), 0);
-            assert_eq!(spec.vector_lanes * spec.dtype.size_bytes() as u64, 16, "{:?}: a Vector is 16 bytes", spec.repr);
+            assert_eq!(16 % (spec.vector_lanes() * spec.dtype.size_bytes() as u64), 0);
+            assert_eq!(
+                spec.vector_lanes() * spec.dtype.size_bytes() as u64,
+                16,
+                "{:?}: a Vector is 16 bytes",
+                spec.repr
+            );
         }
         for dtype in DType::ALL {
             assert!(

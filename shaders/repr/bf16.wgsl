@@ -2,15 +2,6 @@
 // Interface: see repr/f32.wgsl; layout: shared/lanes_halves.wgsl. Widened exactly to f32
 // (the top half of an f32), computed in f32, rounded back to nearest-even on the bits.
 
-alias Vector = vec4<u32>;
-alias Word = u32;
-alias Lanes = vec4<u32>;
-alias Element = u32;
-alias Mask = vec4<bool>;
-const VECTOR_LANES: u32 = 8u;
-const GROUP_LANES: u32 = 4u;
-const WORD_LANES: u32 = 2u;
-
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xff80 is -inf, above it are the negative-signed NaNs.
     return (l > Lanes(0x8000u)) & (l <= Lanes(0xff80u));

@@ -1,5 +1,6 @@
 // Element representation: float16, native (`enable f16;`, needs SHADER_F16). Interface: see
-// repr/f32.wgsl. A Vector is two vec4<f16> (naga has no bitcast between u32 and f16 pairs).
+// repr/f32.wgsl; its layout is here. A Vector is two vec4<f16> (naga has no bitcast between u32
+// and f16 pairs).
 // Arithmetic runs in f32, more accurate than f16's own (alpha stays an f32 attribute), and is
 // narrowed with the device's own f32 -> f16 conversion. Negativity is the IEEE comparison
 // (false for NaN and -0.0), and values that are not negative are stored as they were loaded.
@@ -9,14 +10,6 @@ struct HalfVector {
     high: vec4<f16>,
 }
 
-alias Vector = HalfVector;
-alias Word = vec2<f16>;
-alias Lanes = vec4<f16>;
-alias Element = f16;
-alias Mask = vec4<bool>;
-const VECTOR_LANES: u32 = 8u;
-const GROUP_LANES: u32 = 4u;
-const WORD_LANES: u32 = 2u;
 const GROUPS: u32 = 2u;
 // Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
 const LANE_STEP: u32 = 1u;
@@ -61,9 +54,7 @@ fn word_element(w: Word, i: u32) -> Element {
 }
 
 fn with_word_element(w: Word, i: u32, e: Element) -> Word {
-    var out = w;
-    out[i] = e;
-    return out;
+    return select(w, Word(e), vec2<u32>(0u, 1u) == vec2<u32>(i));
 }
 
 fn lane(l: Lanes, i: u32) -> Element {
@@ -71,9 +62,7 @@ fn lane(l: Lanes, i: u32) -> Element {
 }
 
 fn with_lane(l: Lanes, i: u32, e: Element) -> Lanes {
-    var out = l;
-    out[i] = e;
-    return out;
+    return select(l, Lanes(e), vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(i));
 }
 
 fn splat(e: Element) -> Lanes {

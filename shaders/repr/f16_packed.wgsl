@@ -3,15 +3,6 @@
 // exactly to f32, computed in f32, rounded back to nearest-even on the bits
 // (shared/half_bits.wgsl), so the result is the same on every adapter.
 
-alias Vector = vec4<u32>;
-alias Word = u32;
-alias Lanes = vec4<u32>;
-alias Element = u32;
-alias Mask = vec4<bool>;
-const VECTOR_LANES: u32 = 8u;
-const GROUP_LANES: u32 = 4u;
-const WORD_LANES: u32 = 2u;
-
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xfc00 is -inf, above it are the negative-signed NaNs.
     return (l > Lanes(0x8000u)) & (l <= Lanes(0xfc00u));

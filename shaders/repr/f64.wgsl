@@ -1,17 +1,9 @@
 // Element representation: float64, native (needs SHADER_F64). Interface: see repr/f32.wgsl;
-// layout: shared/lanes_direct.wgsl. naga has no reliable bitcast between f64 and u32 pairs, so
+// layout: shared/lanes_one_group.wgsl. naga has no reliable bitcast between f64 and u32 pairs, so
 // storage is typed f64, negativity is the IEEE comparison (false for NaN and -0.0), and values
 // that are not negative are stored as they were loaded.
 
-alias Vector = vec2<f64>;
-alias Word = f64;
-alias Lanes = vec2<f64>;
-alias Element = f64;
-alias Mask = vec2<bool>;
 alias Compute = vec2<f64>;
-const VECTOR_LANES: u32 = 2u;
-const GROUP_LANES: u32 = 2u;
-const WORD_LANES: u32 = 1u;
 
 fn is_negative(l: Lanes) -> Mask {
     return l < Lanes(0.0);

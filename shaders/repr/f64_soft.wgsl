@@ -4,15 +4,7 @@
 // rounded, so LeakyRelu and PRelu are exact and Elu is within 2 ULP, as on the native path.
 // Negativity is decided on the bits, so values that are not negative pass through bit for bit.
 
-alias Vector = vec4<u32>;
-alias Word = vec2<u32>;
-alias Lanes = vec4<u32>;
-alias Element = vec2<u32>;
-alias Mask = vec4<bool>;
 alias Compute = vec4<u32>;
-const VECTOR_LANES: u32 = 2u;
-const GROUP_LANES: u32 = 2u;
-const WORD_LANES: u32 = 1u;
 
 fn f64_is_negative(a: U64) -> bool {
     // Below the sign bit: 0 is -0.0, above 0x7ff00000_00000000 are the NaNs.

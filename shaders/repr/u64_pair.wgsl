@@ -2,15 +2,6 @@
 // repr/f32.wgsl; layout: shared/lanes_pairs.wgsl. Never negative, so PRelu returns X; values
 // of 2^63 and above are large positives.
 
-alias Vector = vec4<u32>;
-alias Word = vec2<u32>;
-alias Lanes = vec4<u32>;
-alias Element = vec2<u32>;
-alias Mask = vec4<bool>;
-const VECTOR_LANES: u32 = 2u;
-const GROUP_LANES: u32 = 2u;
-const WORD_LANES: u32 = 1u;
-
 fn is_negative(l: Lanes) -> Mask {
     return Mask(false);
 }

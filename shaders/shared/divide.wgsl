@@ -5,17 +5,9 @@
 // bits and for powers of two, (((n - q) >> 1) + q) >> shift; a divisor of 1 returns n.
 // CPU twin: src/cpu/divide.rs.
 
-// The high 32 bits of the 64-bit product a * b, from 16-bit limbs.
+// The high 32 bits of the 64-bit product a * b (shared/wide_u32.wgsl).
 fn mulhi(a: u32, b: u32) -> u32 {
-    let a0 = a & 0xffffu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xffffu;
-    let b1 = b >> 16u;
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let middle = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (middle >> 16u);
+    return mul_u32_wide(a, b).y;
 }
 
 // n / d, where (magic, mode) describe d: mode = shift | kind << 8, kind 0: q >> shift,

@@ -1,7 +1,8 @@
 // Lane layout for 16-bit elements packed two per u32 word, low half first: a vec4<u32> Vector
 // holds 8 elements, as two groups, the low halves (elements 0, 2, 4, 6) and the high halves
 // (1, 3, 5, 7), each element in the low 16 bits of one Lanes component. Splitting and joining
-// cost a mask and a shift per word.
+// cost a mask and a shift per word. Used with shared/words_indexed.wgsl and
+// shared/lanes_like_words.wgsl.
 
 const GROUPS: u32 = 2u;
 // Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
@@ -20,16 +21,6 @@ fn with_group(v: Vector, g: u32, l: Lanes) -> Vector {
     return (v & ~(Lanes(0xffffu) << shift)) | ((l & Lanes(0xffffu)) << shift);
 }
 
-fn vector_word(v: Vector, j: u32) -> Word {
-    return v[j];
-}
-
-fn with_vector_word(v: Vector, j: u32, w: Word) -> Vector {
-    var out = v;
-    out[j] = w;
-    return out;
-}
-
 fn word_element(w: Word, i: u32) -> Element {
     return (w >> (16u * i)) & 0xffffu;
 }
@@ -37,18 +28,4 @@ fn word_element(w: Word, i: u32) -> Element {
 fn with_word_element(w: Word, i: u32, e: Element) -> Word {
     let shift = 16u * i;
     return (w & ~(0xffffu << shift)) | ((e & 0xffffu) << shift);
-}
-
-fn lane(l: Lanes, i: u32) -> Element {
-    return l[i];
-}
-
-fn with_lane(l: Lanes, i: u32, e: Element) -> Lanes {
-    var out = l;
-    out[i] = e;
-    return out;
-}
-
-fn splat(e: Element) -> Lanes {
-    return Lanes(e);
 }

@@ -1,21 +1,6 @@
 // Lane layout for 64-bit elements held as (low, high) u32 pairs: a vec4<u32> Vector is one
-// Lanes value of 2 elements, and a Word is one element.
-
-const GROUPS: u32 = 1u;
-// Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
-const LANE_STEP: u32 = 1u;
-
-fn group_offset(g: u32) -> u32 {
-    return 0u;
-}
-
-fn group(v: Vector, g: u32) -> Lanes {
-    return v;
-}
-
-fn with_group(v: Vector, g: u32, l: Lanes) -> Vector {
-    return l;
-}
+// Lanes value of 2 elements, and a Word is one element (with shared/lanes_one_group.wgsl and
+// shared/lanes_like_words.wgsl).
 
 fn vector_word(v: Vector, j: u32) -> Word {
     return select(v.xy, v.zw, j == 1u);
@@ -26,22 +11,6 @@ fn with_vector_word(v: Vector, j: u32, w: Word) -> Vector {
         return Vector(w, v.zw);
     }
     return Vector(v.xy, w);
-}
-
-fn word_element(w: Word, i: u32) -> Element {
-    return w;
-}
-
-fn with_word_element(w: Word, i: u32, e: Element) -> Word {
-    return e;
-}
-
-fn lane(l: Lanes, i: u32) -> Element {
-    return select(l.xy, l.zw, i == 1u);
-}
-
-fn with_lane(l: Lanes, i: u32, e: Element) -> Lanes {
-    return with_vector_word(l, i, e);
 }
 
 fn splat(e: Element) -> Lanes {

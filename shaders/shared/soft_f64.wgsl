@@ -69,26 +69,12 @@ fn u64_clz(a: U64) -> u32 {
     return 32u + countLeadingZeros(a.x);
 }
 
-// The full 64-bit product of two u32, from 16-bit limbs.
-fn mul_u32_full(a: u32, b: u32) -> U64 {
-    let a0 = a & 0xffffu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xffffu;
-    let b1 = b >> 16u;
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let p11 = a1 * b1;
-    let middle = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    return U64((p00 & 0xffffu) | (middle << 16u), p11 + (p01 >> 16u) + (p10 >> 16u) + (middle >> 16u));
-}
-
 // The 128-bit product of two 64-bit values, as (low, high) halves in a vec4.
 fn u64_mul_wide(a: U64, b: U64) -> vec4<u32> {
-    let p00 = mul_u32_full(a.x, b.x);
-    let p01 = mul_u32_full(a.x, b.y);
-    let p10 = mul_u32_full(a.y, b.x);
-    let p11 = mul_u32_full(a.y, b.y);
+    let p00 = mul_u32_wide(a.x, b.x);
+    let p01 = mul_u32_wide(a.x, b.y);
+    let p10 = mul_u32_wide(a.y, b.x);
+    let p11 = mul_u32_wide(a.y, b.y);
     var low = p00;
     var high = p11;
     for (var i = 0u; i < 2u; i++) {
@@ -159,6 +145,15 @@ fn f64_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
     return f64_pack(sign, u32(e), sig);
 }
 
+// f64_round_pack for a significand whose leading bit is at bit 62 or 61 (a product or a sum
+// of two normalized significands), moved up a place in the second case.
+fn f64_round_pack_near(sign: u32, exponent: i32, significand: U64) -> U64 {
+    if (significand.y < 0x40000000u) {
+        return f64_round_pack(sign, exponent - 1, u64_shl(significand, 1u));
+    }
+    return f64_round_pack(sign, exponent, significand);
+}
+
 fn f64_normalize_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
     let shift = u64_clz(significand) - 1u;
     let e = exponent - i32(shift);
@@ -199,16 +194,12 @@ fn f64_mul(a: U64, b: U64) -> U64 {
         eb = 1 - i32(shift);
         fb = u64_shl(fb, shift);
     }
-    var e = ea + eb - 0x3ff;
+    let e = ea + eb - 0x3ff;
     let sa = u64_shl(U64(fa.x, fa.y | F64_IMPLICIT_HIGH), 10u);
     let sb = u64_shl(U64(fb.x, fb.y | F64_IMPLICIT_HIGH), 11u);
     let product = u64_mul_wide(sa, sb);
-    var sig = U64(product.z | select(0u, 1u, !u64_is_zero(product.xy)), product.w);
-    if (sig.y < 0x40000000u) {
-        e -= 1;
-        sig = u64_shl(sig, 1u);
-    }
-    return f64_round_pack(sign, e, sig);
+    let sig = U64(product.z | select(0u, 1u, !u64_is_zero(product.xy)), product.w);
+    return f64_round_pack_near(sign, e, sig);
 }
 
 // a + b for operands of the same sign.
@@ -256,12 +247,7 @@ fn f64_add_magnitudes(a: U64, b: U64, sign: u32) -> U64 {
         sb = select(u64_shl(sb, 1u), u64_add(sb, U64(0u, 0x20000000u)), eb != 0);
         sb = u64_shr_jam(sb, u32(difference));
     }
-    var sig = u64_add(u64_add(U64(0u, 0x20000000u), sa), sb);
-    if (sig.y < 0x40000000u) {
-        e -= 1;
-        sig = u64_shl(sig, 1u);
-    }
-    return f64_round_pack(sign, e, sig);
+    return f64_round_pack_near(sign, e, u64_add(u64_add(U64(0u, 0x20000000u), sa), sb));
 }
 
 // a - b in magnitude for operands of opposite signs, `sign` being a's.

@@ -1,5 +1,6 @@
-// 64-bit integer arithmetic on vec2<u32> (x = low word, y = high word), for adapters
-// without SHADER_INT64. Never truncates to 32 bits.
+// 64-bit products on vec2<u32> (x = low word, y = high word), for adapters without
+// SHADER_INT64 (the emulated int64 and uint64), software f64 (shared/soft_f64.wgsl) and
+// PRelu's division (shared/divide.wgsl). Never truncates to 32 bits.
 
 // The full 64-bit product of two u32, from 16-bit limbs (every partial product fits u32).
 fn mul_u32_wide(a: u32, b: u32) -> vec2<u32> {

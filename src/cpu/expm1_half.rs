@@ -1,4 +1,4 @@
-//! CPU twin of the expm1 in `shaders/shared/compute_half.wgsl` (f16 and bf16 Elu), and the proof
+//! CPU twin of the expm1 in `shaders/shared/expm1_half.wgsl` (f16 and bf16 Elu), and the proof
 //! that its bound holds on every conforming driver: the kernel calls the driver's `exp()`, which
 //! WGSL only bounds (3 + 2|x| ULP of f32), so the twin takes the exponential as a parameter and
 //! the tests run it with both extremes of that bound, over every 16-bit pattern.

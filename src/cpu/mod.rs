@@ -9,7 +9,7 @@
 //! | [`prelu`] | `shaders/ops/prelu.wgsl` |
 //! | [`expm1_f32`] | `shaders/shared/expm1_f32.wgsl` |
 //! | [`expm1_f64`] | `shaders/shared/expm1_f64.wgsl` |
-//! | [`expm1_half`] | `shaders/shared/compute_half.wgsl` |
+//! | [`expm1_half`] | `shaders/shared/expm1_half.wgsl` |
 //! | [`soft_f64`] | `shaders/shared/soft_f64.wgsl` |
 //! | [`divide`] | `shaders/shared/divide.wgsl` |
 //!

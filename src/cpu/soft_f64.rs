@@ -200,16 +200,20 @@ pub fn f64_mul(a: U64, b: U64) -> U64 {
     if eb == 0 {
         (eb, fb) = f64_normalize_subnormal(fb);
     }
-    let mut e = ea + eb - 0x3ff;
+    let e = ea + eb - 0x3ff;
     let sa = u64_shl([fa[0], fa[1] | IMPLICIT_BIT[1]], 10);
     let sb = u64_shl([fb[0], fb[1] | IMPLICIT_BIT[1]], 11);
     let (low, high) = u64_mul_wide(sa, sb);
-    let mut sig = [high[0] | u32::from(!u64_is_zero(low)), high[1]];
-    if sig[1] < 0x4000_0000 {
-        e -= 1;
-        sig = u64_shl(sig, 1);
+    f64_round_pack_near(sign, e, [high[0] | u32::from(!u64_is_zero(low)), high[1]])
+}
+
+/// [`f64_round_pack`] for a significand whose leading bit is at bit 62 or 61 (a product or a
+/// sum of two normalized significands), moved up a place in the second case.
+fn f64_round_pack_near(sign: u32, exponent: i32, significand: U64) -> U64 {
+    if significand[1] < 0x4000_0000 {
+        return f64_round_pack(sign, exponent - 1, u64_shl(significand, 1));
     }
-    f64_round_pack(sign, e, sig)
+    f64_round_pack(sign, exponent, significand)
 }
 
 /// Normalizes `significand` (any leading bit) and rounds and packs it.
@@ -257,13 +261,7 @@ fn f64_add_magnitudes(a: U64, b: U64, sign: u32) -> U64 {
         sb = if eb != 0 { u64_add(sb, [0, 0x2000_0000]) } else { u64_shl(sb, 1) };
         sb = u64_shr_jam(sb, difference as u32);
     }
-    let mut sig = u64_add(u64_add([0, 0x2000_0000], sa), sb);
-    let mut e = e;
-    if sig[1] < 0x4000_0000 {
-        e -= 1;
-        sig = u64_shl(sig, 1);
-    }
-    f64_round_pack(sign, e, sig)
+    f64_round_pack_near(sign, e, u64_add(u64_add([0, 0x2000_0000], sa), sb))
 }
 
 /// `a - b` in magnitude for operands of opposite signs, `sign` being `a`'s.
@@ -493,61 +491,50 @@ mod tests {
         }
     }
 
-    #[test]
-    fn multiplication_is_correctly_rounded() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    /// Checks `soft` against the CPU's own `hard` on every pair of interesting values and on
+    /// random pairs (with `extra`, a third operand derived from each random pair, also checked).
+    fn check_correctly_rounded(
+        name: &str,
+        soft: fn(U64, U64) -> U64,
+        hard: fn(f64, f64) -> f64,
+        mut state: u64,
+        extra: impl Fn(f64, u64) -> Option<f64>,
+    ) {
+        let check = |a: f64, b: f64| {
+            let got = to(soft(from(a), from(b)));
+            assert!(
+                same(got, hard(a, b)),
+                "{name}({a:e} ({:#x}), {b:e} ({:#x})): {got:e} vs {:e}",
+                a.to_bits(),
+                b.to_bits(),
+                hard(a, b)
+            );
+        };
         let values = interesting();
         for &a in &values {
             for &b in &values {
-                assert!(
-                    same(to(f64_mul(from(a), from(b))), a * b),
-                    "{a:e} * {b:e}: {:e} vs {:e}",
-                    to(f64_mul(from(a), from(b))),
-                    a * b
-                );
+                check(a, b);
             }
         }
         for _ in 0..2_000_000 {
             let (a, b) = (random(&mut state), random(&mut state));
-            let got = to(f64_mul(from(a), from(b)));
-            assert!(
-                same(got, a * b),
-                "{a:e} ({:#x}) * {b:e} ({:#x}): {got:e} vs {:e}",
-                a.to_bits(),
-                b.to_bits(),
-                a * b
-            );
+            check(a, b);
+            if let Some(c) = extra(a, state) {
+                check(a, c);
+            }
         }
     }
 
     #[test]
+    fn multiplication_is_correctly_rounded() {
+        check_correctly_rounded("mul", f64_mul, |a, b| a * b, 0x9e37_79b9_7f4a_7c15, |_, _| None);
+    }
+
+    #[test]
     fn addition_is_correctly_rounded() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let values = interesting();
-        for &a in &values {
-            for &b in &values {
-                assert!(
-                    same(to(f64_add(from(a), from(b))), a + b),
-                    "{a:e} + {b:e}: {:e} vs {:e}",
-                    to(f64_add(from(a), from(b))),
-                    a + b
-                );
-            }
-        }
-        for _ in 0..2_000_000 {
-            let (a, b) = (random(&mut state), random(&mut state));
-            let got = to(f64_add(from(a), from(b)));
-            assert!(
-                same(got, a + b),
-                "{a:e} ({:#x}) + {b:e} ({:#x}): {got:e} vs {:e}",
-                a.to_bits(),
-                b.to_bits(),
-                a + b
-            );
-            // Close values of opposite signs: the cancelling path.
-            let c = -f64::from_bits(a.to_bits() ^ (state & 0xfff));
-            assert!(same(to(f64_add(from(a), from(c))), a + c), "{a:e} + {c:e}");
-        }
+        // The extra operand is close to -a: the cancelling path.
+        let close_opposite = |a: f64, state: u64| Some(-f64::from_bits(a.to_bits() ^ (state & 0xfff)));
+        check_correctly_rounded("add", f64_add, |a, b| a + b, 0x2545_f491_4f6c_dd1d, close_opposite);
     }
 
     #[test]

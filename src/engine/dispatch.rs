@@ -196,7 +196,7 @@ impl Context {
                 }
                 let aligned = unidirectional_slope_shape(job.shape, shape)?;
                 let plan = plan(job.shape, &aligned)?;
-                let lanes = self.repr_for(PRELU.onnx_name, dtype)?.spec().vector_lanes;
+                let lanes = self.repr_for(PRELU.onnx_name, dtype)?.spec().vector_lanes();
                 let block = self.inner.tuning.invocation_block() * lanes;
                 Ok(Planned { step, kind: StepKind::Prelu(plan.access_for(lanes, block)), plan: Some(plan) })
             }
@@ -276,7 +276,7 @@ impl Context {
             });
         }
         let spec = repr.spec();
-        let lanes = spec.vector_lanes;
+        let lanes = spec.vector_lanes();
         let len = source.len() as u64;
         let full = len / lanes;
         let tail_elements = len % lanes;
@@ -362,7 +362,7 @@ impl Context {
             let aligned = start / align * align;
             let end = (len * elem).next_multiple_of(4);
             let mut params = template;
-            params.tail_word = ((start - aligned) / spec.word_bytes) as u32;
+            params.tail_word = ((start - aligned) / spec.word_bytes()) as u32;
             params.tail_elements = tail_elements as u32;
             params.first_element = first_element as u32;
             let mut entries =

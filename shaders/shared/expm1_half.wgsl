@@ -1,20 +1,10 @@
-// The arithmetic of the 16-bit float representations (f16, bf16): four lanes at a time in f32.
+// expm1 for the 16-bit float representations (f16, bf16): four lanes at a time in f32.
 // Their results keep 11 (f16) or 8 (bf16) significant bits, so expm1 can start from exp(),
 // which WGSL bounds at 3 + 2|x| ULP of f32: for Elu's kept x in [-17.5, 0) that is at most
 // 38 ULP, 2^-17.7 relative, well under one ULP of a 16-bit result, except near 0 where
 // exp(x) - 1 cancels; there (|x| < 2^-6) the series x + x^2/2 + x^3/6 holds to 2^-22. Below
 // -17.5, where the bound stops meaning anything, the result is -1 (e^x < 2^-25).
 // CPU twin, which checks the bound for any exp within the spec's: src/cpu/expm1_half.rs.
-
-alias Compute = vec4<f32>;
-
-fn from_attribute(a: f32) -> Compute {
-    return Compute(a);
-}
-
-fn mul(a: Compute, b: Compute) -> Compute {
-    return a * b;
-}
 
 fn expm1(c: Compute) -> Compute {
     let series = c + c * c * (0.5 + c * (1.0 / 6.0));
