@@ -28,6 +28,24 @@ pub enum DType {
     U64,
 }
 
+/// Evaluates `$body` with `$t` naming the [`Element`] type of the runtime tag `$dtype`, so that
+/// code generic over the element type is reached from a [`DType`] without a match of its own.
+macro_rules! with_element_type {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        $crate::dtype::with_element_type!(@arms $dtype, $t, $body;
+            BF16 ::half::bf16, F16 ::half::f16, F32 f32, F64 f64, I32 i32, I64 i64, U32 u32, U64 u64)
+    };
+    (@arms $dtype:expr, $t:ident, $body:expr; $($variant:ident $type:ty),*) => {
+        match $dtype {
+            $($crate::DType::$variant => {
+                type $t = $type;
+                $body
+            })*
+        }
+    };
+}
+pub(crate) use with_element_type;
+
 impl DType {
     /// Every dtype, in a fixed order.
     pub const ALL: [DType; 8] =
@@ -145,7 +163,7 @@ macro_rules! float_element {
             }
             fn is_subnormal(self) -> bool {
                 let v = self.to_f64();
-                v != 0.0 && v.abs() < <$t>::from_f64(0.0).smallest_normal().to_f64()
+                v != 0.0 && v.abs() < <$t>::MIN_POSITIVE.to_f64()
             }
             fn unary_reference(self, op: &UnaryOp, attributes: &Attributes) -> Option<Self> {
                 Some(crate::cpu::unary_scalar(op, attributes, self))
@@ -160,30 +178,6 @@ macro_rules! float_element {
             }
         }
     };
-}
-
-trait SmallestNormal {
-    fn smallest_normal(self) -> Self;
-}
-impl SmallestNormal for f16 {
-    fn smallest_normal(self) -> Self {
-        f16::MIN_POSITIVE
-    }
-}
-impl SmallestNormal for bf16 {
-    fn smallest_normal(self) -> Self {
-        bf16::MIN_POSITIVE
-    }
-}
-impl SmallestNormal for f32 {
-    fn smallest_normal(self) -> Self {
-        f32::MIN_POSITIVE
-    }
-}
-impl SmallestNormal for f64 {
-    fn smallest_normal(self) -> Self {
-        f64::MIN_POSITIVE
-    }
 }
 
 float_element!(f16, DType::F16, u16, f16::to_bits, f16::to_f64, f16::from_f64);

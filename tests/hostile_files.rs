@@ -11,27 +11,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::cli::{TempDir, assert_bad_input, npy_bytes, p, ran_on_gpu, stderr, wgpu_act};
+use common::onnx::typed_value;
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{read_npy, write_npy};
 use prost::Message;
 use wgpu_activations::onnx::proto::{
-    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TypeProto, ValueInfoProto,
-    tensor_proto, type_proto,
+    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, tensor_proto,
 };
 use wgpu_activations::onnx::{HostTensor, OnnxModel};
 use wgpu_activations::reference;
 
 /// Peak resident memory a rejected file may cost the CLI (a GPU context included).
 const MAX_PEAK_MIB: u64 = 400;
-
-fn value(name: &str, elem_type: i32) -> ValueInfoProto {
-    let tensor = type_proto::Tensor { elem_type: Some(elem_type), shape: None };
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
-        ..Default::default()
-    }
-}
 
 fn node(op: &str, inputs: &[&str], output: &str) -> NodeProto {
     NodeProto {
@@ -49,8 +40,8 @@ fn model(nodes: Vec<NodeProto>, outputs: &[&str], initializers: Vec<TensorProto>
         opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(16) }],
         graph: Some(GraphProto {
             node: nodes,
-            input: vec![value("X", 1)],
-            output: outputs.iter().map(|n| value(n, 1)).collect(),
+            input: vec![typed_value("X", 1)],
+            output: outputs.iter().map(|n| typed_value(n, 1)).collect(),
             initializer: initializers,
             ..Default::default()
         }),

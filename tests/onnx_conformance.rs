@@ -6,6 +6,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use common::onnx::typed_value;
 use ndarray::{ArrayD, IxDyn};
 use prost::Message;
 use wgpu_activations::DType;
@@ -76,20 +77,9 @@ fn node(op: &str, inputs: &[&str], output: &str, attributes: Vec<AttributeProto>
     }
 }
 
-/// A graph value declared as a float tensor (ONNX Runtime refuses inputs without a type).
+/// A graph value declared as a float tensor.
 fn value(name: &str) -> ValueInfoProto {
     typed_value(name, 1)
-}
-
-/// A graph value declared as a tensor of ONNX data type `elem_type`.
-fn typed_value(name: &str, elem_type: i32) -> ValueInfoProto {
-    use wgpu_activations::onnx::proto::{TypeProto, type_proto};
-    let tensor = type_proto::Tensor { elem_type: Some(elem_type), shape: None };
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
-        ..Default::default()
-    }
 }
 
 fn model(

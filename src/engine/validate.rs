@@ -56,14 +56,8 @@ pub(crate) fn chain_bound(steps: &[JobStep<'_>], dtype: DType) -> u64 {
 /// What the check of one job needs once the GPU is done.
 struct Check {
     device: wgpu::Device,
-    chain: String,
-    dtype: DType,
-    bound: u64,
-    element_base: u64,
-    steps: Vec<StepCheck>,
-    x: PooledBuffer,
+    job: PendingCheck,
     y: PooledBuffer,
-    bytes: u64,
 }
 
 enum StepCheck {
@@ -127,17 +121,7 @@ impl Context {
         report: Report,
     ) -> Result<Option<CheckHandle>> {
         let Some(pending) = pending else { return Ok(None) };
-        let check = Check {
-            device: self.inner.device.clone(),
-            y: self.stage(encoder, y)?,
-            chain: pending.chain,
-            dtype: pending.dtype,
-            bound: pending.bound,
-            element_base: pending.element_base,
-            steps: pending.steps,
-            x: pending.x,
-            bytes: pending.bytes,
-        };
+        let check = Check { device: self.inner.device.clone(), y: self.stage(encoder, y)?, job: pending };
         let failures = Arc::clone(&self.inner.validation_failures);
         let handle = CheckHandle::default();
         let report_to = match report {
@@ -146,7 +130,7 @@ impl Context {
         };
         // The comparison runs in whichever map callback comes last (wgpu does not order them
         // with the submission's other callbacks on every backend).
-        let maps = 2 + check.steps.iter().filter(|s| matches!(s, StepCheck::Prelu { .. })).count();
+        let maps = 2 + check.job.steps.iter().filter(|s| matches!(s, StepCheck::Prelu { .. })).count();
         let buffers: Vec<wgpu::Buffer> = check.buffers_to_map();
         let countdown = Arc::new(Mutex::new(Countdown {
             remaining: maps,
@@ -277,16 +261,17 @@ impl Check {
                     .map_err(|e| Error::Gpu { during: "validation", message: e.to_string() })?;
                 Ok(bytemuck::pod_collect_to_vec(&view[..bytes as usize]))
             };
-            let x = read(&check.x, check.bytes)?;
-            let y = read(&check.y, check.bytes)?;
+            let job = &check.job;
+            let x = read(&job.x, job.bytes)?;
+            let y = read(&check.y, job.bytes)?;
             let mut slopes = Vec::new();
-            for step in &check.steps {
+            for step in &job.steps {
                 if let StepCheck::Prelu { staging, bytes, .. } = step {
                     slopes.push(read(staging, *bytes)?);
                 }
             }
             let mut slope_values = slopes.iter();
-            let steps: Vec<CpuStep<'_, T>> = check
+            let steps: Vec<CpuStep<'_, T>> = job
                 .steps
                 .iter()
                 .map(|step| match step {
@@ -298,24 +283,15 @@ impl Check {
                     },
                 })
                 .collect();
-            compare(&check.chain, &y, &x, check.element_base, &steps, check.bound)
+            compare(&job.chain, &y, &x, job.element_base, &steps, job.bound)
         }
-        match self.dtype {
-            DType::BF16 => typed::<half::bf16>(self),
-            DType::F16 => typed::<half::f16>(self),
-            DType::F32 => typed::<f32>(self),
-            DType::F64 => typed::<f64>(self),
-            DType::I32 => typed::<i32>(self),
-            DType::I64 => typed::<i64>(self),
-            DType::U32 => typed::<u32>(self),
-            DType::U64 => typed::<u64>(self),
-        }
+        crate::dtype::with_element_type!(self.job.dtype, T => typed::<T>(self))
     }
 
     /// The staging buffers, as wgpu handles to map.
     fn buffers_to_map(&self) -> Vec<wgpu::Buffer> {
-        let mut all = vec![self.x.buffer().clone(), self.y.buffer().clone()];
-        for step in &self.steps {
+        let mut all = vec![self.job.x.buffer().clone(), self.y.buffer().clone()];
+        for step in &self.job.steps {
             if let StepCheck::Prelu { staging, .. } = step {
                 all.push(staging.buffer().clone());
             }
@@ -324,8 +300,8 @@ impl Check {
     }
 
     fn buffers(self) -> (wgpu::Device, Vec<PooledBuffer>) {
-        let mut all = vec![self.x, self.y];
-        for step in self.steps {
+        let mut all = vec![self.job.x, self.y];
+        for step in self.job.steps {
             if let StepCheck::Prelu { staging, .. } = step {
                 all.push(staging);
             }

@@ -10,7 +10,7 @@ use prost::Message;
 
 use super::error::OnnxError;
 use super::proto::{ModelProto, TensorProto};
-use crate::dtype::{DType, Element};
+use crate::dtype::{DType, Element, with_element_type};
 use crate::engine::{Context, GpuTensor};
 
 /// Largest file the loaders read: a serialized protobuf cannot exceed 2 GiB. Files are checked
@@ -80,6 +80,17 @@ macro_rules! with_host_tensor {
             $crate::onnx::HostTensor::U64($a) => $body,
         }
     };
+}
+
+/// Elements stored little-endian, as ONNX's `raw_data` holds them, on a host of either order.
+fn from_le_bytes<T: bytemuck::Pod>(raw: &[u8]) -> Vec<T> {
+    let mut values: Vec<T> = bytemuck::pod_collect_to_vec(raw);
+    if cfg!(target_endian = "big") {
+        for element in bytemuck::cast_slice_mut::<T, u8>(&mut values).chunks_exact_mut(size_of::<T>()) {
+            element.reverse();
+        }
+    }
+    values
 }
 
 /// Conversion between a typed array and [`HostTensor`].
@@ -190,16 +201,7 @@ impl HostTensor {
 
     /// Downloads a device tensor of any dtype.
     pub fn download(ctx: &Context, tensor: &GpuTensor) -> Result<HostTensor, crate::Error> {
-        Ok(match tensor.dtype() {
-            DType::BF16 => HostTensor::BF16(ctx.download(tensor)?),
-            DType::F16 => HostTensor::F16(ctx.download(tensor)?),
-            DType::F32 => HostTensor::F32(ctx.download(tensor)?),
-            DType::F64 => HostTensor::F64(ctx.download(tensor)?),
-            DType::I32 => HostTensor::I32(ctx.download(tensor)?),
-            DType::I64 => HostTensor::I64(ctx.download(tensor)?),
-            DType::U32 => HostTensor::U32(ctx.download(tensor)?),
-            DType::U64 => HostTensor::U64(ctx.download(tensor)?),
-        })
+        with_element_type!(tensor.dtype(), T => Ok(T::wrap(ctx.download::<T>(tensor)?)))
     }
 
     /// Decodes a serialized `TensorProto` (a `.pb` file of the ONNX backend tests).
@@ -248,35 +250,7 @@ impl HostTensor {
                     len.saturating_mul(dtype.size_bytes())
                 )));
             }
-            // Little-endian on the wire: decode per element so big-endian hosts work too.
-            return Ok(match dtype {
-                DType::BF16 => build!(bf16, raw.chunks_exact(2).map(|c| bf16::from_le_bytes([c[0], c[1]])).collect()),
-                DType::F16 => build!(f16, raw.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]])).collect()),
-                DType::F32 => build!(
-                    f32,
-                    raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
-                ),
-                DType::F64 => build!(
-                    f64,
-                    raw.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
-                ),
-                DType::I32 => build!(
-                    i32,
-                    raw.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
-                ),
-                DType::I64 => build!(
-                    i64,
-                    raw.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
-                ),
-                DType::U32 => build!(
-                    u32,
-                    raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
-                ),
-                DType::U64 => build!(
-                    u64,
-                    raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
-                ),
-            });
+            return Ok(with_element_type!(dtype, T => build!(T, from_le_bytes(raw))));
         }
         // 16-bit floats travel as their bit patterns in int32_data.
         let half_bits = |what: &str| -> Result<Vec<u16>, OnnxError> {

@@ -5,6 +5,8 @@
 
 pub mod cli;
 pub mod exact;
+#[cfg(feature = "onnx")]
+pub mod onnx;
 
 use std::sync::OnceLock;
 

@@ -545,8 +545,13 @@ def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5)
         sets.append(([make_tensor("X", dtype, x, storage)], [make_tensor("Y", dtype, y, storage)]))
     write_case(root, name, model, sets)
     cov = [f"alpha={'default (' + str(a) + ')' if alpha is None else a}"]
+    own_case(name, op, opset, dtype, cov, consumed, "[0]", storage, n_sets, covers)
+
+
+def own_case(name, op, opset, dtype, cov, consumed, consumed_all, storage, n_sets, covers):
+    """Records one own case with the coverage notes every case ends with."""
     if opset == 1:
-        cov.append(f"consumed_inputs={'[]' if consumed == 'empty' else '[0]'}")
+        cov.append(f"consumed_inputs={'[]' if consumed == 'empty' else consumed_all}")
     if storage == "typed":
         cov.append(typed_field(dtype))
     if n_sets > 1:
@@ -706,15 +711,7 @@ def own_prelu(root, opset, dtype, x_shape, s_shape, name_extra="", storage="raw"
         cov.append("slope is a graph initializer (not a graph input)")
     elif slope_mode == "initializer_as_input":
         cov.append(f"slope is an initializer ALSO listed as graph input (IR {model.ir_version}); data set has only X")
-    if opset == 1:
-        cov.append(f"consumed_inputs={'[]' if consumed == 'empty' else '[0, 0]'}")
-    if storage == "typed":
-        cov.append(typed_field(dtype))
-    if n_sets > 1:
-        cov.append(f"{n_sets} data sets")
-    if covers:
-        cov.append(covers)
-    OWN.append(Own(name, "PRelu", opset, dtype, "; ".join(cov)))
+    own_case(name, "PRelu", opset, dtype, cov, consumed, "[0, 0]", storage, n_sets, covers)
 
 
 def own_dag(root, dtype: str, storage="raw"):
