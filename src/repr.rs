@@ -112,12 +112,8 @@ impl Layout {
 /// 32-bit elements, as their bits in u32 words.
 const U32_WORDS: Layout = Layout::direct("vec4<u32>", "u32", "vec4<bool>", 4);
 /// 16-bit elements, two per u32 word.
-const HALVES: Layout = Layout {
-    vector_lanes: 8,
-    word_lanes: 2,
-    wgsl: &[LANES_HALVES, WORDS_INDEXED, LANES_LIKE_WORDS, HALF_BITS],
-    ..U32_WORDS
-};
+const HALVES: Layout =
+    Layout { vector_lanes: 8, word_lanes: 2, wgsl: &[LANES_HALVES, WORDS_INDEXED, LANES_LIKE_WORDS], ..U32_WORDS };
 /// 64-bit elements as (low, high) u32 pairs, two per vec4<u32>.
 const U32_PAIRS: Layout = Layout {
     word: "vec2<u32>",
@@ -163,7 +159,6 @@ const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/shared/compute_f32.wgsl");
 const EXPM1_HALF: &str = include_str!("../shaders/shared/expm1_half.wgsl");
 const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
-const HALF_BITS: &str = include_str!("../shaders/shared/half_bits.wgsl");
 const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
 const EXPM1_F64: &str = include_str!("../shaders/shared/expm1_f64.wgsl");
 /// 64-bit products on u32 words; PRelu's division (`shaders/shared/divide.wgsl`) uses it too.

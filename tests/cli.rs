@@ -197,50 +197,28 @@ fn garbage_and_truncated_files_are_bad_input() {
 }
 
 #[test]
-fn prelu_without_slope_is_bad_input() {
-    let dir = TempDir::new("noslope");
-    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
-    write_npy(&x_path, &test_x()).unwrap();
-    assert_bad_input(&wgpu_act(&["apply", "--op", "prelu", p(&x_path), p(&y_path)]), "requires --slope");
-    assert!(!y_path.exists());
-}
-
-#[test]
-fn non_broadcastable_slope_is_bad_input() {
-    let dir = TempDir::new("broadcast");
-    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
-    write_npy(&x_path, &test_x()).unwrap();
-    write_npy(&s_path, &common::to_dyn(vec![0.5f32; 3], &[3])).unwrap();
-    let output = wgpu_act(&["apply", "--op", "prelu", "--slope", p(&s_path), p(&x_path), p(&y_path)]);
-    assert_bad_input(&output, "does not broadcast");
-    assert!(!y_path.exists());
-}
-
-#[test]
-fn elu_on_int32_is_refused() {
-    let dir = TempDir::new("int32");
-    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
-    write_npy(&x_path, &common::to_dyn(vec![-3i32, 0, 5], &[3])).unwrap();
-    assert_bad_input(
-        &wgpu_act(&["apply", "--op", "elu", p(&x_path), p(&y_path)]),
-        "Elu does not accept element type i32",
-    );
-    assert!(!y_path.exists());
-}
-
-#[test]
-fn bad_attribute_combinations_are_bad_input() {
-    let dir = TempDir::new("attrs");
-    let (x_path, s_path, y_path) = (dir.path("x.npy"), dir.path("slope.npy"), dir.path("y.npy"));
-    write_npy(&x_path, &test_x()).unwrap();
-    write_npy(&s_path, &common::to_dyn(vec![1i32], &[1])).unwrap();
-    let (x, s, y) = (p(&x_path), p(&s_path), p(&y_path));
-    assert_bad_input(&wgpu_act(&["apply", "--op", "prelu", "--alpha", "0.5", "--slope", s, x, y]), "--alpha");
-    assert_bad_input(&wgpu_act(&["apply", "--op", "elu", "--slope", s, x, y]), "--slope");
-    assert_bad_input(
-        &wgpu_act(&["apply", "--op", "prelu", "--slope", s, x, y]),
-        "slope has dtype int32 but X has dtype float",
-    );
+fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
+    let dir = TempDir::new("refusals");
+    let paths = ["x.npy", "int_slope.npy", "slope3.npy", "int_x.npy", "y.npy"].map(|name| dir.path(name));
+    let [x_path, int_slope_path, slope3_path, int_x_path, y_path] = &paths;
+    write_npy(x_path, &test_x()).unwrap();
+    write_npy(int_slope_path, &common::to_dyn(vec![1i32], &[1])).unwrap();
+    write_npy(slope3_path, &common::to_dyn(vec![0.5f32; 3], &[3])).unwrap();
+    write_npy(int_x_path, &common::to_dyn(vec![-3i32, 0, 5], &[3])).unwrap();
+    let [x, int_slope, slope3, int_x, y] =
+        [x_path, int_slope_path, slope3_path, int_x_path, y_path].map(|path| p(path));
+    let refusals: [(&[&str], &str); 6] = [
+        (&["--op", "prelu", x, y], "requires --slope"),
+        (&["--op", "prelu", "--slope", slope3, x, y], "does not broadcast"),
+        (&["--op", "elu", int_x, y], "Elu does not accept element type i32"),
+        (&["--op", "prelu", "--alpha", "0.5", "--slope", int_slope, x, y], "--alpha"),
+        (&["--op", "elu", "--slope", int_slope, x, y], "--slope"),
+        (&["--op", "prelu", "--slope", int_slope, x, y], "slope has dtype int32 but X has dtype float"),
+    ];
+    for (args, expected) in refusals {
+        assert_bad_input(&wgpu_act(&[&["apply"], args].concat()), expected);
+        assert!(!y_path.exists(), "{args:?} wrote its output");
+    }
     // Usage errors are clap's, also exit status 2.
     let output = wgpu_act(&["apply", "--op", "gelu", x, y]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));

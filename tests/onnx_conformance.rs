@@ -82,6 +82,25 @@ fn value(name: &str) -> ValueInfoProto {
     typed_value(name, 1)
 }
 
+/// A Constant node holding the float `value`.
+fn constant(name: &str, value: f32) -> NodeProto {
+    NodeProto {
+        op_type: Some("Constant".into()),
+        output: vec![name.into()],
+        attribute: vec![attribute_float("value_float", value)],
+        ..Default::default()
+    }
+}
+
+/// LeakyRelu's function body, `Y = Where(Less(X, zero), Mul(factor, X), X)`, after the nodes
+/// of `prelude` (which make `zero`, and `factor` unless it is X), as a model of `opset`.
+fn where_expansion(opset: i64, mut prelude: Vec<NodeProto>, zero: &str, factor: &str) -> ModelProto {
+    prelude.push(node("Less", &["X", zero], "L", vec![]));
+    prelude.push(node("Mul", &[factor, "X"], "M", vec![]));
+    prelude.push(node("Where", &["L", "M", "X"], "Y", vec![]));
+    model(opset, prelude, &["X"], &["Y"], vec![])
+}
+
 fn model(
     opset: i64,
     nodes: Vec<NodeProto>,
@@ -250,33 +269,14 @@ fn expected_data_from_the_literal_formula_is_judged_against_the_correctly_rounde
 #[test]
 fn hostile_expansions_are_refused_without_recursing_forever() {
     // A CastLike feeding itself, used as the zero of an expansion: a loop, not a constant.
-    let looped = model(
-        18,
-        vec![
-            node("CastLike", &["Zc", "X"], "Zc", vec![]),
-            node("Less", &["X", "Zc"], "L", vec![]),
-            node("Mul", &["X", "X"], "M", vec![]),
-            node("Where", &["L", "M", "X"], "Y", vec![]),
-        ],
-        &["X"],
-        &["Y"],
-        vec![],
-    );
+    let looped = where_expansion(18, vec![node("CastLike", &["Zc", "X"], "Zc", vec![])], "Zc", "X");
     assert!(OnnxModel::from_bytes(&looped.encode_to_vec()).is_err());
     // A very long acyclic CastLike chain is walked only so far, then refused by name.
-    let mut nodes = vec![NodeProto {
-        op_type: Some("Constant".into()),
-        output: vec!["c0".into()],
-        attribute: vec![attribute_float("value_float", 0.0)],
-        ..Default::default()
-    }];
+    let mut nodes = vec![constant("c0", 0.0)];
     for i in 0..100_000 {
         nodes.push(node("CastLike", &[&format!("c{i}"), "X"], &format!("c{}", i + 1), vec![]));
     }
-    nodes.push(node("Less", &["X", "c100000"], "L", vec![]));
-    nodes.push(node("Mul", &["X", "X"], "M", vec![]));
-    nodes.push(node("Where", &["L", "M", "X"], "Y", vec![]));
-    let long = model(18, nodes, &["X"], &["Y"], vec![]);
+    let long = where_expansion(18, nodes, "c100000", "X");
     assert!(matches!(OnnxModel::from_bytes(&long.encode_to_vec()), Err(OnnxError::UnsupportedOp { .. })));
     // 100k chained Elu nodes schedule in linear time and fuse into chains of at most 8.
     let mut chain = Vec::new();
@@ -329,27 +329,8 @@ fn models_onnx_runtime_refuses_are_refused() {
     refused("an INT alpha", model(16, vec![node("LeakyRelu", &["X"], "Y", vec![int_alpha])], &["X"], &["Y"], vec![]));
     // LeakyRelu's function body expanded (Less, Mul, Where): accepted from opset 9, where Where
     // exists, refused before it.
-    let expansion = |opset| {
-        let constant = |name: &str, v: f32| NodeProto {
-            op_type: Some("Constant".into()),
-            output: vec![name.into()],
-            attribute: vec![attribute_float("value_float", v)],
-            ..Default::default()
-        };
-        model(
-            opset,
-            vec![
-                constant("zero", 0.0),
-                constant("alpha", 0.1),
-                node("Less", &["X", "zero"], "L", vec![]),
-                node("Mul", &["alpha", "X"], "M", vec![]),
-                node("Where", &["L", "M", "X"], "Y", vec![]),
-            ],
-            &["X"],
-            &["Y"],
-            vec![],
-        )
-    };
+    let expansion =
+        |opset| where_expansion(opset, vec![constant("zero", 0.0), constant("alpha", 0.1)], "zero", "alpha");
     assert!(OnnxModel::from_bytes(&expansion(9).encode_to_vec()).is_ok(), "the opset-9 expansion is refused");
     refused("a Where expansion at opset 8", expansion(8));
 }

@@ -61,29 +61,7 @@ fn every_pattern<T: Sample>() {
     }
 }
 
-#[test]
-fn f32_every_pattern() {
-    every_pattern::<f32>();
-}
-
-#[test]
-fn f16_and_bf16_every_pattern() {
-    every_pattern::<f16>();
-    every_pattern::<bf16>();
-}
-
-#[test]
-fn f64_every_pattern() {
-    every_pattern::<f64>();
-}
-
-#[test]
-fn integers_every_pattern() {
-    every_pattern::<i32>();
-    every_pattern::<i64>();
-    every_pattern::<u32>();
-    every_pattern::<u64>();
-}
+tests_per_dtype!(every_pattern: f32, f16, bf16, f64, i32, i64, u32, u64);
 
 #[test]
 fn every_16_bit_pattern_times_random_slopes_is_exact() {

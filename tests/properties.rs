@@ -161,6 +161,20 @@ fn check_prelu<T: Sample + Element>(ctx: &Context, case: &PreluCase) {
     }
 }
 
+/// The checks per element type, one of which each case picks.
+const UNARY_CHECKS: [fn(&Context, &UnaryCase); 4] =
+    [check_unary::<f32>, check_unary::<f16>, check_unary::<bf16>, check_unary::<f64>];
+const PRELU_CHECKS: [fn(&Context, &PreluCase); 8] = [
+    check_prelu::<f32>,
+    check_prelu::<f16>,
+    check_prelu::<bf16>,
+    check_prelu::<f64>,
+    check_prelu::<i32>,
+    check_prelu::<i64>,
+    check_prelu::<u32>,
+    check_prelu::<u64>,
+];
+
 fn config() -> ProptestConfig {
     // 48 cases each in the suite; PROPTEST_CASES=N for a longer run.
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(48);
@@ -171,29 +185,15 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn unary_chains_match_the_reference_on_any_shape_layout_and_alpha(case in unary_case(), dtype in 0u8..4) {
+    fn unary_chains_match_the_reference_on_any_shape_layout_and_alpha(case in unary_case(), dtype in 0..UNARY_CHECKS.len()) {
         let Some(ctx) = common::ctx() else { return Ok(()) };
-        match dtype {
-            0 => check_unary::<f32>(ctx, &case),
-            1 => check_unary::<f16>(ctx, &case),
-            2 => check_unary::<bf16>(ctx, &case),
-            _ => check_unary::<f64>(ctx, &case),
-        }
+        UNARY_CHECKS[dtype](ctx, &case);
     }
 
     #[test]
-    fn prelu_matches_the_reference_or_refuses_what_does_not_broadcast(case in prelu_case(), dtype in 0u8..8) {
+    fn prelu_matches_the_reference_or_refuses_what_does_not_broadcast(case in prelu_case(), dtype in 0..PRELU_CHECKS.len()) {
         let Some(ctx) = common::ctx() else { return Ok(()) };
-        match dtype {
-            0 => check_prelu::<f32>(ctx, &case),
-            1 => check_prelu::<f16>(ctx, &case),
-            2 => check_prelu::<bf16>(ctx, &case),
-            3 => check_prelu::<f64>(ctx, &case),
-            4 => check_prelu::<i32>(ctx, &case),
-            5 => check_prelu::<i64>(ctx, &case),
-            6 => check_prelu::<u32>(ctx, &case),
-            _ => check_prelu::<u64>(ctx, &case),
-        }
+        PRELU_CHECKS[dtype](ctx, &case);
     }
 }
 

@@ -32,9 +32,10 @@ fn run<T: FloatElement>(ctx: &Context, op: &'static UnaryOp, values: &[f32], x: 
     (y, reference::unary(op, &attributes(op, values), x.view()))
 }
 
-fn every_16_bit_pattern<T: FloatElement>(from_bits: fn(u16) -> T) {
+fn every_16_bit_pattern<T: FloatElement>() {
+    let bits: Vec<u16> = (0..=u16::MAX).collect();
     for (path, ctx) in path_contexts() {
-        let x = to_dyn((0..=u16::MAX).map(from_bits).collect(), &[1 << 16]);
+        let x = to_dyn(bytemuck::pod_collect_to_vec::<u16, T>(&bits), &[1 << 16]);
         for op in UNARY_OPS {
             let bound = op.max_ulp.for_dtype(T::DTYPE);
             for values in attribute_sets(op) {
@@ -49,15 +50,7 @@ fn every_16_bit_pattern<T: FloatElement>(from_bits: fn(u16) -> T) {
     }
 }
 
-#[test]
-fn every_f16_pattern_on_every_path() {
-    every_16_bit_pattern(f16::from_bits);
-}
-
-#[test]
-fn every_bf16_pattern_on_every_path() {
-    every_16_bit_pattern(bf16::from_bits);
-}
+tests_per_dtype!(every_16_bit_pattern: f16, bf16);
 
 /// Shapes of every rank from 0 to 6, odd sizes, and empty dims.
 const SHAPES: [&[usize]; 14] = [
@@ -118,21 +111,7 @@ fn shapes_and_layouts<T: FloatElement + Sample>() {
     }
 }
 
-#[test]
-fn f32_shapes_layouts_and_specials() {
-    shapes_and_layouts::<f32>();
-}
-
-#[test]
-fn f16_and_bf16_shapes_and_layouts() {
-    shapes_and_layouts::<f16>();
-    shapes_and_layouts::<bf16>();
-}
-
-#[test]
-fn f64_shapes_and_layouts() {
-    shapes_and_layouts::<f64>();
-}
+tests_per_dtype!(shapes_and_layouts: f32, f16, bf16, f64);
 
 #[test]
 fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {

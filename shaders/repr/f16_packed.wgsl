@@ -1,17 +1,43 @@
 // Element representation: float16, emulated on u32 words (adapters without SHADER_F16, or
 // when forced). Interface: see repr/f32.wgsl; layout: shared/lanes_halves.wgsl. Widened
-// exactly to f32, computed in f32, rounded back to nearest-even on the bits
-// (shared/half_bits.wgsl), so the result is the same on every adapter.
+// exactly to f32, computed in f32, rounded back to nearest-even on the bits, so the result is
+// the same on every adapter: WGSL leaves the rounding of f32 -> f16 conversions to the
+// implementation, and these round to nearest-even, keep signed zeros and infinities, and
+// return quiet NaNs. Branch-free: every case is computed and select() picks per lane.
 
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xfc00 is -inf, above it are the negative-signed NaNs.
     return (l > Lanes(0x8000u)) & (l <= Lanes(0xfc00u));
 }
 
-fn to_compute(l: Lanes) -> Compute {
-    return f16_bits_to_f32(l);
+// binary16 bits -> f32, exact (subnormals included).
+fn to_compute(h: Lanes) -> Compute {
+    let sign = (h & vec4(0x8000u)) << vec4(16u);
+    let exponent = (h >> vec4(10u)) & vec4(0x1fu);
+    let mantissa = h & vec4(0x3ffu);
+    let normal = sign | ((exponent + vec4(112u)) << vec4(23u)) | (mantissa << vec4(13u));
+    let special = sign | vec4(0x7f800000u) | (mantissa << vec4(13u));
+    // mantissa * 2^-24: exact in f32, and a normal f32 whenever it is not zero.
+    let subnormal = sign | bitcast<vec4<u32>>(vec4<f32>(mantissa) * 5.9604644775390625e-8);
+    let bits = select(select(normal, subnormal, exponent == vec4(0u)), special, exponent == vec4(0x1fu));
+    return bitcast<Compute>(bits);
 }
 
+// f32 -> binary16 bits, round to nearest, ties to even.
 fn from_compute(c: Compute) -> Lanes {
-    return f32_to_f16_bits(c);
+    let x = bitcast<vec4<u32>>(c);
+    let sign = (x >> vec4(16u)) & vec4(0x8000u);
+    let magnitude = x & vec4(0x7fffffffu);
+    let nan = sign | vec4(0x7e00u) | ((magnitude >> vec4(13u)) & vec4(0x1ffu));
+    // 65520 and above round to infinity (65520 is the tie between 65504 and 2^16).
+    let infinity = sign | vec4(0x7c00u);
+    // Normal in f16: rebias the exponent, then round away the low 13 mantissa bits.
+    let rebased = magnitude - vec4(0x38000000u);
+    let normal = sign | ((rebased + vec4(0x0fffu) + ((rebased >> vec4(13u)) & vec4(1u))) >> vec4(13u));
+    // Subnormal or zero in f16: the mantissa is |v| * 2^24 rounded to an integer (ties to
+    // even); scaling by 2^24 is exact, and 1024 carries into the smallest normal.
+    let subnormal = sign | vec4<u32>(round(bitcast<vec4<f32>>(magnitude) * 16777216.0));
+    var bits = select(subnormal, normal, magnitude >= vec4(0x38800000u));
+    bits = select(bits, infinity, magnitude >= vec4(0x477ff000u));
+    return select(bits, nan, magnitude > vec4(0x7f800000u));
 }

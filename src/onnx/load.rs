@@ -9,6 +9,7 @@ use ndarray::{ArrayD, IxDyn};
 use prost::Message;
 
 use super::error::OnnxError;
+use super::proto::tensor_proto::DataType;
 use super::proto::{ModelProto, TensorProto};
 use crate::dtype::{DType, Element, with_element_type};
 use crate::engine::{Context, GpuTensor};
@@ -125,45 +126,28 @@ host_element!(i64, I64);
 host_element!(u32, U32);
 host_element!(u64, U64);
 
-/// ONNX `TensorProto.DataType` codes.
-pub(crate) mod code {
-    pub(crate) const FLOAT: i32 = 1;
-    pub(crate) const INT32: i32 = 6;
-    pub(crate) const INT64: i32 = 7;
-    pub(crate) const FLOAT16: i32 = 10;
-    pub(crate) const DOUBLE: i32 = 11;
-    pub(crate) const UINT32: i32 = 12;
-    pub(crate) const UINT64: i32 = 13;
-    pub(crate) const BFLOAT16: i32 = 16;
+/// The ONNX data type of each dtype (the generated `TensorProto.DataType`).
+fn data_type(dtype: DType) -> DataType {
+    match dtype {
+        DType::F32 => DataType::Float,
+        DType::I32 => DataType::Int32,
+        DType::I64 => DataType::Int64,
+        DType::F16 => DataType::Float16,
+        DType::F64 => DataType::Double,
+        DType::U32 => DataType::Uint32,
+        DType::U64 => DataType::Uint64,
+        DType::BF16 => DataType::Bfloat16,
+    }
 }
 
 /// The dtype of an ONNX data type code, or `None` for types the operators never accept.
-pub(crate) fn dtype_of_code(data_type: i32) -> Option<DType> {
-    Some(match data_type {
-        code::FLOAT => DType::F32,
-        code::INT32 => DType::I32,
-        code::INT64 => DType::I64,
-        code::FLOAT16 => DType::F16,
-        code::DOUBLE => DType::F64,
-        code::UINT32 => DType::U32,
-        code::UINT64 => DType::U64,
-        code::BFLOAT16 => DType::BF16,
-        _ => return None,
-    })
+pub(crate) fn dtype_of_code(code: i32) -> Option<DType> {
+    DType::ALL.into_iter().find(|&dtype| code_of_dtype(dtype) == code)
 }
 
 /// The ONNX data type code of a dtype.
 pub(crate) fn code_of_dtype(dtype: DType) -> i32 {
-    match dtype {
-        DType::F32 => code::FLOAT,
-        DType::I32 => code::INT32,
-        DType::I64 => code::INT64,
-        DType::F16 => code::FLOAT16,
-        DType::F64 => code::DOUBLE,
-        DType::U32 => code::UINT32,
-        DType::U64 => code::UINT64,
-        DType::BF16 => code::BFLOAT16,
-    }
+    data_type(dtype) as i32
 }
 
 impl HostTensor {

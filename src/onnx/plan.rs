@@ -23,19 +23,17 @@ pub(crate) struct Node {
     pub(crate) name: String,
 }
 
-/// One step of a chain: a node, with its slope's value name when it is PRelu.
-#[derive(Debug, Clone)]
-pub(crate) struct ChainNode {
-    pub(crate) op: Operator,
-    pub(crate) attributes: Attributes,
-    pub(crate) version: u32,
-    pub(crate) slope: Option<String>,
+impl Node {
+    /// The value name of its slope, when it is PRelu.
+    pub(crate) fn slope(&self) -> Option<&str> {
+        self.inputs.get(1).map(String::as_str)
+    }
 }
 
 /// A unit of execution: a chain of nodes, each consuming the one before, run as one kernel.
 #[derive(Debug, Clone)]
 pub(crate) struct Chain {
-    pub(crate) nodes: Vec<ChainNode>,
+    pub(crate) nodes: Vec<Node>,
     pub(crate) input: String,
     pub(crate) output: String,
 }
@@ -43,7 +41,7 @@ pub(crate) struct Chain {
 impl Chain {
     /// Every value the chain reads: its input and its slopes.
     pub(crate) fn inputs(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.input.as_str()).chain(self.nodes.iter().filter_map(|n| n.slope.as_deref()))
+        std::iter::once(self.input.as_str()).chain(self.nodes.iter().filter_map(Node::slope))
     }
 }
 
@@ -359,14 +357,13 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
             return Err(graph_error(format!("value {:?} is produced twice", node.output)));
         }
         let input = &node.inputs[0];
-        let slope = node.inputs.get(1).cloned();
-        let step = ChainNode { op: node.op, attributes: node.attributes, version: node.version, slope: slope.clone() };
+        let slope = node.slope();
         let fusable_input = consumers.get(input.as_str()) == Some(&1) && !is_output(input);
         if let (true, Some(&c)) = (fusable_input, chain_ending_in.get(input.as_str())) {
             let slope_ready =
-                slope.as_ref().is_none_or(|s| graph_values.contains(s) || produced_in.get(s).is_some_and(|&p| p < c));
+                slope.is_none_or(|s| graph_values.contains(s) || produced_in.get(s).is_some_and(|&p| p < c));
             if slope_ready && chains[c].nodes.len() < MAX_CHAIN {
-                chains[c].nodes.push(step);
+                chains[c].nodes.push(node.clone());
                 chains[c].output = node.output.clone();
                 chain_ending_in.remove(input.as_str());
                 chain_ending_in.insert(node.output.clone(), c);
@@ -376,7 +373,7 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
         }
         chain_ending_in.insert(node.output.clone(), chains.len());
         produced_in.insert(node.output.clone(), chains.len());
-        chains.push(Chain { nodes: vec![step], input: input.clone(), output: node.output.clone() });
+        chains.push(Chain { nodes: vec![node.clone()], input: input.clone(), output: node.output.clone() });
     }
     if scheduled < nodes.len() {
         let stuck: Vec<&str> =

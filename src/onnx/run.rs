@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::error::{OnnxError, OnnxResult};
 use super::load::{HostElement, HostTensor};
-use super::plan::{Chain, ChainNode, OnnxModel};
+use super::plan::{Chain, Node, OnnxModel};
 use super::versions::{Operator, allows};
 use crate::broadcast::per_channel_slope_shape;
 use crate::dtype::DType;
@@ -21,7 +21,7 @@ fn graph_error(message: impl Into<String>) -> OnnxError {
     OnnxError::Graph(message.into())
 }
 
-fn check_type(node: &ChainNode, dtype: DType) -> OnnxResult<()> {
+fn check_type(node: &Node, dtype: DType) -> OnnxResult<()> {
     if allows(node.op.name(), node.version, dtype) {
         Ok(())
     } else {
@@ -102,10 +102,10 @@ impl OnnxModel {
         let mut steps = Vec::with_capacity(chain.nodes.len());
         for node in &chain.nodes {
             check_type(node, x.dtype())?;
-            steps.push(match (node.op, &node.slope) {
+            steps.push(match (node.op, node.slope()) {
                 (Operator::Unary(op), _) => Activation::with_attributes(op, &node.attributes[..op.attributes.len()]),
                 (Operator::PRelu, Some(slope)) => {
-                    let slope = &device[slope.as_str()];
+                    let slope = &device[slope];
                     if node.version < FIRST_BROADCASTING_PRELU {
                         Activation::prelu(&slope.reshaped(&per_channel_slope_shape(x.shape(), slope.shape())?)?)
                     } else {
@@ -133,7 +133,7 @@ impl OnnxModel {
             let mut x = get(&values, &chain.input)?;
             for node in &chain.nodes {
                 check_type(node, x.dtype())?;
-                x = match (node.op, &node.slope) {
+                x = match (node.op, node.slope()) {
                     (Operator::Unary(op), _) => reference_unary(op, &node.attributes, &x)?,
                     (Operator::PRelu, Some(slope)) => reference_prelu(node.version, &x, &get(&values, slope)?)?,
                     (Operator::PRelu, None) => return Err(graph_error("a PRelu node without a slope")),

@@ -15,6 +15,25 @@ use ndarray::{ArrayD, ArrayView, Dimension};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use wgpu_activations::{Context, ContextOptions, DType, DTypePath, Element, ulp};
 
+/// One `#[test]` per element type, in a module named after the generic check:
+/// `tests_per_dtype!(every_pattern: f32, f16)` runs `every_pattern::<f32>()` as the test
+/// `every_pattern::f32`, and so on.
+#[macro_export]
+macro_rules! tests_per_dtype {
+    ($check:ident: $($t:ident),+ $(,)?) => {
+        mod $check {
+            #[allow(unused_imports, reason = "the element types named below")]
+            use super::*;
+            $(
+                #[test]
+                fn $t() {
+                    super::$check::<$t>();
+                }
+            )+
+        }
+    };
+}
+
 /// True when a missing adapter must fail the test: `CI` set, or `WGPU_ACTIVATIONS_REQUIRE_GPU=1`.
 pub fn gpu_required() -> bool {
     let ci = std::env::var("CI").map(|v| !v.is_empty() && v != "0" && v != "false").unwrap_or(false);
