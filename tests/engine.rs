@@ -78,6 +78,23 @@ fn idle_buffers_are_pooled_and_can_be_released() {
 }
 
 #[test]
+fn the_pool_never_holds_more_than_its_capacity() {
+    let capacity = 256 << 10;
+    let options = ContextOptions::default().with_validation(false).with_pool_capacity_bytes(capacity);
+    let Some(ctx) = common::ctx_with(options) else { return };
+    // Sizes whose buffers together exceed the capacity several times over, then one buffer
+    // larger than all of it.
+    for (seed, len) in [1_000usize, 20_000, 50_000, 3_000, 70_000, 30_000, 200_000].into_iter().enumerate() {
+        let x = to_dyn(samples::<f32>(len, seed as u64), &[len]);
+        let y = elu(&ctx, x.view(), 1.0).unwrap();
+        assert_close("pooled elu", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
+        let stats = ctx.pool_stats();
+        assert!(stats.idle_bytes <= capacity, "{len} elements: the pool holds {stats:?}");
+    }
+    assert!(ctx.pool_stats().idle_buffers > 0, "buffers that fit are still pooled");
+}
+
+#[test]
 fn large_tensors_run_in_binding_windows_and_host_pieces() {
     let options = ContextOptions::default().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
     let Some(ctx) = common::ctx_with(options) else { return };
