@@ -75,14 +75,16 @@ fn parse_args() -> std::result::Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
+    // What the user gave (arguments, the picture) is exit status 2; a failed run 1.
+    let input = parse_args().and_then(|args| Ok((load(args.image.as_deref()).map_err(|e| e.to_string())?, args)));
+    let ((picture, source), args) = match input {
+        Ok(input) => input,
         Err(message) => {
             eprintln!("image_demo: {message}");
             return ExitCode::from(2);
         }
     };
-    match run(&args) {
+    match run(&args, picture, &source) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => {
             eprintln!("image_demo: error: a GPU result is further from the CPU reference than its bound");
@@ -136,9 +138,8 @@ struct StepResult {
     ulps: Vec<u64>,
 }
 
-fn run(args: &Args) -> Result<bool> {
+fn run(args: &Args, picture: image::RgbImage, source: &str) -> Result<bool> {
     pictures::register_font()?;
-    let (picture, source) = load(args.image.as_deref())?;
     let (width, height) = picture.dimensions();
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let ctx = Context::new(ContextOptions::default())?;

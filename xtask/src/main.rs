@@ -65,7 +65,9 @@ type Result<T> = std::result::Result<T, Error>;
 fn main() -> ExitCode {
     let mut args = env::args_os().skip(1);
     let command = args.next();
-    let rest: Vec<OsString> = args.collect();
+    // `cargo xtask demo -- IMAGE` and `cargo xtask demo IMAGE` mean the same: every command
+    // passes its arguments on after a `--` of its own.
+    let rest: Vec<OsString> = args.skip_while(|a| a == "--").collect();
 
     let Some(command) = command else {
         println!("{USAGE}");
