@@ -5,10 +5,11 @@
 // Placeholders, each a line of its own:
 //   {{IO}}          the bindings of X and Y (io_out_of_place.wgsl or io_in_place.wgsl)
 //   {{SLOPES}}      for each PRelu step, its bindings and gather functions (ops/prelu_slope.wgsl)
-//   {{PREPARE}}     per-step state made once per invocation, e.g. `let scalar_1 = slope_scalar_1();`
-//                   or `var cursor_2 = slope_cursor_2(first_element);`
+//   {{PREPARE}}     per-step state made once per invocation, e.g.
+//                   `let attributes_0 = params.steps[0].attributes;`,
+//                   `let scalar_1 = slope_scalar_1();` or `var cursor_2 = slope_cursor_2(first_element);`
 //   {{STEPS_MAIN}}  one statement per step on the group `b`, e.g.
-//                   `b = elu(b, params.steps[0].attributes);` or `b = prelu(b, scalar_1);`
+//                   `b = elu(b, attributes_0);` or `b = prelu(b, scalar_1);`
 //   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
 //   {{ADVANCE}}     per-step state moved to the invocation's next Vector, e.g.
 //                   `cursor_2 = slope_jump_2(cursor_2);`
