@@ -13,14 +13,15 @@ fn is_negative(l: Lanes) -> Mask {
 // binary16 bits -> f32, exact (subnormals included).
 fn to_compute(h: Lanes) -> Compute {
     let sign = (h & vec4(0x8000u)) << vec4(16u);
-    let exponent = (h >> vec4(10u)) & vec4(0x1fu);
-    let mantissa = h & vec4(0x3ffu);
-    let normal = sign | ((exponent + vec4(112u)) << vec4(23u)) | (mantissa << vec4(13u));
-    let special = sign | vec4(0x7f800000u) | (mantissa << vec4(13u));
-    // mantissa * 2^-24: exact in f32, and a normal f32 whenever it is not zero.
-    let subnormal = sign | bitcast<vec4<u32>>(vec4<f32>(mantissa) * 5.9604644775390625e-8);
-    let bits = select(select(normal, subnormal, exponent == vec4(0u)), special, exponent == vec4(0x1fu));
-    return bitcast<Compute>(bits);
+    let magnitude = h & vec4(0x7fffu);
+    // Normal, infinite and NaN: exponent and mantissa move into place as they are, and the
+    // exponent is rebiased by 127 - 15, or to 255 from 31 (0x0f800000 + 0x70000000).
+    let shifted = magnitude << vec4(13u);
+    let normal = shifted + select(vec4(0x38000000u), vec4(0x70000000u), magnitude >= vec4(0x7c00u));
+    // Zero and subnormal: mantissa * 2^-24, exact in f32, and a normal f32 whenever it is not
+    // zero (a device that flushes subnormal f32 cannot lose it).
+    let subnormal = bitcast<vec4<u32>>(vec4<f32>(magnitude) * 5.9604644775390625e-8);
+    return bitcast<Compute>(sign | select(normal, subnormal, magnitude < vec4(0x400u)));
 }
 
 // f32 -> binary16 bits, round to nearest, ties to even.
@@ -28,16 +29,16 @@ fn from_compute(c: Compute) -> Lanes {
     let x = bitcast<vec4<u32>>(c);
     let sign = (x >> vec4(16u)) & vec4(0x8000u);
     let magnitude = x & vec4(0x7fffffffu);
-    let nan = sign | vec4(0x7e00u) | ((magnitude >> vec4(13u)) & vec4(0x1ffu));
-    // 65520 and above round to infinity (65520 is the tie between 65504 and 2^16).
-    let infinity = sign | vec4(0x7c00u);
     // Normal in f16: rebias the exponent, then round away the low 13 mantissa bits.
     let rebased = magnitude - vec4(0x38000000u);
-    let normal = sign | ((rebased + vec4(0x0fffu) + ((rebased >> vec4(13u)) & vec4(1u))) >> vec4(13u));
+    let normal = (rebased + vec4(0x0fffu) + ((rebased >> vec4(13u)) & vec4(1u))) >> vec4(13u);
     // Subnormal or zero in f16: the mantissa is |v| * 2^24 rounded to an integer (ties to
     // even); scaling by 2^24 is exact, and 1024 carries into the smallest normal.
-    let subnormal = sign | vec4<u32>(round(bitcast<vec4<f32>>(magnitude) * 16777216.0));
+    let subnormal = vec4<u32>(round(bitcast<vec4<f32>>(magnitude) * 16777216.0));
     var bits = select(subnormal, normal, magnitude >= vec4(0x38800000u));
-    bits = select(bits, infinity, magnitude >= vec4(0x477ff000u));
-    return select(bits, nan, magnitude > vec4(0x7f800000u));
+    // 65520 and above round to infinity (65520 is the tie between 65504 and 2^16).
+    bits = select(bits, vec4(0x7c00u), magnitude >= vec4(0x477ff000u));
+    // NaN stays NaN, quieted, with the top of its payload.
+    bits = select(bits, vec4(0x7e00u) | ((magnitude >> vec4(13u)) & vec4(0x1ffu)), magnitude > vec4(0x7f800000u));
+    return sign | bits;
 }
