@@ -1,6 +1,9 @@
 //! CPU twin of `shaders/shared/expm1_f32.wgsl`, step for step in f32, so that the kernel's
 //! error bound can be checked over every negative f32 (`cargo xtask sweep`).
 
+/// The WGSL's near-minimax coefficients of q beyond its constant 0.5, by their bits.
+const Q: [u32; 5] = [0x3e2a_aaab, 0x3d2a_aa74, 0x3c08_8870, 0x3ab6_a1d8, 0x3950_92b6];
+
 /// The twin of `expm1_f32`. Defined for x <= 0 (Elu's negative branch); NaN for positive x.
 pub fn expm1_f32(x: f32) -> f32 {
     // Bit patterns of the WGSL constants (decimal literals there, rounded the same way).
@@ -18,9 +21,8 @@ pub fn expm1_f32(x: f32) -> f32 {
     }
     let k = (x * INV_LN2).round_ties_even();
     let r = (x - k * LN2_HI) - k * LN2_LO;
-    let q = 0.5
-        + r * (1.0 / 6.0
-            + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))));
+    let [q1, q2, q3, q4, q5] = Q.map(f32::from_bits);
+    let q = 0.5 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))));
     let p = r + (r * r) * q;
     // 2^k from its bits, exact for the k this range gives (-26 <= k <= 0).
     let two_k = f32::from_bits(((127 + k as i32) as u32) << 23);
@@ -31,6 +33,22 @@ pub fn expm1_f32(x: f32) -> f32 {
 mod tests {
     use super::*;
     use crate::ulp::ulp_distance;
+
+    /// The twin's coefficients are the WGSL's literals, rounded to f32.
+    #[test]
+    fn coefficients_match_the_wgsl() {
+        let wgsl = include_str!("../../shaders/shared/expm1_f32.wgsl");
+        let start = wgsl.find("let q =").expect("the WGSL computes q");
+        let statement = &wgsl[start..start + wgsl[start..].find(';').expect("q's statement ends")];
+        let literals: Vec<u32> = statement
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|token| token.contains('.'))
+            .map(|token| token.parse::<f32>().expect("a float literal").to_bits())
+            .collect();
+        let mut expected = vec![0.5f32.to_bits()];
+        expected.extend(Q);
+        assert_eq!(literals, expected);
+    }
 
     #[test]
     fn within_one_ulp_on_a_dense_sample() {
