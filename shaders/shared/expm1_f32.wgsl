@@ -5,9 +5,9 @@
 // so this uses only + - * and exact scaling by powers of two (built from their bits: ldexp
 // becomes a call per lane on some drivers):
 //   k = round(x / ln2), r = x - k ln2 (Cody-Waite, exact high part), |r| <= ln2/2
-//   p = expm1(r) = r + r^2 q(r), q of degree 5 fitted near-minimax on |r| <= 0.347 (Chebyshev,
-//   mpmath.chebyfit; with its f32 coefficients, 1.9e-9 = 2^-29 relative: one degree less than
-//   the Taylor series for the same accuracy)
+//   p = expm1(r) = r + r^2 q(r), q of degree 5 near-minimax on |r| <= 1.001 ln2/2 (mpmath's
+//   chebyfit of (expm1(r) - r) / r^2 with 6 terms, coefficients rounded to f32): 1.9e-9 =
+//   2^-29 relative, as accurate as the Taylor series one degree longer
 //   expm1(x) = 2^k p + (2^k - 1): the scaling is exact, 2^k - 1 is exact for k >= -24, and one
 //   rounding joins them, so no step cancels (k = 0 gives p itself).
 // Branch-free: lanes that are not negative (the caller keeps X there) compute harmless garbage.
