@@ -42,6 +42,60 @@ fn info_names_an_adapter() {
     assert!(out.contains("backend:"), "{out}");
 }
 
+/// The `dtype paths:` lines of `wgpu-act info`, by dtype name.
+fn info_paths(args: &[&str]) -> Option<(String, std::collections::HashMap<String, String>)> {
+    let output = wgpu_act(args);
+    if !ran_on_gpu(&output) {
+        return None;
+    }
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    let section = out.split_once("dtype paths:").map_or("", |(_, paths)| paths);
+    let paths = section
+        .lines()
+        .filter_map(|l| l.trim().split_once(' '))
+        .map(|(dtype, path)| (dtype.to_string(), path.trim().to_string()))
+        .collect();
+    Some((out, paths))
+}
+
+#[test]
+fn native_and_emulated_paths_can_be_forced_from_the_command_line() {
+    let Some((out, emulated)) = info_paths(&["--emulated", "f16,i64,u64", "info"]) else {
+        return;
+    };
+    for dtype in ["f16", "i64", "u64"] {
+        assert!(emulated[dtype].starts_with("emulated"), "--emulated {dtype}: {}", emulated[dtype]);
+    }
+    let Some((_, native)) = info_paths(&["--native", "f16", "info"]) else {
+        return;
+    };
+    let has_f16 = out.lines().any(|l| l.starts_with("features:") && l.contains("SHADER_F16"));
+    assert_eq!(
+        native["f16"].starts_with("native"),
+        has_f16,
+        "--native f16 with SHADER_F16 {has_f16}: {}",
+        native["f16"]
+    );
+    let both = wgpu_act(&["--native", "f16", "--emulated", "i64,f16", "info"]);
+    assert_bad_input(&both, "f16");
+}
+
+#[test]
+fn command_line_mistakes_are_one_line_and_exit_2() {
+    for (args, needle) in [
+        (&["apply", "--op", "softmax", "x.npy", "y.npy"][..], "softmax"),
+        (&["apply", "--op", "elu"][..], "INPUT"),
+        (&["bench", "--elems", "many"][..], "--elems"),
+        (&["--emulated", "f17", "info"][..], "f17"),
+        (&["frobnicate"][..], "frobnicate"),
+    ] {
+        let output = wgpu_act(args);
+        assert_bad_input(&output, needle);
+        let err = stderr(&output);
+        assert_eq!(err.lines().filter(|l| !l.trim().is_empty()).count(), 1, "{args:?}:\n{err}");
+    }
+}
+
 fn unary_round_trip(op: &str, alpha: Option<&str>, expected: impl Fn(&ArrayD<f32>) -> ArrayD<f32>, max_ulp: u64) {
     let dir = TempDir::new(op);
     let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));

@@ -111,6 +111,8 @@ struct Report {
     on_cpu: bool,
     timing: &'static str,
     config: BenchConfig,
+    /// The representation each measured dtype ran on (`wgpu-act --native/--emulated` pick).
+    paths: Vec<(DType, String)>,
     kernels: Vec<KernelRow>,
     fused: Vec<FusedRow>,
     host: Vec<HostRow>,
@@ -183,12 +185,14 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         });
     }
     let info = &ctx.info().adapter;
+    let paths = dtypes.iter().filter(|d| runnable(d)).map(|&d| (d, ctx.dtype_path(d).to_string())).collect();
     Ok(Report {
         adapter: info.name.clone(),
         backend: format!("{:?}", info.backend),
         on_cpu: meter.on_cpu,
         timing: if meter.query.is_some() { "timestamp queries" } else { "submit to completion" },
         config: BenchConfig { elems: n, ..config.clone() },
+        paths,
         kernels,
         fused,
         host,
@@ -522,6 +526,8 @@ impl Report {
             "adapter: {} ({}), kernel timing: {}, {} elements, medians of {} alternating runs\n",
             self.adapter, self.backend, self.timing, self.config.elems, self.config.iterations
         );
+        let paths: Vec<String> = self.paths.iter().map(|(dtype, path)| format!("{dtype}: {path}")).collect();
+        let _ = writeln!(out, "dtype paths: {}\n", paths.join("; "));
         out.push_str(
             "| kernel | ratio to copy | GB/s | copy GB/s | ms | target | met |\n|---|---|---|---|---|---|---|\n",
         );
@@ -631,6 +637,7 @@ impl Report {
         let report = json!({
             "adapter": self.adapter, "backend": self.backend, "cpu_adapter": self.on_cpu, "kernel_timing": self.timing,
             "elements": self.config.elems, "iterations": self.config.iterations,
+            "dtype_paths": self.paths.iter().map(|(dtype, path)| (dtype.name().to_string(), json!(path))).collect::<serde_json::Map<_, _>>(),
             "kernels": kernels, "fused": fused, "host": host, "kernel_shapes": shapes,
         });
         serde_json::to_string_pretty(&report).unwrap_or_default()

@@ -1,7 +1,7 @@
 //! `wgpu-act`: ONNX LeakyRelu, Elu and PRelu on the GPU from the command line.
 //!
 //! ```text
-//! wgpu-act [--backend vulkan|gl|metal|dx12] [--adapter NAME] <command>
+//! wgpu-act [--backend vulkan|gl|metal|dx12] [--adapter NAME] [--native DTYPES] [--emulated DTYPES] <command>
 //! wgpu-act info [--all]
 //! wgpu-act ops
 //! wgpu-act apply --op leaky-relu [--alpha 0.01] X.npy Y.npy
@@ -28,6 +28,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use half::f16;
 use npy::{Npy, NpyElement, write_failure};
@@ -59,6 +60,14 @@ struct AdapterArgs {
     /// The first adapter whose name contains this, like WGPU_ADAPTER_NAME.
     #[arg(long, global = true, value_name = "NAME")]
     adapter: Option<String>,
+    /// Element types to run on their native representation wherever the adapter has it, also
+    /// where the default passes it over (f16 on CPU drivers), comma separated.
+    #[arg(long, global = true, value_name = "DTYPES", value_delimiter = ',', value_parser = parse_dtype)]
+    native: Vec<DType>,
+    /// Element types to run on their emulated representation (on u32 words) even where the
+    /// adapter has the native one, comma separated.
+    #[arg(long, global = true, value_name = "DTYPES", value_delimiter = ',', value_parser = parse_dtype)]
+    emulated: Vec<DType>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -210,7 +219,24 @@ impl From<OnnxError> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and the version as clap prints them; no command at all gets the help, exit 2.
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("wgpu-act: error: {}", one_line(&e.to_string()));
+            return ExitCode::from(2);
+        }
+    };
     let result = match &cli.command {
         Command::Info(args) => info(&cli.adapter, args),
         Command::Ops => print(&wgpu_activations::ops::markdown_table()),
@@ -239,6 +265,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// A command-line error as the one line bad input gets: clap's message and its details, without
+/// its "error:" prefix, usage and "For more information" lines.
+fn one_line(clap_message: &str) -> String {
+    let kept: Vec<&str> = clap_message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect();
+    kept.join(" ").trim_start_matches("error: ").to_string()
+}
+
 /// With `WGPU_ACT_REPORT_PEAK_MEMORY=1`, prints the process's peak resident memory on exit
 /// (Linux), so that tests can hold a hostile file's cost to a bound.
 fn report_peak_memory() {
@@ -263,6 +300,15 @@ fn options(adapter: &AdapterArgs) -> Result<ContextOptions, String> {
     }
     if let Some(name) = &adapter.adapter {
         options = options.with_adapter_name(name.clone()).with_environment(false);
+    }
+    if let Some(both) = adapter.native.iter().find(|d| adapter.emulated.contains(d)) {
+        return Err(format!("dtype {both} is given to both --native and --emulated"));
+    }
+    for &dtype in &adapter.native {
+        options = options.with_emulated(dtype, false);
+    }
+    for &dtype in &adapter.emulated {
+        options = options.with_emulated(dtype, true);
     }
     Ok(options)
 }
