@@ -81,11 +81,39 @@ fn native_and_emulated_paths_can_be_forced_from_the_command_line() {
 }
 
 #[test]
+fn bench_json_reports_paths_and_the_share_of_a_nominal_bandwidth() {
+    let args = ["bench", "--ops", "leaky-relu", "--dtypes", "f32,f16", "--elems", "4096", "--iterations", "1"];
+    let output = wgpu_act(&[&args[..], &["--json", "--nominal-gbps", "1000"]].concat());
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("bench --json prints JSON");
+    let paths = &report["dtype_paths"];
+    assert_eq!(paths["f32"], "native", "{paths}");
+    assert!(paths["f16"].is_string() && paths.get("u64").is_none(), "{paths}");
+    let leaky_f32 = report["kernels"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["op"] == "LeakyRelu" && r["dtype"] == "f32"))
+        .expect("a LeakyRelu f32 row");
+    let nominal = &report["nominal_bandwidth"];
+    assert_eq!(nominal["gbps"], 1000.0);
+    let share = nominal["leaky_relu_f32_share"].as_f64().expect("a share");
+    let gbps = leaky_f32["gbps"].as_f64().expect("GB/s");
+    assert!(share > 0.0 && (share - gbps / 1000.0).abs() <= 1e-12 * share.max(1.0), "{nominal} against {gbps} GB/s");
+    assert_eq!(nominal["met"], share >= 0.85);
+    let without = wgpu_act(&[&args[..], &["--json"]].concat());
+    assert!(ran_on_gpu(&without));
+    let report: serde_json::Value = serde_json::from_slice(&without.stdout).expect("bench --json prints JSON");
+    assert!(report["nominal_bandwidth"].is_null(), "no --nominal-gbps, no share: {}", report["nominal_bandwidth"]);
+}
+
+#[test]
 fn command_line_mistakes_are_one_line_and_exit_2() {
     for (args, needle) in [
         (&["apply", "--op", "softmax", "x.npy", "y.npy"][..], "softmax"),
         (&["apply", "--op", "elu"][..], "INPUT"),
         (&["bench", "--elems", "many"][..], "--elems"),
+        (&["bench", "--nominal-gbps=-3"][..], "positive"),
         (&["--emulated", "f17", "info"][..], "f17"),
         (&["frobnicate"][..], "frobnicate"),
     ] {

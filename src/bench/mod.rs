@@ -33,6 +33,10 @@ pub struct BenchConfig {
     pub json: bool,
     /// Kernel shapes (invocations, vectors per invocation) to compare on f32 copy and LeakyRelu.
     pub shapes: Vec<(u32, u32)>,
+    /// The device's nominal memory bandwidth in GB/s (from its data sheet: wgpu cannot tell),
+    /// to report the copy kernel and LeakyRelu f32 as shares of it (issue 7's GPU target:
+    /// LeakyRelu f32 at 85% or more).
+    pub nominal_gbps: Option<f64>,
 }
 
 impl Default for BenchConfig {
@@ -44,6 +48,7 @@ impl Default for BenchConfig {
             iterations: 11,
             json: false,
             shapes: Vec::new(),
+            nominal_gbps: None,
         }
     }
 }
@@ -518,7 +523,18 @@ fn verdict(met: bool) -> &'static str {
     if met { "yes" } else { "no" }
 }
 
+/// LeakyRelu f32's share of the nominal bandwidth that meets issue 7's GPU target.
+const NOMINAL_TARGET: f64 = 0.85;
+
 impl Report {
+    /// With a nominal bandwidth: (nominal GB/s, copy's share, LeakyRelu f32's share) from the
+    /// LeakyRelu f32 row, when that row was measured.
+    fn nominal_shares(&self) -> Option<(f64, f64, f64)> {
+        let nominal = self.config.nominal_gbps?;
+        let row = self.kernels.iter().find(|r| r.op == LEAKY_RELU.onnx_name && r.dtype == DType::F32)?;
+        Some((nominal, row.copy_gbps() / nominal, row.gbps() / nominal))
+    }
+
     fn tables(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -549,6 +565,19 @@ impl Report {
                 row.copy_gbps(),
                 row.seconds * 1e3
             );
+        }
+        match (self.config.nominal_gbps, self.nominal_shares()) {
+            (Some(_), Some((nominal, copy, leaky))) => {
+                let _ = writeln!(
+                    out,
+                    "\n| against nominal bandwidth ({nominal:.0} GB/s) | share | target | met |\n|---|---|---|---|\n\
+                     | copy kernel | {copy:.2} | - | - |\n\
+                     | LeakyRelu f32 | {leaky:.2} | >= {NOMINAL_TARGET:.2} | {} |",
+                    verdict(leaky >= NOMINAL_TARGET)
+                );
+            }
+            (Some(_), None) => out.push_str("\n(no LeakyRelu f32 row to compare with the nominal bandwidth)\n"),
+            _ => {}
         }
         out.push_str(
             "\n| fused chain | unfused / fused | fused ms | unfused ms | target | met |\n|---|---|---|---|---|---|\n",
@@ -637,6 +666,10 @@ impl Report {
         let report = json!({
             "adapter": self.adapter, "backend": self.backend, "cpu_adapter": self.on_cpu, "kernel_timing": self.timing,
             "elements": self.config.elems, "iterations": self.config.iterations,
+            "nominal_bandwidth": self.nominal_shares().map(|(gbps, copy, leaky)| json!({
+                "gbps": gbps, "copy_share": copy, "leaky_relu_f32_share": leaky,
+                "target": NOMINAL_TARGET, "met": leaky >= NOMINAL_TARGET,
+            })),
             "dtype_paths": self.paths.iter().map(|(dtype, path)| (dtype.name().to_string(), json!(path))).collect::<serde_json::Map<_, _>>(),
             "kernels": kernels, "fused": fused, "host": host, "kernel_shapes": shapes,
         });

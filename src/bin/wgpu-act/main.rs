@@ -9,7 +9,7 @@
 //! wgpu-act apply --op prelu --slope SLOPE.npy X.npy Y.npy
 //! wgpu-act onnx-test [--save-outputs DIR] CASE_DIR...
 //! wgpu-act run MODEL.onnx --input NAME=FILE... --output DIR
-//! wgpu-act bench [--ops ..] [--dtypes ..] [--elems N] [--json]
+//! wgpu-act bench [--ops ..] [--dtypes ..] [--elems N] [--nominal-gbps N] [--json]
 //! wgpu-act soak [--seconds 600] [--threads 16] [--destroy-after S]
 //! ```
 //!
@@ -121,6 +121,17 @@ struct BenchArgs {
     /// Also compare kernel shapes INVOCATIONSxVECTORS, e.g. 256x1,256x4,64x4.
     #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
     shapes: Vec<(u32, u32)>,
+    /// The device's nominal memory bandwidth in GB/s, from its data sheet (e.g. 3350 for an
+    /// H100 SXM): the copy kernel and LeakyRelu f32 are also reported as shares of it.
+    #[arg(long, value_name = "GBPS", value_parser = parse_positive)]
+    nominal_gbps: Option<f64>,
+}
+
+fn parse_positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{text:?} is not a positive number")),
+    }
 }
 
 fn parse_dtype(name: &str) -> Result<DType, String> {
@@ -371,6 +382,7 @@ fn bench(adapter: &AdapterArgs, args: &BenchArgs) -> Result<(), Failure> {
         iterations: args.iterations,
         json: args.json,
         shapes: args.shapes.clone(),
+        nominal_gbps: args.nominal_gbps,
     };
     let options = options(adapter).map_err(Failure::input)?;
     wgpu_activations::bench::run(&options, &config).map_err(|message| Failure { code: 1, message })
