@@ -39,18 +39,22 @@ pub(crate) enum SlopeAccess {
     /// [`SlopeAccess::Channel`] where every invocation's Vectors lie in one run: one slope
     /// value per invocation.
     ChannelUniform,
+    /// [`SlopeAccess::Channel`] with runs of one element (the slope covers X's trailing dims)
+    /// and a period of whole Vectors: each Vector of X takes one whole Vector of the slope.
+    Trailing,
     /// Any other pattern: a walk over the collapsed dims.
     General,
 }
 
 impl SlopeAccess {
     #[cfg(test)]
-    pub(crate) const ALL: [SlopeAccess; 6] = [
+    pub(crate) const ALL: [SlopeAccess; 7] = [
         SlopeAccess::Scalar,
         SlopeAccess::Same,
         SlopeAccess::Channel,
         SlopeAccess::ChannelAligned,
         SlopeAccess::ChannelUniform,
+        SlopeAccess::Trailing,
         SlopeAccess::General,
     ];
 
@@ -62,6 +66,7 @@ impl SlopeAccess {
             SlopeAccess::Channel => "channel",
             SlopeAccess::ChannelAligned => "channel_aligned",
             SlopeAccess::ChannelUniform => "channel_uniform",
+            SlopeAccess::Trailing => "trailing",
             SlopeAccess::General => "general",
         }
     }
@@ -87,7 +92,8 @@ pub(crate) struct SlopePlan {
 impl SlopePlan {
     /// The access a kernel uses whose Vectors hold `vector_lanes` elements and whose
     /// invocations each keep to an aligned block of `block_elements`: one slope value per
-    /// invocation when runs are whole blocks, per Vector when runs are whole Vectors, else the
+    /// invocation when runs are whole blocks, per Vector when runs are whole Vectors, a slope
+    /// Vector per Vector when runs are single elements and the period whole Vectors, else the
     /// general channel path. (Windows, host pieces and blocks all start at multiples of their
     /// size, which every dispatch keeps.)
     pub(crate) fn access_for(&self, vector_lanes: u64, block_elements: u64) -> SlopeAccess {
@@ -95,6 +101,7 @@ impl SlopePlan {
         match self.access {
             SlopeAccess::Channel if run % block_elements == 0 => SlopeAccess::ChannelUniform,
             SlopeAccess::Channel if run % vector_lanes == 0 => SlopeAccess::ChannelAligned,
+            SlopeAccess::Channel if run == 1 && u64::from(self.channels) % vector_lanes == 0 => SlopeAccess::Trailing,
             access => access,
         }
     }
@@ -209,6 +216,12 @@ mod tests {
         let trailing = planned(&[2, 3, 4, 5], &[4, 5]);
         assert_eq!((trailing.access, trailing.run_length, trailing.channels), (SlopeAccess::Channel, 1, 20));
         assert!(!trailing.monotonic);
+        assert_eq!(trailing.access_for(4, 1024), SlopeAccess::Trailing);
+        assert_eq!(trailing.access_for(2, 512), SlopeAccess::Trailing);
+        assert_eq!(trailing.access_for(8, 2048), SlopeAccess::Channel, "20 slope values are not whole Vectors of 8");
+        assert_eq!(leading.access_for(4, 1024), SlopeAccess::ChannelAligned);
+        assert_eq!(leading.access_for(4, 20), SlopeAccess::ChannelUniform);
+        assert_eq!(leading.access_for(8, 2048), SlopeAccess::Channel);
         let per_channel = planned(&[2, 3, 4, 5], &[1, 3, 1, 1]);
         assert_eq!((per_channel.access, per_channel.run_length, per_channel.channels), (SlopeAccess::Channel, 20, 3));
         assert_eq!(per_channel.dims, vec![2, 3, 20]);

@@ -187,7 +187,7 @@ impl KernelKey {
         }
         for (k, step) in self.steps().enumerate() {
             if let StepKind::Prelu(access) = step {
-                let vectors = pass == Pass::Main && access == SlopeAccess::Same;
+                let vectors = pass == Pass::Main && matches!(access, SlopeAccess::Same | SlopeAccess::Trailing);
                 used.push(if vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
             }
         }
@@ -249,6 +249,12 @@ impl KernelKey {
                             } else {
                                 text.both(&format!("b = prelu(b, slope_channel_aligned_{k}(cursor_{k}));"));
                             }
+                            let _ = writeln!(text.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
+                        }
+                        SlopeAccess::Trailing => {
+                            let _ = writeln!(text.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
+                            let _ = writeln!(text.main, "            b = prelu(b, slope_trailing_{k}(cursor_{k}, g));");
+                            let _ = writeln!(text.tail, "        b = prelu(b, slope_channel_{k}(cursor_{k}, g));");
                             let _ = writeln!(text.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
                         }
                         SlopeAccess::ChannelUniform => {

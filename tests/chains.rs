@@ -11,8 +11,9 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use wgpu_activations::ops::UNARY_OPS;
 use wgpu_activations::{Activation, Error, GpuTensor, activations};
 
-/// Slope shapes over X [4, 6, 35]: scalar, per channel, trailing, same shape, mixed.
-const SLOPES: [&[usize]; 5] = [&[1], &[6, 1], &[35], &[4, 6, 35], &[4, 1, 35]];
+/// Slope shapes over X [4, 6, 36]: scalar, per channel, trailing (36 values: whole Vectors of
+/// 4-byte and 8-byte elements, not of 2-byte ones), same shape, mixed.
+const SLOPES: [&[usize]; 5] = [&[1], &[6, 1], &[36], &[4, 6, 36], &[4, 1, 36]];
 
 fn random_chain(
     rng: &mut StdRng,
@@ -35,7 +36,7 @@ fn random_chain(
 }
 
 fn fused_equals_unfused<T: Sample>(float: bool) {
-    let shape = [4usize, 6, 35];
+    let shape = [4usize, 6, 36];
     for (path, ctx) in path_contexts() {
         let mut rng = StdRng::seed_from_u64(5);
         let x_values = to_dyn(samples::<T>(shape.iter().product(), 1), &shape);

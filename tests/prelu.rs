@@ -58,6 +58,12 @@ fn every_pattern<T: Sample>() {
         check::<T>(&ctx, path, &[65537], &[1], 4);
         check::<T>(&ctx, path, &[1_000_003], &[1_000_003], 5);
         check::<T>(&ctx, path, &[4, 0, 3], &[3], 6);
+        // Trailing slopes of whole Vectors for every dtype (8, 16 and 48 values hold whole
+        // Vectors of 2, 4 and 8 lanes): X's Vectors read the slope's Vectors.
+        check::<T>(&ctx, path, &[3, 5, 16], &[16], 7);
+        check::<T>(&ctx, path, &[2, 3, 8, 6], &[8, 6], 8);
+        check::<T>(&ctx, path, &[1001, 8], &[8], 9);
+        check::<T>(&ctx, path, &[3, 4099, 16], &[1, 16], 11);
     }
 }
 
@@ -173,6 +179,8 @@ fn large_tensors_run_in_binding_windows_and_host_pieces() {
     check::<f32>(&ctx, "windows", &[1001, 99, 1], &[1001, 1, 1], 5);
     check::<f16>(&ctx, "windows", &[3, 37, 1013], &[37, 1], 6);
     check::<i64>(&ctx, "windows", &[50_001], &[50_001], 7);
+    check::<f32>(&ctx, "windows", &[9001, 64], &[64], 8);
+    check::<bf16>(&ctx, "windows", &[2, 9001, 32], &[32], 9);
     // A slope read whole by every window must fit one binding: refused with the sizes.
     let x = to_dyn(samples::<f32>(4 * 3000, 7), &[4, 3000]);
     let slope = to_dyn(samples::<f32>(3000, 8), &[3000]);
@@ -188,4 +196,6 @@ fn host_pieces_keep_slope_windows_aligned() {
     check::<f32>(&ctx, "pieces", &[50, 3], &[50, 1], 12);
     check::<f32>(&ctx, "pieces", &[301], &[301], 13);
     check::<bf16>(&ctx, "pieces", &[129, 5], &[129, 1], 14);
+    check::<f32>(&ctx, "pieces", &[40, 8], &[8], 15);
+    check::<bf16>(&ctx, "pieces", &[3, 40, 16], &[16], 16);
 }

@@ -3,7 +3,8 @@
 // inline placeholders:
 //   {{K}}                the step's position in the chain (it indexes params.steps)
 //   {{VECTORS_BINDING}}  binding of the slope as Vectors (read only for a slope of X's shape,
-//                        which is bound window for window like X)
+//                        which is bound window for window like X, or of a trailing slope,
+//                        bound whole)
 //   {{WORDS_BINDING}}    binding of the slope as Words
 // params.steps[{{K}}].slope: x = length of the runs of X that share a slope value, y = number
 // of slope values before the pattern repeats, z = flat index of the first bound slope element.
@@ -98,6 +99,13 @@ fn slope_channel_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
 // `channel_uniform`, per invocation, when all of an invocation's Vectors lie in one run).
 fn slope_channel_aligned_{{K}}(cursor: vec2<u32>) -> Lanes {
     return splat(slope_element_{{K}}(cursor.y));
+}
+
+// The channel pattern with runs of one element and a period of whole Vectors (a slope over X's
+// trailing dims): the Vector of X at the cursor takes the slope's Vector at cursor.y, bound
+// whole from its first element.
+fn slope_trailing_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
+    return group(slope_vectors_{{K}}[cursor.y / VECTOR_LANES], g);
 }
 
 // Any other pattern: a walk over the collapsed dims per element (prelu.wgsl).
