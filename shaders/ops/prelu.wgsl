@@ -6,15 +6,27 @@ fn prelu(x: Lanes, slope: Lanes) -> Lanes {
     return select(x, multiply(x, slope), is_negative(x));
 }
 
-// The flat slope index of flat X index i for the general broadcast pattern: a walk over the
-// collapsed dims (params.general_dims), innermost last, adding the slope stride of each.
-fn general_slope_index(i: u32) -> u32 {
+// The flat slope index of flat X index i for the general broadcast pattern, and i's position
+// in the innermost collapsed dim: a walk over the collapsed dims (params.general_dims),
+// innermost last, adding the slope stride of each.
+fn general_slope_start(i: u32) -> vec2<u32> {
     var rest = i;
     var s = 0u;
+    var position = 0u;
     for (var d = params.general_rank; d > 0u; d--) {
         let extent = params.general_dims[(d - 1u) / 4u][(d - 1u) % 4u];
-        s += (rest % extent) * params.general_strides[(d - 1u) / 4u][(d - 1u) % 4u];
+        let here = rest % extent;
+        if (d == params.general_rank) {
+            position = here;
+        }
+        s += here * params.general_strides[(d - 1u) / 4u][(d - 1u) % 4u];
         rest /= extent;
     }
-    return s;
+    return vec2<u32>(s, position);
+}
+
+// The innermost collapsed dim of the general pattern: (extent, slope stride).
+fn general_inner() -> vec2<u32> {
+    let d = max(params.general_rank, 1u) - 1u;
+    return vec2<u32>(params.general_dims[d / 4u][d % 4u], params.general_strides[d / 4u][d % 4u]);
 }

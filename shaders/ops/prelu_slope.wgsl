@@ -108,12 +108,20 @@ fn slope_trailing_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
     return group(slope_vectors_{{K}}[cursor.y / VECTOR_LANES], g);
 }
 
-// Any other pattern: a walk over the collapsed dims per element (prelu.wgsl).
+// Any other pattern: a walk over the collapsed dims (prelu.wgsl) for the group's first element;
+// the lanes after it step along the innermost dim, and walk again only where they leave it.
 fn slope_general_{{K}}(element: u32, g: u32) -> Lanes {
     let first = element + group_offset(g);
-    var l = splat(slope_element_{{K}}(general_slope_index(first)));
+    let start = general_slope_start(first);
+    let inner = general_inner();
+    var l = splat(slope_element_{{K}}(start.x));
     for (var i = 1u; i < GROUP_LANES; i++) {
-        l = with_lane(l, i, slope_element_{{K}}(general_slope_index(first + i * LANE_STEP)));
+        let j = i * LANE_STEP;
+        var s = start.x + j * inner.y;
+        if (start.y + j >= inner.x) {
+            s = general_slope_start(first + j).x;
+        }
+        l = with_lane(l, i, slope_element_{{K}}(s));
     }
     return l;
 }
