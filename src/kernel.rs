@@ -345,6 +345,9 @@ pub(crate) struct Params {
     pub(crate) padding: [u32; 3],
     pub(crate) general_dims: [u32; MAX_RANK],
     pub(crate) general_strides: [u32; MAX_RANK],
+    /// `general_dims` prepared for division (`Divisor`): magic numbers, and modes.
+    pub(crate) general_magics: [u32; MAX_RANK],
+    pub(crate) general_modes: [u32; MAX_RANK],
 }
 
 #[cfg(test)]
@@ -467,6 +470,8 @@ pub(crate) mod tests {
             ("general_rank", offset_of!(Params, general_rank)),
             ("general_dims", offset_of!(Params, general_dims)),
             ("general_strides", offset_of!(Params, general_strides)),
+            ("general_magics", offset_of!(Params, general_magics)),
+            ("general_modes", offset_of!(Params, general_modes)),
         ];
         let expected: Vec<(String, u32)> = rust.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
         assert_eq!(members, expected);

@@ -46,6 +46,9 @@ struct Params {
     general_rank: u32,
     general_dims: array<vec4<u32>, MAX_RANK / 4u>,
     general_strides: array<vec4<u32>, MAX_RANK / 4u>,
+    // general_dims prepared for divide() (shared/divide.wgsl): magic numbers, and modes.
+    general_magics: array<vec4<u32>, MAX_RANK / 4u>,
+    general_modes: array<vec4<u32>, MAX_RANK / 4u>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

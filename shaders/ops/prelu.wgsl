@@ -8,19 +8,22 @@ fn prelu(x: Lanes, slope: Lanes) -> Lanes {
 
 // The flat slope index of flat X index i for the general broadcast pattern, and i's position
 // in the innermost collapsed dim: a walk over the collapsed dims (params.general_dims),
-// innermost last, adding the slope stride of each.
+// innermost last, adding the slope stride of each. It divides by each extent with divide()
+// (multiplies: a u32 division is a call per lane on CPU drivers and slow on GPUs).
 fn general_slope_start(i: u32) -> vec2<u32> {
     var rest = i;
     var s = 0u;
     var position = 0u;
     for (var d = params.general_rank; d > 0u; d--) {
-        let extent = params.general_dims[(d - 1u) / 4u][(d - 1u) % 4u];
-        let here = rest % extent;
+        let v = (d - 1u) / 4u;
+        let c = (d - 1u) % 4u;
+        let outer = divide(rest, params.general_magics[v][c], params.general_modes[v][c]);
+        let here = rest - outer * params.general_dims[v][c];
         if (d == params.general_rank) {
             position = here;
         }
-        s += here * params.general_strides[(d - 1u) / 4u][(d - 1u) % 4u];
-        rest /= extent;
+        s += here * params.general_strides[v][c];
+        rest = outer;
     }
     return vec2<u32>(s, position);
 }

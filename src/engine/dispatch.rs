@@ -550,6 +550,11 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
                     params.general_rank = plan.dims.len() as u32;
                     params.general_dims[..plan.dims.len()].copy_from_slice(&plan.dims);
                     params.general_strides[..plan.slope_strides.len()].copy_from_slice(&plan.slope_strides);
+                    for (d, &extent) in plan.dims.iter().enumerate() {
+                        let divisor = Divisor::new(extent);
+                        params.general_magics[d] = divisor.magic;
+                        params.general_modes[d] = divisor.mode;
+                    }
                 }
             }
             (JobStep::Prelu { .. }, None) => {}
