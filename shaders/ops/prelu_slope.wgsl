@@ -102,10 +102,10 @@ fn slope_channel_aligned_{{K}}(cursor: vec2<u32>) -> Lanes {
 }
 
 // The channel pattern with runs of one element and a period of whole Vectors (a slope over X's
-// trailing dims): the Vector of X at the cursor takes the slope's Vector at cursor.y, bound
-// whole from its first element.
+// trailing dims): the Vector of X at the cursor takes the slope's Vector at cursor.y. The slope
+// is bound whole, as Vectors, from its element params.steps[{{K}}].slope.z (a whole Vector).
 fn slope_trailing_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
-    return group(slope_vectors_{{K}}[cursor.y / VECTOR_LANES], g);
+    return group(slope_vectors_{{K}}[(cursor.y - params.steps[{{K}}].slope.z) / VECTOR_LANES], g);
 }
 
 // Any other pattern: a walk over the collapsed dims (prelu.wgsl) for the group's first element;

@@ -323,9 +323,7 @@ impl Context {
             }
             for (k, p) in segment.iter().enumerate() {
                 let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
-                if matches!(p.kind, StepKind::Prelu(SlopeAccess::Trailing)) {
-                    entries.push((binding::slope_vectors(k), self.whole_slope_vectors(slope, shape, *first)?));
-                } else if plan.access == SlopeAccess::Same {
+                if plan.access == SlopeAccess::Same {
                     let offset = slope.offset() + (first_element - first) * elem;
                     if !offset.is_multiple_of(align) {
                         return Err(Error::Gpu {
@@ -341,10 +339,11 @@ impl Context {
                 } else {
                     let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
                     params.steps[k].slope[2] = z as u32;
-                    entries.push((
-                        binding::slope_words(k),
-                        binding_of(slope.buffer(), range.start, range.end - range.start),
-                    ));
+                    // A trailing slope is bound whole (its pattern is not monotonic) from an
+                    // aligned offset, and its length is whole Vectors: it can be read as Vectors.
+                    let trailing = matches!(p.kind, StepKind::Prelu(SlopeAccess::Trailing));
+                    let number = if trailing { binding::slope_vectors(k) } else { binding::slope_words(k) };
+                    entries.push((number, binding_of(slope.buffer(), range.start, range.end - range.start)));
                 }
             }
             let uniform_offset = slot * i as u64;
@@ -407,41 +406,6 @@ impl Context {
         drop(pass);
         keep.buffers.push(uniform);
         Ok(())
-    }
-
-    /// The binding of a whole slope as Vectors ([`SlopeAccess::Trailing`]: its length is whole
-    /// Vectors, and X's Vectors read it from its first element).
-    fn whole_slope_vectors<'b>(
-        &self,
-        slope: &'b GpuTensor,
-        shape: &[usize],
-        first: u64,
-    ) -> Result<wgpu::BufferBinding<'b>> {
-        let total = element_count(shape).unwrap_or(usize::MAX) as u64;
-        if first != 0 || slope.len() as u64 != total {
-            return Err(Error::Gpu {
-                during: "PRelu slope binding",
-                message: format!("a trailing slope of {total} elements is bound whole, not from {first}"),
-            });
-        }
-        let bytes = total * slope.dtype().size_bytes() as u64;
-        if !slope.offset().is_multiple_of(self.offset_alignment()) || !bytes.is_multiple_of(VECTOR_BYTES) {
-            return Err(Error::Gpu {
-                during: "PRelu slope binding",
-                message: format!(
-                    "a trailing slope at byte {} of {bytes} bytes is not whole aligned Vectors",
-                    slope.offset()
-                ),
-            });
-        }
-        if bytes > self.max_binding_bytes() {
-            return Err(Error::TooLarge {
-                what: "PRelu slope (bytes in one storage binding)".into(),
-                needed: bytes,
-                limit: self.max_binding_bytes(),
-            });
-        }
-        Ok(binding_of(slope.buffer(), slope.offset(), bytes))
     }
 
     /// The byte range of `slope` to bind as Words for X's flat `elements`, and the flat slope
