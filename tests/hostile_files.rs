@@ -3,7 +3,8 @@
 //! apply`, `run` and `onnx-test`: an error value or exit status 2 with one line, never a panic,
 //! and a small peak memory whatever a file claims. Also the CLI regressions of the reliability
 //! issue: `--save-outputs` never writes over a case, colliding output names are all written,
-//! `--alpha -inf`, and shapes beyond the kernels' rank.
+//! `--alpha -inf`, and shapes beyond the kernels' rank. Last, randomly damaged copies of the
+//! conformance models and inputs, run on the GPU against the CPU reference.
 
 mod common;
 
@@ -15,6 +16,7 @@ use common::onnx::typed_value;
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{read_npy, write_npy};
 use prost::Message;
+use rand::{Rng, SeedableRng, rngs::StdRng};
 use wgpu_activations::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, tensor_proto,
 };
@@ -388,4 +390,98 @@ fn prelu_beyond_the_kernels_rank_is_computed_or_refused_as_a_shape() {
     }
     let y: ArrayD<f32> = read_npy(tmp.path("y.npy")).expect("read y");
     common::assert_same_bits("rank-17 prelu", &y, &reference::prelu(x.view(), slope.view()).expect("broadcasts"));
+}
+
+/// Every model of the conformance data with its first inputs, as files hold them.
+fn conformance_cases() -> Vec<(String, Vec<u8>, Vec<Vec<u8>>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx");
+    let mut cases = Vec::new();
+    for suite in ["node", "own", "pytorch-converted"] {
+        let mut dirs: Vec<PathBuf> =
+            std::fs::read_dir(root.join(suite)).expect("suite").map(|e| e.expect("entry").path()).collect();
+        dirs.sort();
+        for dir in dirs {
+            let data = dir.join("test_data_set_0");
+            let mut inputs: Vec<PathBuf> = std::fs::read_dir(&data)
+                .expect("data set")
+                .map(|e| e.expect("entry").path())
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("input")))
+                .collect();
+            inputs.sort();
+            let inputs = inputs.iter().map(|p| std::fs::read(p).expect("input")).collect();
+            cases.push((dir.display().to_string(), std::fs::read(dir.join("model.onnx")).expect("model"), inputs));
+        }
+    }
+    cases
+}
+
+/// One to four byte edits: bit flips, boundary bytes, truncation, insertion, deletion.
+fn mutate(rng: &mut StdRng, bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for _ in 0..rng.random_range(1..=4) {
+        let at = rng.random_range(0..=out.len());
+        match rng.random_range(0..5) {
+            0 if at < out.len() => out[at] ^= 1 << rng.random_range(0..8),
+            1 if at < out.len() => out[at] = [0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff][rng.random_range(0..6)],
+            2 => out.truncate(at),
+            3 => out.insert(at, rng.random()),
+            _ if at < out.len() => {
+                out.remove(at);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn same_results(gpu: &HostTensor, reference: &HostTensor, max_ulp: u64) -> bool {
+    fn within<T: wgpu_activations::Element>(a: &ArrayD<T>, b: &ArrayD<T>, max_ulp: u64) -> bool {
+        a.shape() == b.shape() && a.iter().zip(b).all(|(&a, &b)| wgpu_activations::ulp::within_ulp(a, b, max_ulp))
+    }
+    match (gpu, reference) {
+        (HostTensor::BF16(a), HostTensor::BF16(b)) => within(a, b, max_ulp),
+        (HostTensor::F16(a), HostTensor::F16(b)) => within(a, b, max_ulp),
+        (HostTensor::F32(a), HostTensor::F32(b)) => within(a, b, max_ulp),
+        (HostTensor::F64(a), HostTensor::F64(b)) => within(a, b, max_ulp),
+        (a, b) => a == b,
+    }
+}
+
+/// Randomly damaged models and input tensors (seeded): decoding, planning and the CPU reference
+/// return values, never panic; whatever the reference computes, the GPU computes too, and the
+/// two agree within the model's ULP bound.
+#[test]
+fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference() {
+    let Some(ctx) = common::ctx() else { return };
+    let cases = conformance_cases();
+    let mut rng = StdRng::seed_from_u64(7);
+    let (mut loaded, mut compared) = (0, 0);
+    for _ in 0..40_000 {
+        let (name, model, inputs) = &cases[rng.random_range(0..cases.len())];
+        let damage_model = rng.random_bool(0.5);
+        let model = if damage_model { mutate(&mut rng, model) } else { model.clone() };
+        let inputs: Vec<Vec<u8>> = inputs
+            .iter()
+            .map(|b| if !damage_model || rng.random_bool(0.3) { mutate(&mut rng, b) } else { b.clone() })
+            .collect();
+        let Ok(parsed) = OnnxModel::from_bytes(&model) else { continue };
+        loaded += 1;
+        let feeds: std::collections::HashMap<String, HostTensor> = parsed
+            .input_names()
+            .iter()
+            .zip(&inputs)
+            .filter_map(|(n, b)| Some((n.clone(), HostTensor::decode_pb(b).ok()?)))
+            .collect();
+        let Ok(expected) = parsed.run_reference(&feeds) else { continue };
+        let actual = parsed.run(ctx, &feeds).unwrap_or_else(|e| panic!("{name}: the reference ran, the GPU: {e}"));
+        assert_eq!(actual.len(), expected.len(), "{name}: outputs");
+        for ((an, a), (en, e)) in actual.iter().zip(&expected) {
+            assert_eq!(an, en, "{name}: output names");
+            assert!(same_results(a, e, parsed.ulp_bound(e.dtype())), "{name}: output {an} differs from the reference");
+        }
+        compared += 1;
+    }
+    println!("loaded {loaded}, compared {compared}");
+    // The damage must leave enough models loadable and runnable to mean something.
+    assert!(loaded > 10_000 && compared > 2_000, "loaded {loaded}, compared {compared}");
 }
