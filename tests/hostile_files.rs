@@ -96,6 +96,7 @@ fn write_corpus(dir: &Path) -> Vec<(PathBuf, Kind)> {
     put("zero-by-max.npy", Kind::Npy, npy_bytes("<f4", "(0, 18446744073709551615)", &[]));
     put("isize-overflow.npy", Kind::Npy, npy_bytes("<f4", "(0, 9223372036854775808)", &[]));
     put("negative-dim.npy", Kind::Npy, npy_bytes("<f4", "(-4,)", &[0; 16]));
+    put("unclosed-shape.npy", Kind::Npy, npy_bytes("<f4", "(4,", &[0; 16]));
     put("string-dtype.npy", Kind::Npy, npy_bytes("<U4", "(4,)", &[0; 64]));
     put("object-dtype.npy", Kind::Npy, npy_bytes("|O", "(1,)", &[0; 8]));
     put("nested-header.npy", Kind::Npy, npy_bytes("<f4", &format!("{}4,{}", "(".repeat(500), ")".repeat(500)), &[]));
@@ -187,6 +188,7 @@ fn assert_refused(what: &str, args: &[&str]) {
     assert!(!err.contains("panicked"), "{what}: panicked:\n{err}");
     let lines = err.lines().filter(|l| l.starts_with("wgpu-act: error: ")).count();
     assert_eq!(lines, 1, "{what}: expected one error line:\n{err}");
+    common::cli::assert_error_line_is_last(&err);
     assert!(peak_mib <= MAX_PEAK_MIB, "{what}: peak memory {peak_mib} MiB > {MAX_PEAK_MIB} MiB");
 }
 

@@ -70,6 +70,7 @@ pub fn assert_bad_input(output: &Output, needle: &str) -> String {
     assert!(!err.contains("panicked"), "wgpu-act panicked:\n{err}");
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("wgpu-act: error: ")).collect();
     assert_eq!(lines.len(), 1, "expected one error line:\n{err}");
+    assert_error_line_is_last(&err);
     assert!(lines[0].contains(needle), "error line lacks {needle:?}: {}", lines[0]);
     lines[0].to_owned()
 }
@@ -86,4 +87,10 @@ pub fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
     bytes.extend_from_slice(dict.as_bytes());
     bytes.extend_from_slice(data);
     bytes
+}
+
+/// The error line ends what `wgpu-act` prints: a message does not run on over more lines.
+pub fn assert_error_line_is_last(err: &str) {
+    let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default();
+    assert!(last.starts_with("wgpu-act: error: "), "the error line is not the last line:\n{err}");
 }

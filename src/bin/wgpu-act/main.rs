@@ -244,7 +244,7 @@ fn main() -> ExitCode {
             e.exit()
         }
         Err(e) => {
-            eprintln!("wgpu-act: error: {}", one_line(&e.to_string()));
+            eprintln!("wgpu-act: error: {}", clap_one_line(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -270,7 +270,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("wgpu-act: error: {}", failure.message);
+            eprintln!("wgpu-act: error: {}", one_line(&failure.message));
             ExitCode::from(failure.code)
         }
     }
@@ -278,13 +278,30 @@ fn main() -> ExitCode {
 
 /// A command-line error as the one line bad input gets: clap's message and its details, without
 /// its "error:" prefix, usage and "For more information" lines.
-fn one_line(clap_message: &str) -> String {
+fn clap_one_line(clap_message: &str) -> String {
     let kept: Vec<&str> = clap_message
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.trim_start().starts_with("Usage:") && !l.trim_start().starts_with("For more information"))
         .collect();
-    kept.join(" ").trim_start_matches("error: ").to_string()
+    one_line(&kept.join("\n")).trim_start_matches("error: ").to_string()
+}
+
+/// Any failure's message as the one line the CLI prints: its lines joined by "; ". Messages from
+/// parsers (a .npy header's, through ndarray-npy's pest grammar) quote the source with a ruler
+/// and a caret; those lines go, keeping the position (`--> 1:35` as `at 1:35`) and what was
+/// expected.
+fn one_line(message: &str) -> String {
+    let quoted_source = |line: &str| {
+        line.starts_with('|')
+            || line.split_once(" |").is_some_and(|(number, _)| number.chars().all(|c| c.is_ascii_digit()))
+    };
+    let kept: Vec<String> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !quoted_source(l))
+        .map(|l| l.replace("--> ", "at ").trim_start_matches("= ").split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    kept.join("; ")
 }
 
 /// With `WGPU_ACT_REPORT_PEAK_MEMORY=1`, prints the process's peak resident memory on exit
