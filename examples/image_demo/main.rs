@@ -33,8 +33,12 @@ use crate::pictures::{Curve, Tile};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// Pictures wider than this are scaled down first (the software drivers are slow).
-const MAX_WIDTH: u32 = 1600;
+/// Pictures larger than this on either side are scaled down to fit first: the software drivers
+/// are slow, and the 3x3 filter binds the whole picture in one binding (1600 x 1600 x 3 f32 is
+/// 31 MB, under the 128 MiB every adapter allows).
+const MAX_SIDE: u32 = 1600;
+/// What decoding a picture may allocate, whatever size its header claims.
+const MAX_DECODE_BYTES: u64 = 256 << 20;
 /// PRelu's slope per colour channel: shadows keep most red, little blue.
 const SLOPES: [f32; 3] = [0.6, 0.3, 0.05];
 const ELU_ALPHA: f32 = 1.0;
@@ -100,16 +104,24 @@ fn main() -> ExitCode {
 /// The picture to process: the argument's PNG or JPEG, or the built-in one.
 fn load(path: Option<&Path>) -> Result<(image::RgbImage, String)> {
     let Some(path) = path else { return Ok((pictures::built_in(1280, 800), "built-in picture".into())) };
-    let picture = image::ImageReader::open(path)
+    let mut reader = image::ImageReader::open(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .with_guessed_format()
-        .map_err(|e| format!("{}: {e}", path.display()))?
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    reader.limits(limits);
+    let picture = reader
         .decode()
-        .map_err(|e| format!("{}: not a PNG or JPEG image ({e})", path.display()))?
+        .map_err(|e| match e {
+            image::ImageError::Limits(e) => format!("{}: too large to decode here ({e})", path.display()),
+            e => format!("{}: not a PNG or JPEG image ({e})", path.display()),
+        })?
         .to_rgb8();
-    let picture = if picture.width() > MAX_WIDTH {
-        let height = (u64::from(picture.height()) * u64::from(MAX_WIDTH) / u64::from(picture.width())).max(1) as u32;
-        image::imageops::resize(&picture, MAX_WIDTH, height, image::imageops::FilterType::Triangle)
+    let (width, height) = picture.dimensions();
+    let picture = if width.max(height) > MAX_SIDE {
+        let scale = |side: u32| ((u64::from(side) * u64::from(MAX_SIDE) / u64::from(width.max(height))) as u32).max(1);
+        image::imageops::resize(&picture, scale(width), scale(height), image::imageops::FilterType::Triangle)
     } else {
         picture
     };
