@@ -450,11 +450,11 @@ fn same_results(gpu: &HostTensor, reference: &HostTensor, max_ulp: u64) -> bool 
 }
 
 /// Randomly damaged models and input tensors (seeded): decoding, planning and the CPU reference
-/// return values, never panic; whatever the reference computes, the GPU computes too, and the
-/// two agree within the model's ULP bound.
+/// return values, never panic; whatever the reference computes, the GPU computes too (where an
+/// adapter exists), and the two agree within the model's ULP bound.
 #[test]
 fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference() {
-    let Some(ctx) = common::ctx() else { return };
+    let ctx = common::ctx();
     let cases = conformance_cases();
     let mut rng = StdRng::seed_from_u64(7);
     let (mut loaded, mut compared) = (0, 0);
@@ -475,6 +475,7 @@ fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference()
             .filter_map(|(n, b)| Some((n.clone(), HostTensor::decode_pb(b).ok()?)))
             .collect();
         let Ok(expected) = parsed.run_reference(&feeds) else { continue };
+        let Some(ctx) = ctx else { continue };
         let actual = parsed.run(ctx, &feeds).unwrap_or_else(|e| panic!("{name}: the reference ran, the GPU: {e}"));
         assert_eq!(actual.len(), expected.len(), "{name}: outputs");
         for ((an, a), (en, e)) in actual.iter().zip(&expected) {
@@ -485,5 +486,5 @@ fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference()
     }
     println!("loaded {loaded}, compared {compared}");
     // The damage must leave enough models loadable and runnable to mean something.
-    assert!(loaded > 10_000 && compared > 2_000, "loaded {loaded}, compared {compared}");
+    assert!(loaded > 10_000 && (ctx.is_none() || compared > 2_000), "loaded {loaded}, compared {compared}");
 }
