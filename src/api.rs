@@ -135,35 +135,37 @@ impl Context {
             _ => None,
         };
         for piece in pieces {
-            let (mut readback, check) = self.scoped("activation", || {
-                let tensor = self.new_tensor(&[piece.len()], T::DTYPE, "wgpu-activations.upload")?;
-                self.write_tensor(&tensor, bytemuck::cast_slice(data.input(piece.clone())));
-                let part;
-                let steps: Vec<JobStep<'_>> = match (&chain, &whole_slope) {
-                    (HostChain::Steps(steps), _) => steps.iter().map(JobStep::from_activation).collect(),
-                    (HostChain::Prelu(slope), Some(whole)) => {
-                        vec![JobStep::Prelu { slope: whole, shape: slope.shape(), first: 0 }]
-                    }
-                    (HostChain::Prelu(slope), None) => {
-                        let (first, uploaded) = self.slope_part(slope, shape, &piece)?;
-                        part = uploaded;
-                        vec![JobStep::Prelu { slope: &part, shape: slope.shape(), first }]
-                    }
-                };
-                let job = Job { x: &tensor, y: &tensor, steps: &steps, shape, element_base: piece.start as u64 };
-                let mut encoder = self.encoder("wgpu-activations.host");
-                let pending = self.begin_validation(&mut encoder, &job)?;
-                let mut keep = KeepAlive::default();
-                self.encode_job(&mut encoder, &job, &mut keep, None)?;
-                let check = self.finish_validation(&mut encoder, pending, &tensor, Report::Handle)?;
-                let mut readback = self.encode_readback(&mut encoder, &tensor)?;
-                self.inner.queue.submit([encoder.finish()]);
-                readback.start();
-                Ok((readback, check))
-            })?;
+            let (mut readback, check) = self
+                .scoped_async("activation", || {
+                    let tensor = self.new_tensor(&[piece.len()], T::DTYPE, "wgpu-activations.upload")?;
+                    self.write_tensor(&tensor, bytemuck::cast_slice(data.input(piece.clone())));
+                    let part;
+                    let steps: Vec<JobStep<'_>> = match (&chain, &whole_slope) {
+                        (HostChain::Steps(steps), _) => steps.iter().map(JobStep::from_activation).collect(),
+                        (HostChain::Prelu(slope), Some(whole)) => {
+                            vec![JobStep::Prelu { slope: whole, shape: slope.shape(), first: 0 }]
+                        }
+                        (HostChain::Prelu(slope), None) => {
+                            let (first, uploaded) = self.slope_part(slope, shape, &piece)?;
+                            part = uploaded;
+                            vec![JobStep::Prelu { slope: &part, shape: slope.shape(), first }]
+                        }
+                    };
+                    let job = Job { x: &tensor, y: &tensor, steps: &steps, shape, element_base: piece.start as u64 };
+                    let mut encoder = self.encoder("wgpu-activations.host");
+                    let pending = self.begin_validation(&mut encoder, &job)?;
+                    let mut keep = KeepAlive::default();
+                    self.encode_job(&mut encoder, &job, &mut keep, None)?;
+                    let check = self.finish_validation(&mut encoder, pending, &tensor, Report::Handle)?;
+                    let mut readback = self.encode_readback(&mut encoder, &tensor)?;
+                    self.inner.queue.submit([encoder.finish()]);
+                    readback.start();
+                    Ok((readback, check))
+                })
+                .await?;
             self.finish_read(&mut readback, wait, data.output(piece)).await?;
             if let Some(check) = check {
-                self.lost_or(check.wait(self.inner.options.readback_timeout))?;
+                self.lost_or(check.outcome(wait, self.inner.options.readback_timeout).await)?;
             }
         }
         self.check_ready()
@@ -250,7 +252,7 @@ async fn activations_impl<T: Element, D: Dimension>(
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
     if ctx.runs_on_cpu(T::DTYPE) {
-        return cpu_chain(ctx, chain, x);
+        return cpu_chain(ctx, chain, x, wait).await;
     }
     let contiguous = standard(&x);
     let mut values = Vec::new();
@@ -281,10 +283,11 @@ fn into_array<T, D: Dimension>(values: Vec<T>, dim: D) -> Result<Array<T, D>> {
 }
 
 /// The chain on the CPU reference (the f64 fallback): slopes are read back from the device.
-fn cpu_chain<T: Element, D: Dimension>(
+async fn cpu_chain<T: Element, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
     x: ArrayView<'_, T, D>,
+    wait: Wait,
 ) -> Result<Array<T, D>> {
     let mut y = x.as_standard_layout().into_owned();
     for step in chain {
@@ -292,22 +295,50 @@ fn cpu_chain<T: Element, D: Dimension>(
             Step::Unary { op, attributes } => {
                 crate::cpu::map_standard(y.view(), |v| v.unary_reference(op, attributes).unwrap_or(v))
             }
-            Step::Prelu { slope } => crate::cpu::prelu(y.view(), ctx.download::<T>(slope)?.view())?,
+            Step::Prelu { slope } => crate::cpu::prelu(y.view(), ctx.read_tensor::<T>(slope, wait).await?.view())?,
         };
     }
     Ok(y)
 }
 
-/// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout.
-pub fn leaky_relu<T: FloatElement, D: Dimension>(
+/// What lets a host call block its thread until the GPU answers: every element type has it,
+/// except in the browser (wasm32), where a thread that waits never sees the GPU's answer (the
+/// page's event loop delivers it). There the blocking calls do not compile, and the error
+/// names their `_async` twins.
+#[cfg_attr(
+    target_arch = "wasm32",
+    diagnostic::on_unimplemented(
+        message = "blocking calls do not exist in the browser: call the `_async` twin and await it",
+        label = "this call would wait for the GPU on the page's only thread, which never sees the answer",
+        note = "leaky_relu_async, elu_async, prelu_async, activations_async, activations_in_place_async, \
+                prelu_in_place_async, Context::new_async, Context::download_async"
+    )
+)]
+pub trait Blocking: Element {
+    /// Runs `future` to completion on this thread.
+    #[doc(hidden)]
+    fn block_on<F: std::future::Future>(future: F) -> F::Output;
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Element> Blocking for T {
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        pollster::block_on(future)
+    }
+}
+
+/// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout. Blocks until
+/// the result is back; [`leaky_relu_async`] in the browser.
+pub fn leaky_relu<T: FloatElement + Blocking, D: Dimension>(
     ctx: &Context,
     x: ArrayView<'_, T, D>,
     alpha: f32,
 ) -> Result<Array<T, D>> {
-    pollster::block_on(activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Block))
+    T::block_on(activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, blocking_wait()))
 }
 
-/// Async form of [`leaky_relu`]; completes through the context's poller, and is cancel-safe.
+/// Async form of [`leaky_relu`]; cancel-safe, and it never blocks its executor: natively the
+/// context's poller completes it, in the browser the page's event loop.
 pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(
     ctx: &Context,
     x: ArrayView<'_, T, D>,
@@ -317,8 +348,12 @@ pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(
 }
 
 /// Elu (ONNX 1, 6, 22) on the GPU. Output has X's shape in standard layout.
-pub fn elu<T: FloatElement, D: Dimension>(ctx: &Context, x: ArrayView<'_, T, D>, alpha: f32) -> Result<Array<T, D>> {
-    pollster::block_on(activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Block))
+pub fn elu<T: FloatElement + Blocking, D: Dimension>(
+    ctx: &Context,
+    x: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
+    T::block_on(activations_impl(ctx, &[Activation::elu(alpha)], x, blocking_wait()))
 }
 
 /// Async form of [`elu`].
@@ -332,12 +367,12 @@ pub async fn elu_async<T: FloatElement, D: Dimension>(
 
 /// A chain of activations applied in order, fused into one kernel (one read and one write of
 /// X); each step rounds to T exactly as separate ops would. PRelu steps carry device slopes.
-pub fn activations<T: Element, D: Dimension>(
+pub fn activations<T: Blocking, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
     x: ArrayView<'_, T, D>,
 ) -> Result<Array<T, D>> {
-    pollster::block_on(activations_impl(ctx, chain, x, Wait::Block))
+    T::block_on(activations_impl(ctx, chain, x, blocking_wait()))
 }
 
 /// Async form of [`activations`].
@@ -351,36 +386,55 @@ pub async fn activations_async<T: Element, D: Dimension>(
 
 /// [`activations`] writing the result over `x`: read back straight into its memory when it is
 /// contiguous in standard order, else through one contiguous copy.
-pub fn activations_in_place<T: Element, D: Dimension>(
+pub fn activations_in_place<T: Blocking, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
     x: ArrayViewMut<'_, T, D>,
 ) -> Result<()> {
+    T::block_on(activations_in_place_impl(ctx, chain, x, blocking_wait()))
+}
+
+/// Async form of [`activations_in_place`].
+pub async fn activations_in_place_async<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayViewMut<'_, T, D>,
+) -> Result<()> {
+    activations_in_place_impl(ctx, chain, x, Wait::Async).await
+}
+
+async fn activations_in_place_impl<T: Element, D: Dimension>(
+    ctx: &Context,
+    chain: &[Activation],
+    x: ArrayViewMut<'_, T, D>,
+    wait: Wait,
+) -> Result<()> {
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
     if ctx.runs_on_cpu(T::DTYPE) {
-        let y = cpu_chain(ctx, chain, x.view())?;
+        let y = cpu_chain(ctx, chain, x.view(), wait).await?;
         let mut x = x;
         x.assign(&y);
         return Ok(());
     }
-    in_place(x, |values, shape| {
-        pollster::block_on(ctx.run_host(HostData::InPlace(values), shape, HostChain::Steps(chain), Wait::Block))
+    in_place(x, async |values, shape| {
+        ctx.run_host(HostData::InPlace(values), shape, HostChain::Steps(chain), wait).await
     })
+    .await
 }
 
 /// Runs `work` on `x`'s elements in standard order, through a contiguous copy when `x` is not
 /// contiguous.
-fn in_place<T: Element, D: Dimension>(
+async fn in_place<T: Element, D: Dimension>(
     mut x: ArrayViewMut<'_, T, D>,
-    work: impl FnOnce(&mut [T], &[usize]) -> Result<()>,
+    work: impl AsyncFnOnce(&mut [T], &[usize]) -> Result<()>,
 ) -> Result<()> {
     let shape = x.shape().to_vec();
     if let Some(values) = x.as_slice_mut() {
-        return work(values, &shape);
+        return work(values, &shape).await;
     }
     let mut copy = x.as_standard_layout().into_owned();
-    work(copy.as_slice_mut().unwrap_or_default(), &shape)?;
+    work(copy.as_slice_mut().unwrap_or_default(), &shape).await?;
     x.assign(&copy);
     Ok(())
 }
@@ -388,12 +442,12 @@ fn in_place<T: Element, D: Dimension>(
 /// PRelu (ONNX 7, 9, 16: unidirectional broadcasting of the slope to X) on the GPU. Output has
 /// X's shape in standard layout. For opsets 1 and 6, map the slope's shape first with
 /// [`crate::per_channel_slope_shape`].
-pub fn prelu<T: Element, D: Dimension, E: Dimension>(
+pub fn prelu<T: Blocking, D: Dimension, E: Dimension>(
     ctx: &Context,
     x: ArrayView<'_, T, D>,
     slope: ArrayView<'_, T, E>,
 ) -> Result<Array<T, D>> {
-    pollster::block_on(prelu_impl(ctx, x, slope, Wait::Block))
+    T::block_on(prelu_impl(ctx, x, slope, blocking_wait()))
 }
 
 /// Async form of [`prelu`].
@@ -406,10 +460,28 @@ pub async fn prelu_async<T: Element, D: Dimension, E: Dimension>(
 }
 
 /// [`prelu`] writing the result over `x`.
-pub fn prelu_in_place<T: Element, D: Dimension, E: Dimension>(
+pub fn prelu_in_place<T: Blocking, D: Dimension, E: Dimension>(
     ctx: &Context,
     x: ArrayViewMut<'_, T, D>,
     slope: ArrayView<'_, T, E>,
+) -> Result<()> {
+    T::block_on(prelu_in_place_impl(ctx, x, slope, blocking_wait()))
+}
+
+/// Async form of [`prelu_in_place`].
+pub async fn prelu_in_place_async<T: Element, D: Dimension, E: Dimension>(
+    ctx: &Context,
+    x: ArrayViewMut<'_, T, D>,
+    slope: ArrayView<'_, T, E>,
+) -> Result<()> {
+    prelu_in_place_impl(ctx, x, slope, Wait::Async).await
+}
+
+async fn prelu_in_place_impl<T: Element, D: Dimension, E: Dimension>(
+    ctx: &Context,
+    x: ArrayViewMut<'_, T, D>,
+    slope: ArrayView<'_, T, E>,
+    wait: Wait,
 ) -> Result<()> {
     crate::broadcast::unidirectional_slope_shape(x.shape(), slope.shape())?;
     if ctx.runs_on_cpu(T::DTYPE) {
@@ -419,7 +491,17 @@ pub fn prelu_in_place<T: Element, D: Dimension, E: Dimension>(
         return Ok(());
     }
     let slope = slope.into_dyn();
-    in_place(x, |values, shape| {
-        pollster::block_on(ctx.run_host(HostData::InPlace(values), shape, HostChain::Prelu(slope), Wait::Block))
+    in_place(x, async |values, shape| {
+        ctx.run_host(HostData::InPlace(values), shape, HostChain::Prelu(slope), wait).await
     })
+    .await
+}
+
+/// How a blocking call waits: polling on its own thread. (In the browser no blocking call
+/// can be made, see [`Blocking`]; there this is never reached.)
+fn blocking_wait() -> Wait {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Wait::Block;
+    #[cfg(target_arch = "wasm32")]
+    return Wait::Async;
 }

@@ -37,8 +37,8 @@ pub mod bench;
 pub mod onnx;
 
 pub use api::{
-    activations, activations_async, activations_in_place, elu, elu_async, leaky_relu, leaky_relu_async, prelu,
-    prelu_async, prelu_in_place,
+    Blocking, activations, activations_async, activations_in_place, activations_in_place_async, elu, elu_async,
+    leaky_relu, leaky_relu_async, prelu, prelu_async, prelu_in_place, prelu_in_place_async,
 };
 pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
 /// The CPU reference, under the name the crate's first releases gave it.

@@ -4,14 +4,15 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
 
 use super::driver_lock::DriverLock;
 use super::info::{ContextInfo, DTypePath};
 use super::options::ContextOptions;
 use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats};
+use super::poller::Poller;
 use super::pool::{BufferPool, PoolStats, PooledBuffer};
-use super::readback::Poller;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelKey, Tuning, VECTOR_BYTES};
@@ -42,9 +43,10 @@ pub(crate) struct ContextInner {
     pub(crate) poller: Poller,
     pub(crate) driver_lock: DriverLock,
     lost: Arc<Mutex<Option<String>>>,
-    /// Mismatches found by validation of work the caller submitted (encoded work), reported by
-    /// the next call.
-    pub(crate) validation_failures: Arc<Mutex<Vec<Error>>>,
+    /// Failures found after their call returned, reported by the next call: mismatches found
+    /// by validation of work the caller submitted (encoded work), and in the browser the
+    /// errors that plain calls' scopes caught.
+    pub(crate) deferred_failures: Arc<Mutex<Vec<Error>>>,
 }
 
 impl fmt::Debug for Context {
@@ -81,14 +83,10 @@ impl Context {
         Ok(Self::from_device_with_info(device, queue, adapter.get_info(), options))
     }
 
-    /// Blocking form of [`Context::new_async`].
+    /// Blocking form of [`Context::new_async`] (not in the browser, whose thread must not wait).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(options: ContextOptions) -> Result<Self> {
         pollster::block_on(Self::new_async(options))
-    }
-
-    /// A context on the default adapter with default options.
-    pub fn default_blocking() -> Result<Self> {
-        Self::new(ContextOptions::default())
     }
 
     /// Adopts a device and queue the caller already owns. Features and limits are read from
@@ -137,7 +135,7 @@ impl Context {
                 info,
                 options,
                 lost,
-                validation_failures: Arc::default(),
+                deferred_failures: Arc::default(),
             }),
         }
     }
@@ -241,35 +239,77 @@ impl Context {
         self.inner.pipelines.get_or_build(&self.inner.device, key)
     }
 
-    /// Refuses work once the device is lost, and reports validation mismatches that work the
-    /// caller submitted produced since the last call.
+    /// Refuses work once the device is lost, and reports what was found after earlier calls
+    /// returned: validation mismatches of work the caller submitted, and (in the browser) errors
+    /// of plain calls' scopes.
     pub(crate) fn check_ready(&self) -> Result<()> {
         if let Some(reason) = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
             return Err(Error::DeviceLost { reason });
         }
-        let failure = {
-            let mut failures = self.inner.validation_failures.lock().unwrap_or_else(|p| p.into_inner());
-            if failures.is_empty() { None } else { Some(failures.remove(0)) }
-        };
         // A check whose maps failed because the device went away reports the loss.
-        failure.map_or(Ok(()), |failure| self.lost_or(Err(failure)))
+        self.take_deferred().map_or(Ok(()), |failure| self.lost_or(Err(failure)))
     }
 
     /// Runs `work` inside validation and out-of-memory error scopes, so that what wgpu reports
     /// becomes an error value (and [`Error::DeviceLost`] once the device is gone) instead of a
     /// panic in wgpu's default handler. Scopes are per thread, so `work` must not await.
+    ///
+    /// Natively the scopes answer at once. In the browser only the event loop answers them, so
+    /// a plain call returns what it recorded and what the scopes catch is returned by the next
+    /// call on the context ([`Context::check_ready`]); an awaited call uses
+    /// [`Context::scoped_async`] instead.
     pub(crate) fn scoped<R>(&self, during: &'static str, work: impl FnOnce() -> Result<R>) -> Result<R> {
         self.check_ready()?;
+        let (result, pops) = self.in_scopes(work);
+        let mut caught = None;
+        for pop in pops {
+            let deferred = Arc::clone(&self.inner.deferred_failures);
+            let now = super::platform::now_or_later(pop, move |error| {
+                deferred.lock().unwrap_or_else(|p| p.into_inner()).push(gpu_error(during, &error));
+            });
+            if let Some(error) = now {
+                caught.get_or_insert(gpu_error(during, &error));
+            }
+        }
+        self.judge_scopes(result, caught)
+    }
+
+    /// [`Context::scoped`] for awaited calls: waits for the scopes' answer without blocking
+    /// (in the browser the event loop brings it).
+    pub(crate) async fn scoped_async<R>(&self, during: &'static str, work: impl FnOnce() -> Result<R>) -> Result<R> {
+        self.check_ready()?;
+        let (result, [memory, validation]) = self.in_scopes(work);
+        let caught = match (memory.await, validation.await) {
+            (Some(error), _) | (None, Some(error)) => Some(gpu_error(during, &error)),
+            (None, None) => None,
+        };
+        self.judge_scopes(result, caught)
+    }
+
+    fn in_scopes<R>(
+        &self,
+        work: impl FnOnce() -> Result<R>,
+    ) -> (Result<R>, [impl std::future::Future<Output = Option<wgpu::Error>> + 'static; 2]) {
         let _driver = self.inner.driver_lock.hold();
         let validation = self.inner.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let memory = self.inner.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let result = work();
-        let errors = [pollster::block_on(memory.pop()), pollster::block_on(validation.pop())];
-        let result = self.lost_or(result);
-        match (result, errors.into_iter().flatten().next()) {
-            (Ok(_), Some(error)) => Err(self.lost_or_gpu(during, one_line(&error.to_string()))),
+        (result, [memory.pop(), validation.pop()])
+    }
+
+    /// The call's outcome once its scopes answered: a scope's error fails a call that
+    /// succeeded, and a lost device turns any failure into [`Error::DeviceLost`].
+    fn judge_scopes<R>(&self, result: Result<R>, caught: Option<Error>) -> Result<R> {
+        match (self.lost_or(result), caught) {
+            (Ok(_), Some(error)) => self.lost_or(Err(error)),
             (result, _) => result,
         }
+    }
+
+    /// The oldest failure reported after its call returned, if any.
+    fn take_deferred(&self) -> Option<Error> {
+        let mut failures = self.inner.deferred_failures.lock().unwrap_or_else(|p| p.into_inner());
+        if failures.is_empty() { None } else { Some(failures.remove(0)) }
     }
 
     /// `result`, unless it failed because the device was lost: then [`Error::DeviceLost`].
@@ -283,13 +323,6 @@ impl Context {
         }
     }
 
-    pub(crate) fn lost_or_gpu(&self, during: &'static str, message: String) -> Error {
-        match self.lost_reason_after_error() {
-            Some(reason) => Error::DeviceLost { reason },
-            None => Error::Gpu { during, message },
-        }
-    }
-
     /// Why the device was lost, if it was, asked after an error: a destroyed device first
     /// fails calls and only reports its loss from a poll that finds its queue empty, so the
     /// device is polled (briefly waited on) before the answer.
@@ -298,20 +331,26 @@ impl Context {
         if let Some(reason) = reason() {
             return Some(reason);
         }
+        // In the browser the loss arrives through the event loop, after this call returns.
+        #[cfg(target_arch = "wasm32")]
+        return None;
         // Non-blocking polls only: see the poller for why not a wait with a timeout.
-        let deadline = std::time::Instant::now() + Duration::from_millis(100);
-        loop {
-            {
-                let _driver = self.inner.driver_lock.hold();
-                let _ = self.inner.device.poll(wgpu::PollType::Poll);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let deadline = std::time::Instant::now() + Duration::from_millis(100);
+            loop {
+                {
+                    let _driver = self.inner.driver_lock.hold();
+                    let _ = self.inner.device.poll(wgpu::PollType::Poll);
+                }
+                if let Some(reason) = reason() {
+                    return Some(reason);
+                }
+                if std::time::Instant::now() >= deadline {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(1));
             }
-            if let Some(reason) = reason() {
-                return Some(reason);
-            }
-            if std::time::Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
@@ -400,6 +439,11 @@ pub async fn enumerate_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> 
         ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
     });
     instance.enumerate_adapters(backends).await
+}
+
+/// What an error scope caught, as an error value of one line.
+fn gpu_error(during: &'static str, error: &wgpu::Error) -> Error {
+    Error::Gpu { during, message: one_line(&error.to_string()) }
 }
 
 /// wgpu's multi-line error report ("Validation Error", "Caused by:", indented causes) as one

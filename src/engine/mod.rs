@@ -8,6 +8,8 @@ mod driver_lock;
 mod info;
 mod options;
 mod pipelines;
+mod platform;
+mod poller;
 mod pool;
 mod readback;
 mod tensor;

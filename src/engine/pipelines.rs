@@ -1,11 +1,17 @@
 //! Compiled kernels, built once per [`KernelKey`] and shared between threads, in a cache with a
 //! bound: beyond [`crate::ContextOptions::pipeline_cache_capacity`] kernels the least recently
 //! used one is dropped (a model of thousands of distinct chains cannot grow memory without end).
+//!
+//! In the browser a build's errors are known only later, from the event loop: there they
+//! reach the call that built the kernel through its scopes, after it returned, and the kernel
+//! stays cached; Tint takes every kernel that naga's validation takes (the browser suite
+//! compiles all it runs).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use super::platform::caught_now;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelKey, Pass};
 
@@ -130,12 +136,13 @@ impl PipelineCache {
 fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
     let label = key.label();
     let wgsl = key.wgsl();
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
+    let (module, caught) = caught_now(device, || {
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
+        })
     });
-    if let Some(error) = pollster::block_on(scope.pop()) {
+    if let Some(error) = caught {
         return Err(Error::Shader { label, message: error.to_string(), wgsl });
     }
     let main = build_pipeline(device, &module, &label, key, Pass::Main)?;
@@ -149,16 +156,17 @@ fn build_pipeline(
     key: &KernelKey,
     pass: Pass,
 ) -> Result<Pipeline> {
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(label),
-        layout: None,
-        module,
-        entry_point: Some(pass.entry_point()),
-        compilation_options: wgpu::PipelineCompilationOptions::default(),
-        cache: None,
+    let (pipeline, caught) = caught_now(device, || {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module,
+            entry_point: Some(pass.entry_point()),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        })
     });
-    if let Some(error) = pollster::block_on(scope.pop()) {
+    if let Some(error) = caught {
         return Err(Error::Shader {
             label: format!("{label} ({})", pass.entry_point()),
             message: error.to_string(),

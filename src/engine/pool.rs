@@ -175,9 +175,7 @@ impl PooledBuffer {
     /// callbacks), so it opens an error scope of its own: on a lost device wgpu reports the
     /// unmap, and the default handler would panic.
     pub(crate) fn unmap_and_return(self, device: &wgpu::Device) {
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        self.buffer().unmap();
-        if pollster::block_on(scope.pop()).is_some() {
+        if super::platform::quietly(device, || self.buffer().unmap()) {
             self.discard();
         }
     }

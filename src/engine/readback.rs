@@ -1,5 +1,6 @@
-//! Reading device buffers back: staging buffers, their maps, and the one poller per context
-//! that completes asynchronous reads without a thread per call.
+//! Reading device buffers back: staging buffers and their maps, completed by polling on the
+//! calling thread (blocking calls), by the context's poller (awaited calls), or in the
+//! browser by its event loop.
 //!
 //! Cancel safety: a [`Readback`] dropped at any point leaves nothing mapped or pending in the
 //! pool. Whoever finishes last, the map callback or the dropped readback, unmaps the staging
@@ -8,20 +9,23 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context as TaskContext, Poll, Waker};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::driver_lock::DriverLock;
+use super::poller::Poller;
 use super::pool::PooledBuffer;
 use crate::error::{Error, Result};
 
 /// How a readback waits for the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wait {
-    /// Poll the device on the calling thread.
+    /// Poll the device on the calling thread (never in the browser).
+    #[cfg(not(target_arch = "wasm32"))]
     Block,
-    /// Let the context's poller poll; the future completes when the map does.
+    /// Let the context's poller (in the browser, the event loop) complete the map; the future
+    /// completes when the map does.
     Async,
 }
 
@@ -57,12 +61,13 @@ impl MapShared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn finished(&self) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn finished(&self) -> bool {
         let state = self.lock();
         state.completed.is_some() || state.timed_out || state.abandoned.is_some()
     }
 
-    fn expire(&self) {
+    pub(super) fn expire(&self) {
         let mut state = self.lock();
         if state.completed.is_none() {
             state.timed_out = true;
@@ -121,17 +126,18 @@ impl Readback {
     /// which holds exactly as many elements.
     pub(crate) async fn read_into<T: bytemuck::Pod>(
         &mut self,
-        device: &wgpu::Device,
         poller: &Poller,
+        driver_lock: &DriverLock,
         wait: Wait,
         timeout: Duration,
         out: &mut [T],
     ) -> Result<()> {
-        let deadline = Instant::now() + timeout;
         match wait {
-            Wait::Block => self.block_until_mapped(device, &poller.shared.driver_lock, deadline, timeout)?,
+            #[cfg(not(target_arch = "wasm32"))]
+            Wait::Block => self.block_until_mapped(driver_lock, timeout)?,
             Wait::Async => {
-                poller.watch(Arc::clone(&self.shared), deadline);
+                let _ = driver_lock;
+                poller.watch(Arc::clone(&self.shared), timeout);
                 MapFuture { shared: &self.shared }.await;
             }
         }
@@ -146,18 +152,15 @@ impl Readback {
         self.copy_out(out)
     }
 
-    fn block_until_mapped(
-        &self,
-        device: &wgpu::Device,
-        driver_lock: &DriverLock,
-        deadline: Instant,
-        timeout: Duration,
-    ) -> Result<()> {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn block_until_mapped(&self, driver_lock: &DriverLock, timeout: Duration) -> Result<()> {
+        let device = &self.shared.device;
+        let deadline = std::time::Instant::now() + timeout;
         loop {
             if self.shared.lock().completed.is_some() {
                 return Ok(());
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
                 return Err(Error::Timeout { during: "readback", after: timeout });
             }
@@ -226,129 +229,5 @@ impl Future for MapFuture<'_> {
         }
         state.waker = Some(cx.waker().clone());
         Poll::Pending
-    }
-}
-
-/// One thread per context that polls the device while asynchronous reads are waiting, and
-/// expires those whose deadline passed. It starts with the first such read and ends after a
-/// second with none, or when the context goes.
-pub(crate) struct Poller {
-    shared: Arc<PollerShared>,
-    /// The threads started, joined when the context goes: a poller still inside the driver
-    /// (or dropping the last device handle) while the process exits has crashed Mesa's GL
-    /// driver at exit.
-    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
-}
-
-struct PollerShared {
-    device: wgpu::Device,
-    driver_lock: DriverLock,
-    state: Mutex<PollerState>,
-    wake: Condvar,
-}
-
-#[derive(Default)]
-struct PollerState {
-    watches: Vec<(Arc<MapShared>, Instant)>,
-    running: bool,
-    shutdown: bool,
-}
-
-/// The poller's pause between polls that completed nothing grows from the first to the second.
-const MIN_BACKOFF: Duration = Duration::from_micros(20);
-const MAX_BACKOFF: Duration = Duration::from_millis(1);
-/// How long the thread stays without work before it ends.
-const IDLE_EXIT: Duration = Duration::from_secs(1);
-
-impl Poller {
-    pub(crate) fn new(device: wgpu::Device, driver_lock: DriverLock) -> Self {
-        let shared = Arc::new(PollerShared { device, driver_lock, state: Mutex::default(), wake: Condvar::new() });
-        Poller { shared, threads: Mutex::default() }
-    }
-
-    fn lock(shared: &PollerShared) -> MutexGuard<'_, PollerState> {
-        shared.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn watch(&self, map: Arc<MapShared>, deadline: Instant) {
-        let mut state = Self::lock(&self.shared);
-        state.watches.push((map, deadline));
-        if state.running {
-            self.shared.wake.notify_one();
-            return;
-        }
-        let shared = Arc::clone(&self.shared);
-        let spawned = std::thread::Builder::new().name("wgpu-activations-poller".into()).spawn(move || run(&shared));
-        // Without a thread (the system refused one) the watch still ends at its deadline: the
-        // next read's thread, or a blocking call's poll, completes it.
-        state.running = spawned.is_ok();
-        if let Ok(handle) = spawned {
-            let mut threads = self.threads.lock().unwrap_or_else(|p| p.into_inner());
-            threads.retain(|t| !t.is_finished());
-            threads.push(handle);
-        }
-    }
-}
-
-impl Drop for Poller {
-    fn drop(&mut self) {
-        Self::lock(&self.shared).shutdown = true;
-        self.shared.wake.notify_all();
-        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
-        let current = std::thread::current().id();
-        for thread in threads {
-            // Never join itself (a context dropped by a callback on the poller thread).
-            if thread.thread().id() != current {
-                let _ = thread.join();
-            }
-        }
-    }
-}
-
-fn run(shared: &PollerShared) {
-    let mut backoff = MIN_BACKOFF;
-    let mut last_pending = 0;
-    loop {
-        {
-            let mut state = Poller::lock(shared);
-            loop {
-                state.watches.retain(|(map, _)| !map.finished());
-                if state.shutdown {
-                    state.running = false;
-                    return;
-                }
-                if !state.watches.is_empty() {
-                    break;
-                }
-                let (next, waited) = shared.wake.wait_timeout(state, IDLE_EXIT).unwrap_or_else(|p| p.into_inner());
-                state = next;
-                if waited.timed_out() && state.watches.is_empty() {
-                    state.running = false;
-                    return;
-                }
-            }
-        }
-        // Non-blocking polls with a backoff, never a wait with a timeout: in wgpu-core 30 a
-        // timed-out wait racing another thread's submit can trip an internal assertion
-        // (gfx-rs/wgpu#9958), and the poller's short waits would time out all the time.
-        {
-            let _driver = shared.driver_lock.hold();
-            let _ = shared.device.poll(wgpu::PollType::Poll);
-        }
-        let pending = Poller::lock(shared).watches.iter().filter(|(map, _)| !map.finished()).count();
-        if pending == last_pending {
-            std::thread::sleep(backoff);
-            backoff = (backoff * 2).min(MAX_BACKOFF);
-        } else {
-            backoff = MIN_BACKOFF;
-        }
-        last_pending = pending;
-        let now = Instant::now();
-        let state = Poller::lock(shared);
-        for (map, deadline) in &state.watches {
-            if *deadline <= now {
-                map.expire();
-            }
-        }
     }
 }

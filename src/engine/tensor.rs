@@ -198,7 +198,7 @@ impl Context {
             });
         }
         if offset + 4 <= buffer.size() {
-            self.check_same_device(&buffer, offset)?;
+            self.scoped("wrapping a buffer", || self.check_same_device(&buffer, offset))?;
         }
         Ok(GpuTensor {
             memory: Arc::new(Memory::Wrapped(buffer)),
@@ -226,20 +226,21 @@ impl Context {
                 count: None,
             }],
         });
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let _group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-activations.device-check"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset,
-                    size: std::num::NonZeroU64::new(4),
-                }),
-            }],
+        let (_group, caught) = super::platform::caught_now(device, || {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-activations.device-check"),
+                layout: &layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: std::num::NonZeroU64::new(4),
+                    }),
+                }],
+            })
         });
-        match pollster::block_on(scope.pop()) {
+        match caught {
             None => Ok(()),
             Some(error) => self.lost_or(Err(Error::InvalidBuffer {
                 reason: format!("the buffer cannot be used on this context's device: {error}"),
@@ -285,9 +286,14 @@ impl Context {
         }
     }
 
-    /// Reads a device tensor back into a host array, blocking until the GPU is done.
-    pub fn download<T: Element>(&self, tensor: &GpuTensor) -> Result<ArrayD<T>> {
-        pollster::block_on(self.read_tensor(tensor, Wait::Block))
+    /// Reads a device tensor back into a host array, blocking until the GPU is done (not in
+    /// the browser, see [`crate::Blocking`]: use [`Context::download_async`]).
+    pub fn download<T: crate::api::Blocking>(&self, tensor: &GpuTensor) -> Result<ArrayD<T>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        let wait = Wait::Block;
+        #[cfg(target_arch = "wasm32")]
+        let wait = Wait::Async;
+        T::block_on(self.read_tensor(tensor, wait))
     }
 
     /// Reads a device tensor back into a host array without blocking the calling thread; the
@@ -303,13 +309,15 @@ impl Context {
         }
         let mut values: Vec<T> = Vec::new();
         if !tensor.is_empty() {
-            let mut readback = self.scoped("readback", || {
-                let mut encoder = self.encoder("wgpu-activations.readback");
-                let mut readback = self.encode_readback(&mut encoder, tensor)?;
-                self.inner.queue.submit([encoder.finish()]);
-                readback.start();
-                Ok(readback)
-            })?;
+            let mut readback = self
+                .scoped_async("readback", || {
+                    let mut encoder = self.encoder("wgpu-activations.readback");
+                    let mut readback = self.encode_readback(&mut encoder, tensor)?;
+                    self.inner.queue.submit([encoder.finish()]);
+                    readback.start();
+                    Ok(readback)
+                })
+                .await?;
             // The result's memory is faulted in while the GPU copies.
             values.resize(tensor.len, T::zeroed());
             self.finish_read(&mut readback, wait, &mut values).await?;
@@ -344,7 +352,7 @@ impl Context {
         out: &mut [T],
     ) -> Result<()> {
         let result = readback
-            .read_into(&self.inner.device, &self.inner.poller, wait, self.inner.options.readback_timeout, out)
+            .read_into(&self.inner.poller, &self.inner.driver_lock, wait, self.inner.options.readback_timeout, out)
             .await;
         self.lost_or(result)
     }

@@ -8,11 +8,13 @@
 //! the context (a download of the result, typically).
 
 use std::sync::{Arc, Condvar, Mutex};
+use std::task::Waker;
 use std::time::Duration;
 
 use super::context::Context;
 use super::dispatch::{Job, JobStep, chain_name};
 use super::pool::PooledBuffer;
+use super::readback::Wait;
 use crate::broadcast::{SlopePlan, plan, unidirectional_slope_shape};
 use crate::cpu::{CpuStep, chain_element};
 use crate::dtype::{DType, Element};
@@ -122,7 +124,7 @@ impl Context {
     ) -> Result<Option<CheckHandle>> {
         let Some(pending) = pending else { return Ok(None) };
         let check = Check { device: self.inner.device.clone(), y: self.stage(encoder, y)?, job: pending };
-        let failures = Arc::clone(&self.inner.validation_failures);
+        let failures = Arc::clone(&self.inner.deferred_failures);
         let handle = CheckHandle::default();
         let report_to = match report {
             Report::Queue => None,
@@ -219,23 +221,58 @@ pub(crate) enum Report {
 
 /// The outcome of one validation, set by the completion callback.
 #[derive(Clone, Default)]
-pub(crate) struct CheckHandle(Arc<(Mutex<Option<Result<()>>>, Condvar)>);
+pub(crate) struct CheckHandle(Arc<(Mutex<CheckState>, Condvar)>);
+
+#[derive(Default)]
+struct CheckState {
+    outcome: Option<Result<()>>,
+    waker: Option<Waker>,
+}
 
 impl CheckHandle {
     fn set(&self, result: Result<()>) {
         let (slot, ready) = &*self.0;
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+        let mut state = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if state.outcome.is_none() {
+            state.outcome = Some(result);
+        }
+        if let Some(waker) = state.waker.take() {
+            waker.wake();
+        }
         ready.notify_all();
     }
 
-    /// Waits (at most `timeout`: the callback runs in the poll that completed the readback)
-    /// for the outcome.
-    pub(crate) fn wait(&self, timeout: Duration) -> Result<()> {
-        let (slot, ready) = &*self.0;
-        let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
-        let (mut guard, _) =
-            ready.wait_timeout_while(guard, timeout, |s| s.is_none()).unwrap_or_else(|p| p.into_inner());
-        guard.take().unwrap_or(Err(Error::Timeout { during: "validation", after: timeout }))
+    /// The outcome, waited for at most `timeout`. Natively the callback runs in the poll that
+    /// completed the call's readback, so it is there or about to be; in the browser the event
+    /// loop brings it, and the caller's task yields until then.
+    pub(crate) async fn outcome(&self, wait: Wait, timeout: Duration) -> Result<()> {
+        let _ = wait;
+        #[cfg(target_arch = "wasm32")]
+        {
+            let expire = self.clone();
+            super::platform::after(timeout, move || {
+                expire.set(Err(Error::Timeout { during: "validation", after: timeout }));
+            });
+            std::future::poll_fn(|cx| {
+                let mut state = self.0.0.lock().unwrap_or_else(|p| p.into_inner());
+                match state.outcome.take() {
+                    Some(outcome) => std::task::Poll::Ready(outcome),
+                    None => {
+                        state.waker = Some(cx.waker().clone());
+                        std::task::Poll::Pending
+                    }
+                }
+            })
+            .await
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let (slot, ready) = &*self.0;
+            let guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+            let (mut guard, _) =
+                ready.wait_timeout_while(guard, timeout, |s| s.outcome.is_none()).unwrap_or_else(|p| p.into_inner());
+            guard.outcome.take().unwrap_or(Err(Error::Timeout { during: "validation", after: timeout }))
+        }
     }
 }
 

@@ -3,10 +3,15 @@
 
 use std::collections::HashMap;
 use std::fmt;
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::{Path, PathBuf};
 
-use super::error::{OnnxError, OnnxResult};
-use super::load::{HostElement, HostTensor, MAX_FILE_BYTES, read_file};
+use super::error::OnnxError;
+#[cfg(not(target_arch = "wasm32"))]
+use super::error::OnnxResult;
+use super::load::{HostElement, HostTensor};
+#[cfg(not(target_arch = "wasm32"))]
+use super::load::{MAX_FILE_BYTES, read_file};
 use super::plan::OnnxModel;
 use crate::dtype::{DType, Element};
 use crate::engine::Context;
@@ -72,6 +77,7 @@ fn onnx_tolerance(expected: f64, reference: f64) -> bool {
     (expected - reference).abs() <= 1e-7 + 1e-3 * reference.abs()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     let mut found: Vec<(usize, PathBuf)> = std::fs::read_dir(dir)
         .into_iter()
@@ -87,10 +93,12 @@ fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn read(path: &Path) -> OnnxResult<Vec<u8>> {
     read_file(path, MAX_FILE_BYTES)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The case's name: the last component of its canonical path, so that `.` and `..` name the
 /// folder they stand for and never lead outside a save folder.
 fn case_name(dir: &Path) -> String {
@@ -101,65 +109,153 @@ fn case_name(dir: &Path) -> String {
 }
 
 /// Runs one case directory; with `save`, writes what was computed to
-/// `save/<case>/test_data_set_N/output_K.pb` once every output has been compared. Nothing is
-/// written inside a case folder (where it could replace the expected data) or outside `save`.
+/// `save/<case>/test_data_set_N/output_K.pb`, for failing data sets too. Nothing is written
+/// inside a case folder (where it could replace the expected data) or outside `save`. Data
+/// sets are read one at a time, each file within [`MAX_FILE_BYTES`].
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_case(ctx: &Context, dir: &Path, save: Option<&Path>) -> CaseReport {
     let name = case_name(dir);
-    let mut report = CaseReport {
-        name,
-        outcome: Outcome::Pass,
-        max_ulp_vs_expected: 0,
-        max_ulp_vs_reference: 0,
-        inexact_expected: 0,
-        opset: 0,
-        operators: Vec::new(),
-        dtype: None,
-    };
-    if let Err(outcome) = run_case_inner(ctx, dir, save, &mut report) {
-        report.outcome = outcome;
-    }
-    report
-}
-
-fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut CaseReport) -> Result<(), Outcome> {
     let refuse = |e: OnnxError| Outcome::Error(e.to_string());
-    let model = OnnxModel::from_bytes(&read(&dir.join("model.onnx")).map_err(refuse)?).map_err(refuse)?;
-    report.opset = model.opset();
-    report.operators = model.operators();
+    let mut run = match read(&dir.join("model.onnx")).map_err(refuse) {
+        Ok(bytes) => match CaseRun::start(name, &bytes) {
+            Ok(run) => run,
+            Err(report) => return report,
+        },
+        Err(outcome) => return CaseReport { outcome, ..CaseReport::new(name) },
+    };
     let sets = numbered(dir, "test_data_set_");
     if sets.is_empty() {
-        return Err(Outcome::Error(format!("no test_data_set_N directory in {}", dir.display())));
+        return run.fail(Outcome::Error(format!("no test_data_set_N directory in {}", dir.display())));
     }
     for set in sets {
-        let inputs = numbered(&set, "input_");
-        if inputs.len() != model.input_names().len() {
-            return Err(Outcome::Error(format!(
-                "{} has {} inputs, the model takes {}",
-                set.display(),
-                inputs.len(),
-                model.input_names().len()
-            )));
+        let files = |prefix: &str| -> Result<Vec<Vec<u8>>, Outcome> {
+            numbered(&set, prefix).iter().map(|path| read(path).map_err(refuse)).collect()
+        };
+        let (inputs, expected) = match (files("input_"), files("output_")) {
+            (Ok(inputs), Ok(expected)) => (inputs, expected),
+            (Err(outcome), _) | (_, Err(outcome)) => return run.fail(outcome),
+        };
+        let computed = pollster::block_on(run.data_set(ctx, &set.display().to_string(), &inputs, &expected));
+        let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let (Some(save), Some(outputs)) = (save, computed) {
+            if let Err(outcome) = save_outputs(dir, save, &run.report.name, &set_name, &outputs) {
+                return run.fail(outcome);
+            }
+        }
+        if run.report.outcome != Outcome::Pass {
+            break;
+        }
+    }
+    run.report
+}
+
+/// One case judged data set by data set, from bytes: [`run_case`] reads them from a folder,
+/// a browser page is sent them.
+pub struct CaseRun {
+    model: OnnxModel,
+    /// The verdict so far: [`Outcome::Pass`] until a data set fails.
+    pub report: CaseReport,
+}
+
+impl CaseReport {
+    fn new(name: String) -> Self {
+        CaseReport {
+            name,
+            outcome: Outcome::Pass,
+            max_ulp_vs_expected: 0,
+            max_ulp_vs_reference: 0,
+            inexact_expected: 0,
+            opset: 0,
+            operators: Vec::new(),
+            dtype: None,
+        }
+    }
+}
+
+/// A judged data set's outcome, with what the GPU computed when the model ran.
+type Judged = Result<Vec<(String, HostTensor)>, (Outcome, Option<Vec<(String, HostTensor)>>)>;
+
+impl CaseRun {
+    /// Decodes and plans the case's model; a model that is refused is the case's report.
+    pub fn start(name: impl Into<String>, model: &[u8]) -> Result<CaseRun, CaseReport> {
+        let mut report = CaseReport::new(name.into());
+        match OnnxModel::from_bytes(model) {
+            Ok(model) => {
+                report.opset = model.opset();
+                report.operators = model.operators();
+                Ok(CaseRun { model, report })
+            }
+            Err(e) => {
+                report.outcome = Outcome::Error(e.to_string());
+                Err(report)
+            }
+        }
+    }
+
+    /// The report with `outcome`, unless an earlier data set already failed.
+    pub fn fail(mut self, outcome: Outcome) -> CaseReport {
+        if self.report.outcome == Outcome::Pass {
+            self.report.outcome = outcome;
+        }
+        self.report
+    }
+
+    /// Runs one data set (serialized `TensorProto`s: the inputs in the model's order, the
+    /// expected outputs; `set` names it in messages) on `ctx` and on the CPU reference, and
+    /// judges it into [`CaseRun::report`]. Returns what the GPU computed whenever the model
+    /// ran, also when it is judged wrong: the failing case is the one to look at.
+    pub async fn data_set(
+        &mut self,
+        ctx: &Context,
+        set: &str,
+        inputs: &[Vec<u8>],
+        expected: &[Vec<u8>],
+    ) -> Option<Vec<(String, HostTensor)>> {
+        match self.judge(ctx, set, inputs, expected).await {
+            Ok(outputs) => Some(outputs),
+            Err((outcome, outputs)) => {
+                if self.report.outcome == Outcome::Pass {
+                    self.report.outcome = outcome;
+                }
+                outputs
+            }
+        }
+    }
+
+    async fn judge(&mut self, ctx: &Context, set: &str, inputs: &[Vec<u8>], expected: &[Vec<u8>]) -> Judged {
+        let refuse = |e: OnnxError| (Outcome::Error(e.to_string()), None);
+        let takes = self.model.input_names().len();
+        if inputs.len() != takes {
+            let message = format!("{set} has {} inputs, the model takes {takes}", inputs.len());
+            return Err((Outcome::Error(message), None));
         }
         let mut feeds = HashMap::new();
-        for (name, path) in model.input_names().iter().zip(&inputs) {
-            let tensor = HostTensor::decode_pb(&read(path).map_err(refuse)?)
-                .map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
+        for (k, (name, bytes)) in self.model.input_names().iter().zip(inputs).enumerate() {
+            let tensor =
+                HostTensor::decode_pb(bytes).map_err(|e| (Outcome::Error(format!("{set}/input_{k}.pb: {e}")), None))?;
             feeds.insert(name.clone(), tensor);
         }
-        let expected = numbered(&set, "output_");
-        let actual = model.run(ctx, &feeds).map_err(refuse)?;
-        let reference = model.run_reference(&feeds).map_err(refuse)?;
-        if expected.len() != actual.len() {
-            return Err(Outcome::Error(format!(
-                "{} has {} outputs, the model {}",
-                set.display(),
-                expected.len(),
-                actual.len()
-            )));
+        let actual = self.model.run_async(ctx, &feeds).await.map_err(refuse)?;
+        let reference = self.model.run_reference(&feeds).map_err(refuse)?;
+        match self.compare_outputs(set, &actual, &reference, expected) {
+            Ok(()) => Ok(actual),
+            Err(outcome) => Err((outcome, Some(actual))),
         }
-        for (((name, ours), (_, exact)), path) in actual.iter().zip(&reference).zip(&expected) {
-            let want = HostTensor::decode_pb(&read(path).map_err(refuse)?)
-                .map_err(|e| Outcome::Error(format!("{}: {e}", path.display())))?;
+    }
+
+    fn compare_outputs(
+        &mut self,
+        set: &str,
+        actual: &[(String, HostTensor)],
+        reference: &[(String, HostTensor)],
+        expected: &[Vec<u8>],
+    ) -> Result<(), Outcome> {
+        if expected.len() != actual.len() {
+            return Err(Outcome::Error(format!("{set} has {} outputs, the model {}", expected.len(), actual.len())));
+        }
+        for (((name, ours), (_, exact)), bytes) in actual.iter().zip(reference).zip(expected) {
+            let want = HostTensor::decode_pb(bytes).map_err(|e| Outcome::Error(format!("{set}: {name:?}: {e}")))?;
+            let report = &mut self.report;
             report.dtype.get_or_insert(ours.dtype());
             if want.dtype() != ours.dtype() || want.shape() != ours.shape() {
                 return Err(Outcome::Fail(format!(
@@ -170,22 +266,20 @@ fn run_case_inner(ctx: &Context, dir: &Path, save: Option<&Path>, report: &mut C
                     want.shape()
                 )));
             }
-            let bound = model.ulp_bound(ours.dtype());
+            let bound = self.model.ulp_bound(ours.dtype());
             with_host_tensor!(ours, a => compare(name, a, &want, exact, bound, report))?;
         }
-        if let Some(save) = save {
-            save_outputs(dir, save, &report.name, &set, &actual)?;
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Writes `outputs` to `save/<case>/<set>/output_K.pb`, refusing a place inside the case folder.
+#[cfg(not(target_arch = "wasm32"))]
 fn save_outputs(
     case: &Path,
     save: &Path,
     name: &str,
-    set: &Path,
+    set: &str,
     outputs: &[(String, HostTensor)],
 ) -> Result<(), Outcome> {
     let fail = |path: &Path, e: &dyn std::fmt::Display| Outcome::Error(format!("{}: {e}", path.display()));
@@ -196,7 +290,7 @@ fn save_outputs(
     };
     // `name` and the set's name are single components (a canonical path's last one, and a
     // directory entry), so the target stays inside `save`.
-    let out_dir = save.join(name).join(set.file_name().unwrap_or_default());
+    let out_dir = save.join(name).join(set);
     if out_dir.starts_with(&case) {
         return Err(Outcome::Error(format!(
             "--save-outputs would write into the case folder {} (over its expected data); choose another folder",

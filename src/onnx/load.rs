@@ -183,9 +183,16 @@ impl HostTensor {
         with_host_tensor!(self, a => ctx.upload(a.view()))
     }
 
-    /// Downloads a device tensor of any dtype.
+    /// Downloads a device tensor of any dtype, blocking until it is back (not in the
+    /// browser: use [`HostTensor::download_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn download(ctx: &Context, tensor: &GpuTensor) -> Result<HostTensor, crate::Error> {
-        with_element_type!(tensor.dtype(), T => Ok(T::wrap(ctx.download::<T>(tensor)?)))
+        pollster::block_on(Self::download_async(ctx, tensor))
+    }
+
+    /// Downloads a device tensor of any dtype.
+    pub async fn download_async(ctx: &Context, tensor: &GpuTensor) -> Result<HostTensor, crate::Error> {
+        with_element_type!(tensor.dtype(), T => Ok(T::wrap(ctx.download_async::<T>(tensor).await?)))
     }
 
     /// Decodes a serialized `TensorProto` (a `.pb` file of the ONNX backend tests).

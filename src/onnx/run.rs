@@ -49,8 +49,19 @@ impl OnnxModel {
     }
 
     /// Runs the model on the GPU. Intermediates stay on the device and are released after
-    /// their last use; only the graph outputs are read back.
+    /// their last use; only the graph outputs are read back. Blocks until they are (not in the
+    /// browser: use [`OnnxModel::run_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run(&self, ctx: &Context, feeds: &HashMap<String, HostTensor>) -> OnnxResult<Vec<(String, HostTensor)>> {
+        pollster::block_on(self.run_async(ctx, feeds))
+    }
+
+    /// Async form of [`OnnxModel::run`].
+    pub async fn run_async(
+        &self,
+        ctx: &Context,
+        feeds: &HashMap<String, HostTensor>,
+    ) -> OnnxResult<Vec<(String, HostTensor)>> {
         self.check_feeds(feeds)?;
         let needs_cpu = feeds.values().chain(self.initializers.values()).any(|t| ctx.runs_on_cpu(t.dtype()));
         if needs_cpu {
@@ -82,19 +93,18 @@ impl OnnxModel {
             }
             device.insert(chain.output.clone(), result);
         }
-        self.outputs
-            .iter()
-            .map(|name| {
-                let value = match device.get(name) {
-                    Some(tensor) => HostTensor::download(ctx, tensor)?,
-                    None => self
-                        .host(feeds, name)
-                        .cloned()
-                        .ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
-                };
-                Ok((name.clone(), value))
-            })
-            .collect()
+        let mut outputs = Vec::with_capacity(self.outputs.len());
+        for name in &self.outputs {
+            let value = match device.get(name) {
+                Some(tensor) => HostTensor::download_async(ctx, tensor).await?,
+                None => self
+                    .host(feeds, name)
+                    .cloned()
+                    .ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
+            };
+            outputs.push((name.clone(), value));
+        }
+        Ok(outputs)
     }
 
     fn run_chain(&self, ctx: &Context, chain: &Chain, device: &HashMap<String, GpuTensor>) -> OnnxResult<GpuTensor> {
