@@ -7,7 +7,14 @@
 //! GL), then runs formatting, lints and the tests, the GPU suite on Vulkan, on GL and on
 //! WebGPU's downlevel limits, a smoke run of the benchmarks, and a short soak.
 //!
-//! It deliberately uses only `std` so that it compiles in a second or two.
+//! The browser suite and the web demo (`test-wasm`, `web`) add the wasm32 target,
+//! wasm-bindgen-cli and Debian's Chromium with chromedriver (`web.rs`, `browser.rs`).
+//!
+//! Beyond `std` it uses only serde_json and base64 (WebDriver's JSON and screenshots), so that
+//! it compiles in seconds.
+
+mod browser;
+mod web;
 
 use std::env;
 use std::ffi::OsString;
@@ -29,6 +36,13 @@ commands:
   bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes)
   soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
+  test-wasm      the browser suite: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version)
+                 and Debian's chromium + chromium-driver installed if missing, clippy for
+                 wasm32, the pages built into target/web/, every check in headless Chromium's
+                 WebGPU, then the demo page's own check (part of `test`)
+  web [--build-only]
+                 build the demo page, the browser suite and the bench page into target/web/,
+                 then serve them on 127.0.0.1 (port 8000 when free) until interrupted
   setup          only make sure the GPU drivers are present
   help           print this message
 
@@ -97,6 +111,15 @@ fn main() -> ExitCode {
                 if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
             cargo(&["run", "--release", "--bin", "wgpu-act", "--", "soak"], &args, &[])
         }),
+        "test-wasm" => web::test_wasm().map(|()| ExitCode::SUCCESS),
+        "web" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
+            [] => web::web(false).map(|()| ExitCode::SUCCESS),
+            [flag] if flag == "--build-only" => web::web(true).map(|()| ExitCode::SUCCESS),
+            _ => {
+                eprintln!("xtask: `web` takes only --build-only");
+                return ExitCode::from(2);
+            }
+        },
         "demo" => {
             ensure_gpu_driver().and_then(|()| cargo(&["run", "--release", "--example", "image_demo", "--"], &rest, &[]))
         }
@@ -394,6 +417,8 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             check_dependency_tree()?;
         }
     }
+    println!("xtask: == the browser suite (wasm32 in headless Chromium's WebGPU)");
+    web::test_wasm()?;
     println!("xtask: all checks passed");
     Ok(ExitCode::SUCCESS)
 }
@@ -419,6 +444,12 @@ fn check_dependency_tree() -> Result<()> {
     }
     println!("xtask: the kernel library alone depends on none of {}", OPTIONAL_CRATES.join(", "));
     Ok(())
+}
+
+/// Runs cargo with `args` (no test arguments, no extra environment) and fails unless it succeeds.
+fn cargo_checked(what: &str, args: &[&str]) -> Result<()> {
+    println!("xtask: == {what}");
+    if cargo(args, &[], &[])? == ExitCode::SUCCESS { Ok(()) } else { Err(Error(format!("{what} failed"))) }
 }
 
 /// Runs cargo (the same binary that launched xtask, via `CARGO`) from the workspace root with

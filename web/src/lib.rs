@@ -1,0 +1,10 @@
+//! wgpu-activations in the browser's WebGPU: one wasm module for the pages that
+//! `cargo xtask test-wasm` and `cargo xtask web` serve. `suite` is the browser suite, `demo`
+//! the image demo, `bench` the in-page benchmark; `page` holds what they need of the browser.
+//! Natively the crate is empty: its dependencies are wasm32's alone.
+#![forbid(unsafe_code)]
+#![cfg(target_arch = "wasm32")]
+
+pub mod page;
+mod samples;
+mod suite;

@@ -1,0 +1,487 @@
+//! The browser suite: the library's GPU checks on the page's WebGPU, each result compared with
+//! the CPU reference compiled to wasm. `cargo xtask test-wasm` serves the page, opens it in
+//! headless Chromium and reads `globalThis.suiteReport` (JSON) as the checks finish; a check
+//! that never reports is ended by that driver, which reloads the page from the next check
+//! (`?from=K`), so one hang hides nothing else.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use half::{bf16, f16};
+use ndarray::{Array, ArrayD, IxDyn};
+use wasm_bindgen::prelude::*;
+use wgpu_activations::onnx::conformance::{CaseRun, Outcome};
+use wgpu_activations::ops::{self, ELU, PRELU, UNARY_OPS, UnaryOp};
+use wgpu_activations::{
+    Activation, Context, ContextOptions, DType, Element, Error, activations_async, activations_in_place_async,
+    prelu_async, reference, ulp,
+};
+
+use crate::page;
+use crate::samples::{FLOATS, Sample};
+
+/// A check's verdict: a line on what it covered, or what went wrong.
+type Verdict = Result<String, String>;
+type Check = Pin<Box<dyn Future<Output = Verdict>>>;
+
+/// One named check; it gets the suite's context.
+struct Test {
+    name: String,
+    run: Box<dyn FnOnce(Context) -> Check>,
+}
+
+fn test<F: Future<Output = Verdict> + 'static>(name: String, run: impl FnOnce(Context) -> F + 'static) -> Test {
+    Test { name, run: Box::new(move |ctx| Box::pin(run(ctx))) }
+}
+
+/// Evaluates `$body` with `$t` naming the element type of the runtime tag `$dtype`.
+macro_rules! typed {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            DType::BF16 => { type $t = bf16; $body }
+            DType::F16 => { type $t = f16; $body }
+            DType::F32 => { type $t = f32; $body }
+            DType::F64 => { type $t = f64; $body }
+            DType::I32 => { type $t = i32; $body }
+            DType::I64 => { type $t = i64; $body }
+            DType::U32 => { type $t = u32; $body }
+            DType::U64 => { type $t = u64; $body }
+            _ => unreachable!("a dtype this suite does not know"),
+        }
+    };
+}
+
+/// Float element types with their unary operators.
+macro_rules! typed_float {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            DType::BF16 => { type $t = bf16; $body }
+            DType::F16 => { type $t = f16; $body }
+            DType::F32 => { type $t = f32; $body }
+            _ => { type $t = f64; $body }
+        }
+    };
+}
+
+/// Elements per check: odd, so that the tail pass runs too, and more than one workgroup.
+const ELEMENTS: usize = 4097 * 3;
+
+/// Compares `gpu` with `want` element by element within `bound` ULP (sign of zeros and NaN
+/// included), naming the first element outside it.
+fn compare<T: Element>(what: &str, x: &[T], gpu: &[T], want: &[T], bound: u64) -> Verdict {
+    if gpu.len() != want.len() {
+        return Err(format!("{what}: {} elements back, {} expected", gpu.len(), want.len()));
+    }
+    let mut worst = 0;
+    for (i, (&g, &w)) in gpu.iter().zip(want).enumerate() {
+        if !ulp::within_ulp(g, w, bound) {
+            let input = x.get(i).map_or(String::new(), |v| format!(" of {v:?}"));
+            return Err(format!("{what}: element {i}{input}: GPU {g:?}, reference {w:?} (bound {bound} ULP)"));
+        }
+        worst = worst.max(ulp::ulp_distance(g, w).unwrap_or(0));
+    }
+    Ok(format!("{} elements, max {worst} ULP (bound {bound})", gpu.len()))
+}
+
+fn failed(what: &str) -> impl Fn(Error) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+fn attributes(op: &UnaryOp, alpha: f32) -> ops::Attributes {
+    let mut attributes = op.default_attributes();
+    if let Some(i) = op.attribute_index("alpha") {
+        attributes[i] = alpha;
+    }
+    attributes
+}
+
+/// One unary operator on samples of `T` (special values first), with its default alpha and
+/// another one.
+async fn unary<T: Sample + wgpu_activations::FloatElement>(ctx: Context, op: &'static UnaryOp) -> Verdict {
+    let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 31 + T::DTYPE as u64);
+    let x = Array::from_vec(T::samples(&mut rng, ELEMENTS - 22));
+    let mut lines = Vec::new();
+    for alpha in [op.default_attributes()[0], 0.37] {
+        let attrs = attributes(op, alpha);
+        let step = Activation::with_attributes(op, &attrs[..op.attributes.len()]);
+        let y = activations_async(&ctx, &[step], x.view()).await.map_err(failed(op.onnx_name))?;
+        let want = reference::unary(op, &attrs, x.view());
+        let what = format!("{} alpha {alpha}", op.onnx_name);
+        lines.push(compare(&what, x.as_slice().unwrap_or_default(), y.as_slice().unwrap_or_default(), want.as_slice().unwrap_or_default(), op.max_ulp.for_dtype(T::DTYPE))?);
+    }
+    Ok(lines.join("; "))
+}
+
+/// The slope shapes of PRelu's broadcast patterns over X of shape [3, 8, 17, 33].
+const PRELU_X: [usize; 4] = [3, 8, 17, 33];
+const PRELU_PATTERNS: [(&str, &[usize]); 5] = [
+    ("scalar", &[1]),
+    ("per-channel", &[8, 1, 1]),
+    ("same-shape", &PRELU_X),
+    ("last-dim", &[33]),
+    ("general", &[3, 1, 17, 1]),
+];
+
+async fn prelu<T: Sample>(ctx: Context, slope_shape: &'static [usize]) -> Verdict {
+    let mut rng = page::Rng::new(slope_shape.iter().product::<usize>() as u64 + T::DTYPE as u64);
+    let count: usize = PRELU_X.iter().product();
+    let x = ArrayD::from_shape_vec(IxDyn(&PRELU_X), T::samples(&mut rng, count).split_off(0)[..count].to_vec())
+        .map_err(|e| e.to_string())?;
+    let slope_count: usize = slope_shape.iter().product();
+    let slope =
+        ArrayD::from_shape_vec(IxDyn(slope_shape), (0..slope_count).map(|_| T::slope(&mut rng)).collect::<Vec<_>>())
+            .map_err(|e| e.to_string())?;
+    let y = prelu_async(&ctx, x.view(), slope.view()).await.map_err(failed("PRelu"))?;
+    let want = reference::prelu(x.view(), slope.view()).map_err(failed("reference PRelu"))?;
+    let flat = |a: &ArrayD<T>| a.iter().copied().collect::<Vec<T>>();
+    compare("PRelu", &flat(&x), &flat(&y), &flat(&want), PRELU.max_ulp.for_dtype(T::DTYPE))
+}
+
+/// LeakyRelu -> Elu -> PRelu (per channel, slope on the device) -> LeakyRelu, fused into one
+/// kernel, against the reference applied step by step, within the chain's bound.
+async fn chain<T: Sample + wgpu_activations::FloatElement>(ctx: Context) -> Verdict {
+    let mut rng = page::Rng::new(77 + T::DTYPE as u64);
+    let x = Array::from_shape_vec((3, 1031), T::samples(&mut rng, 3093 - 22)).map_err(|e| e.to_string())?.into_dyn();
+    let slope = Array::from_shape_vec((3, 1), (0..3).map(|_| T::slope(&mut rng)).collect()).map_err(|e| e.to_string())?;
+    let device_slope = ctx.upload(slope.view()).map_err(failed("upload"))?;
+    let steps = [Activation::leaky_relu(0.1), Activation::elu(0.7), Activation::prelu(&device_slope), Activation::leaky_relu(0.2)];
+    let y = activations_async(&ctx, &steps, x.view()).await.map_err(failed("chain"))?;
+    let mut want = reference::leaky_relu(x.view(), 0.1);
+    want = reference::elu(want.view(), 0.7);
+    want = reference::prelu(want.view(), slope.view()).map_err(failed("reference"))?;
+    want = reference::leaky_relu(want.view(), 0.2);
+    let bound = ops::chain_bound(steps.iter().map(|s| s.max_ulp(T::DTYPE)));
+    let flat = |a: &ArrayD<T>| a.iter().copied().collect::<Vec<T>>();
+    compare("fused chain", &flat(&x), &flat(&y), &flat(&want), bound)
+}
+
+/// In place: a host array seen through a transposed (non-contiguous) view, and a device
+/// tensor overwritten by its result.
+async fn in_place<T: Sample + wgpu_activations::FloatElement>(ctx: Context) -> Verdict {
+    let mut rng = page::Rng::new(5 + T::DTYPE as u64);
+    let x = Array::from_shape_vec((61, 67), T::samples(&mut rng, 61 * 67 - 22)).map_err(|e| e.to_string())?;
+    let steps = [Activation::elu(1.0), Activation::leaky_relu(0.01)];
+    let want = reference::leaky_relu(reference::elu(x.view(), 1.0).view(), 0.01);
+    let bound = ops::chain_bound(steps.iter().map(|s| s.max_ulp(T::DTYPE)));
+    let flat = |a: ndarray::ArrayView2<'_, T>| a.iter().copied().collect::<Vec<T>>();
+
+    let mut host = x.clone();
+    activations_in_place_async(&ctx, &steps, host.view_mut().reversed_axes()).await.map_err(failed("host"))?;
+    let host_line = compare("host, transposed view", &flat(x.view()), &flat(host.view()), &flat(want.view()), bound)?;
+
+    let tensor = ctx.upload(x.view()).map_err(failed("upload"))?;
+    ctx.run_activations_in_place(&steps, &tensor).map_err(failed("device"))?;
+    let back = ctx.download_async::<T>(&tensor).await.map_err(failed("download"))?;
+    let back = back.into_dimensionality::<ndarray::Ix2>().map_err(|e| e.to_string())?;
+    let device_line = compare("device tensor", &flat(x.view()), &flat(back.view()), &flat(want.view()), bound)?;
+    Ok(format!("host: {host_line}; device: {device_line}"))
+}
+
+/// Recorded into the caller's encoder between two passes of the caller's own: a clear of Y
+/// before (which the activation overwrites) and a copy of Y after (which must see the result).
+async fn encoded<T: Sample>(ctx: Context) -> Verdict {
+    let mut rng = page::Rng::new(9 + T::DTYPE as u64);
+    let x = Array::from_shape_vec((4, 257), T::samples(&mut rng, 4 * 257).split_off(0)[..4 * 257].to_vec())
+        .map_err(|e| e.to_string())?;
+    let slope = Array::from_shape_vec((4, 1), (0..4).map(|_| T::slope(&mut rng)).collect()).map_err(|e| e.to_string())?;
+    let x_device = ctx.upload(x.view()).map_err(failed("upload"))?;
+    let slope_device = ctx.upload(slope.view()).map_err(failed("upload"))?;
+    let y = ctx.empty_tensor(&[4, 257], T::DTYPE).map_err(failed("empty tensor"))?;
+    let copy = ctx.empty_tensor(&[4, 257], T::DTYPE).map_err(failed("empty tensor"))?;
+    let device = ctx.device();
+    let mut encoder = device.create_command_encoder(&wgpu_activations::wgpu::CommandEncoderDescriptor {
+        label: Some("browser-suite.caller-encoder"),
+    });
+    encoder.clear_buffer(y.buffer(), 0, None);
+    ctx.encode_prelu(&mut encoder, &x_device, &slope_device, &y).map_err(failed("encode"))?;
+    encoder.copy_buffer_to_buffer(y.buffer(), 0, copy.buffer(), 0, y.size_bytes().next_multiple_of(4));
+    ctx.queue().submit([encoder.finish()]);
+    let back = ctx.download_async::<T>(&copy).await.map_err(failed("download"))?;
+    let want = reference::prelu(x.view(), slope.view()).map_err(failed("reference"))?;
+    let flat = |a: &ArrayD<T>| a.iter().copied().collect::<Vec<T>>();
+    compare("encoded PRelu", &flat(&x.into_dyn()), &flat(&back), &flat(&want.into_dyn()), PRELU.max_ulp.for_dtype(T::DTYPE))
+}
+
+/// Bad input is an error value, never a panic or a hang.
+async fn errors(ctx: Context) -> Verdict {
+    let x = ndarray::array![[1.0f32, -2.0, 3.0], [-4.0, 5.0, -6.0]];
+    let mut seen = Vec::new();
+    match prelu_async(&ctx, x.view(), ndarray::array![1.0f32, 2.0].view()).await {
+        Err(Error::NotBroadcastable { .. }) => seen.push("unbroadcastable slope"),
+        other => return Err(format!("a [2] slope on [2, 3]: {other:?}")),
+    }
+    match activations_async(&ctx, &[], x.view()).await {
+        Err(_) => seen.push("empty chain"),
+        Ok(_) => return Err("an empty chain ran".into()),
+    }
+    let ints = ndarray::array![1i32, -2, 3];
+    match activations_async(&ctx, &[Activation::elu(1.0)], ints.view()).await {
+        Err(Error::DTypeNotAllowed { .. }) => seen.push("Elu on int32"),
+        other => return Err(format!("Elu on int32: {other:?}")),
+    }
+    let empty = Array::<f32, _>::zeros((0, 5));
+    let y = activations_async(&ctx, &[Activation::leaky_relu(0.1)], empty.view()).await.map_err(failed("empty"))?;
+    if y.shape() != [0, 5] {
+        return Err(format!("an empty array came back as {:?}", y.shape()));
+    }
+    seen.push("empty array");
+    let tensor = ctx.upload(x.view()).map_err(failed("upload"))?;
+    match ctx.download_async::<f64>(&tensor).await {
+        Err(Error::DTypeMismatch { .. }) => seen.push("download as another dtype"),
+        other => return Err(format!("an f32 tensor read as f64: {other:?}")),
+    }
+    Ok(seen.join(", "))
+}
+
+/// Validation mode in the browser: correct results pass, and a corrupted result is caught on
+/// a host call and on work recorded into a device tensor (reported by the next awaited call).
+async fn validation(_ctx: Context) -> Verdict {
+    let options = || ContextOptions::default().with_validation(true);
+    let ctx = page::context(options()).await?;
+    let x = Array::from_vec(f32::samples(&mut page::Rng::new(3), 1000));
+    let y = activations_async(&ctx, &[Activation::elu(1.0)], x.view()).await.map_err(failed("validated Elu"))?;
+    compare("validated Elu", x.as_slice().unwrap_or_default(), y.as_slice().unwrap_or_default(), reference::elu(x.view(), 1.0).as_slice().unwrap_or_default(), ELU.max_ulp.f32)?;
+
+    let corrupt = page::context(options().with_corrupt_results_for_tests(true)).await?;
+    match activations_async(&corrupt, &[Activation::leaky_relu(0.1)], x.view()).await {
+        Err(Error::ValidationMismatch { .. }) => {}
+        other => return Err(format!("a corrupted host result was not caught: {:?}", other.map(|_| "Ok"))),
+    }
+    let tensor = corrupt.upload(x.view()).map_err(failed("upload"))?;
+    let y = corrupt.run_activations(&[Activation::leaky_relu(0.1)], &tensor).map_err(failed("run"))?;
+    match corrupt.download_async::<f32>(&y).await {
+        Err(Error::ValidationMismatch { .. }) => {}
+        other => return Err(format!("a corrupted device result was not caught: {:?}", other.map(|_| "Ok"))),
+    }
+    Ok("correct results pass; corrupted host and device results are caught".into())
+}
+
+/// Tensors over many binding windows and host arrays in many buffer pieces, with a slope that
+/// is cut into pieces too.
+async fn windows_and_pieces(_ctx: Context) -> Verdict {
+    let options = ContextOptions::default().with_max_binding_bytes(1 << 12).with_max_buffer_bytes(1 << 14);
+    let ctx = page::context(options).await?;
+    let x = Array::from_shape_vec((3, 41, 97), f32::samples(&mut page::Rng::new(11), 3 * 41 * 97 - 22))
+        .map_err(|e| e.to_string())?;
+    let slope = Array::from_shape_fn((41, 97), |(i, j)| (i as f32 - j as f32) / 50.0);
+    let y = prelu_async(&ctx, x.view(), slope.view()).await.map_err(failed("PRelu"))?;
+    let want = reference::prelu(x.view(), slope.view()).map_err(failed("reference"))?;
+    let flat = |a: ndarray::ArrayView3<'_, f32>| a.iter().copied().collect::<Vec<_>>();
+    let prelu_line = compare("PRelu in pieces", &flat(x.view()), &flat(y.view()), &flat(want.view()), 0)?;
+    let y = activations_async(&ctx, &[Activation::elu(1.0)], x.view()).await.map_err(failed("Elu"))?;
+    let want = reference::elu(x.view(), 1.0);
+    let elu_line = compare("Elu in pieces", &flat(x.view()), &flat(y.view()), &flat(want.view()), ELU.max_ulp.f32)?;
+    Ok(format!("{prelu_line}; {elu_line}"))
+}
+
+/// One committed ONNX case, its files fetched from beside the page.
+async fn onnx_case(ctx: Context, case: CaseFiles) -> Verdict {
+    let model = page::fetch_bytes(&case.model).await?;
+    let mut run = match CaseRun::start(case.name.clone(), &model) {
+        Ok(run) => run,
+        Err(report) => return Err(report.to_string()),
+    };
+    for set in &case.sets {
+        let fetch_all = async |paths: &[String]| -> Result<Vec<Vec<u8>>, String> {
+            let mut all = Vec::with_capacity(paths.len());
+            for path in paths {
+                all.push(page::fetch_bytes(path).await?);
+            }
+            Ok(all)
+        };
+        let inputs = fetch_all(&set.inputs).await?;
+        let outputs = fetch_all(&set.outputs).await?;
+        run.data_set(&ctx, &set.name, &inputs, &outputs).await;
+        if run.report.outcome != Outcome::Pass {
+            break;
+        }
+    }
+    match run.report.outcome {
+        Outcome::Pass => Ok(run.report.to_string()),
+        _ => Err(run.report.to_string()),
+    }
+}
+
+/// A committed case's files, as `onnx-cases.txt` (written by xtask) lists them.
+#[derive(Clone, Default)]
+struct CaseFiles {
+    name: String,
+    model: String,
+    sets: Vec<SetFiles>,
+}
+
+#[derive(Clone, Default)]
+struct SetFiles {
+    name: String,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+}
+
+/// Lines `case NAME MODEL`, `set NAME`, `input PATH`, `output PATH`, paths relative to the page.
+fn parse_cases(listing: &str) -> Result<Vec<CaseFiles>, String> {
+    let mut cases: Vec<CaseFiles> = Vec::new();
+    for (number, line) in listing.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let mut words = line.split_whitespace();
+        let bad = || format!("onnx-cases.txt line {}: {line:?}", number + 1);
+        match (words.next(), words.next(), words.next()) {
+            (Some("case"), Some(name), Some(model)) => {
+                cases.push(CaseFiles { name: name.into(), model: model.into(), sets: Vec::new() })
+            }
+            (Some("set"), Some(name), None) => cases
+                .last_mut()
+                .ok_or_else(bad)?
+                .sets
+                .push(SetFiles { name: name.into(), ..SetFiles::default() }),
+            (Some("input"), Some(path), None) => last_set(&mut cases).ok_or_else(bad)?.inputs.push(path.into()),
+            (Some("output"), Some(path), None) => last_set(&mut cases).ok_or_else(bad)?.outputs.push(path.into()),
+            _ => return Err(bad()),
+        }
+    }
+    Ok(cases)
+}
+
+fn last_set(cases: &mut [CaseFiles]) -> Option<&mut SetFiles> {
+    cases.last_mut()?.sets.last_mut()
+}
+
+fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
+    let mut all = Vec::new();
+    for op in UNARY_OPS {
+        for dtype in FLOATS {
+            all.push(test(format!("unary {} {dtype}", op.onnx_name), move |ctx| async move {
+                typed_float!(dtype, T => unary::<T>(ctx, op).await)
+            }));
+        }
+    }
+    for dtype in DType::ALL {
+        for (pattern, shape) in PRELU_PATTERNS {
+            all.push(test(format!("prelu {dtype} {pattern}"), move |ctx| async move {
+                typed!(dtype, T => prelu::<T>(ctx, shape).await)
+            }));
+        }
+    }
+    for dtype in FLOATS {
+        all.push(test(format!("fused chain {dtype}"), move |ctx| async move {
+            typed_float!(dtype, T => chain::<T>(ctx).await)
+        }));
+        all.push(test(format!("in place {dtype}"), move |ctx| async move {
+            typed_float!(dtype, T => in_place::<T>(ctx).await)
+        }));
+    }
+    for dtype in DType::ALL {
+        all.push(test(format!("encoded into the caller's encoder {dtype}"), move |ctx| async move {
+            typed!(dtype, T => encoded::<T>(ctx).await)
+        }));
+    }
+    all.push(test("bad input is an error value".into(), errors));
+    all.push(test("validation mode".into(), validation));
+    all.push(test("binding windows and buffer pieces".into(), windows_and_pieces));
+    for case in cases {
+        all.push(test(format!("onnx {}", case.name), move |ctx| onnx_case(ctx, case)));
+    }
+    all
+}
+
+/// What the driver reads: every check's name, the results so far, the one running.
+#[derive(Default)]
+struct Report {
+    adapter: String,
+    names: Vec<String>,
+    results: Vec<(usize, bool, String, f64)>,
+    running: Option<usize>,
+    done: bool,
+    fatal: Option<String>,
+}
+
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+impl Report {
+    fn publish(&self) {
+        let names: Vec<String> = self.names.iter().map(|n| json_string(n)).collect();
+        let results: Vec<String> = self
+            .results
+            .iter()
+            .map(|(index, ok, detail, ms)| {
+                format!("{{\"index\":{index},\"ok\":{ok},\"detail\":{},\"ms\":{ms:.1}}}", json_string(detail))
+            })
+            .collect();
+        let running = self.running.map_or("null".to_string(), |i| i.to_string());
+        let fatal = self.fatal.as_deref().map_or("null".to_string(), json_string);
+        let json = format!(
+            "{{\"adapter\":{},\"names\":[{}],\"results\":[{}],\"running\":{running},\"done\":{},\"fatal\":{fatal}}}",
+            json_string(&self.adapter),
+            names.join(","),
+            results.join(","),
+            self.done
+        );
+        page::publish("suiteReport", &JsValue::from_str(&json));
+    }
+}
+
+/// Runs the checks from number `from` on (the driver's resume point after a hang), those whose
+/// name contains `?only=` when given, publishing the report after each.
+#[wasm_bindgen]
+pub async fn run_suite() {
+    std::panic::set_hook(Box::new(|info| {
+        page::publish("suitePanic", &JsValue::from_str(&info.to_string()));
+    }));
+    let mut report = Report::default();
+    let cases = match page::fetch_text("onnx-cases.txt").await.and_then(|listing| parse_cases(&listing)) {
+        Ok(cases) => cases,
+        Err(e) => {
+            report.fatal = Some(format!("the ONNX case listing: {e}"));
+            report.done = true;
+            report.publish();
+            return;
+        }
+    };
+    let all = tests(cases);
+    report.names = all.iter().map(|t| t.name.clone()).collect();
+    let ctx = match page::context(ContextOptions::default()).await {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            report.fatal = Some(e);
+            report.done = true;
+            report.publish();
+            return;
+        }
+    };
+    report.adapter = page::adapter_name(&ctx);
+    let from: usize = page::param("from").and_then(|f| f.parse().ok()).unwrap_or(0);
+    let only = page::param("only");
+    let mut log = format!("adapter: {}\n", report.adapter);
+    for (index, test) in all.into_iter().enumerate() {
+        if index < from || only.as_deref().is_some_and(|o| !test.name.contains(o)) {
+            continue;
+        }
+        report.running = Some(index);
+        report.publish();
+        page::yield_to_browser().await;
+        let started = page::now_ms();
+        let verdict = (test.run)(ctx.clone()).await;
+        let ms = page::now_ms() - started;
+        let (ok, detail) = match verdict {
+            Ok(detail) => (true, detail),
+            Err(detail) => (false, detail),
+        };
+        log.push_str(&format!("{} {} ({ms:.0} ms): {detail}\n", if ok { "ok  " } else { "FAIL" }, test.name));
+        page::set_text("log", &log);
+        report.results.push((index, ok, detail, ms));
+    }
+    report.running = None;
+    report.done = true;
+    report.publish();
+}

@@ -1,0 +1,301 @@
+//! The web: the pages' wasm module built with wasm-bindgen (`--target web`, no bundler) into
+//! `target/web/`, the browser suite run in headless Chromium (`cargo xtask test-wasm`), and the
+//! demo page served on 127.0.0.1 (`cargo xtask web`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::browser::{Browser, CHROMEDRIVER, CHROMIUM, Server};
+use crate::{Error, Result, apt_install, cargo_checked, run, workspace_root};
+
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+const WEB_PACKAGE: &str = "wgpu-activations-web";
+/// A check that reports nothing for this long is ended as hung, and the page resumes after it.
+const CHECK_LIMIT: Duration = Duration::from_secs(120);
+/// A page that publishes nothing at all for this long (no wasm, no adapter) fails the run.
+const PAGE_LIMIT: Duration = Duration::from_secs(90);
+/// The demo page's whole run, every dtype, on a software adapter.
+const DEMO_LIMIT: Duration = Duration::from_secs(300);
+
+/// Makes sure the wasm32 target, wasm-bindgen-cli at the version Cargo.lock pins, and Debian's
+/// chromium and chromium-driver are present, installing what is missing.
+pub(crate) fn ensure_web_tools() -> Result<()> {
+    let installed = Command::new("rustup").args(["target", "list", "--installed"]).output();
+    if !installed.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == WASM_TARGET)) {
+        println!("xtask: adding the {WASM_TARGET} target");
+        if !run(Command::new("rustup").args(["target", "add", WASM_TARGET]))?.success() {
+            return Err(Error(format!("`rustup target add {WASM_TARGET}` failed")));
+        }
+    }
+    let version = locked_version("wasm-bindgen")?;
+    let have = Command::new("wasm-bindgen").arg("--version").output();
+    let have = have.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
+    if have != format!("wasm-bindgen {version}") {
+        println!("xtask: installing wasm-bindgen-cli {version} (Cargo.lock's wasm-bindgen; found {have:?})");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        // Not --locked: one of the CLI's own locked dependencies is not on crates.io any more.
+        if !run(Command::new(cargo).args(["install", "wasm-bindgen-cli", "--version", &version]))?.success() {
+            return Err(Error(format!("could not install wasm-bindgen-cli {version}")));
+        }
+    }
+    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+        if !Path::new("/etc/debian_version").exists() {
+            return Err(Error(format!(
+                "the browser suite needs Chromium and chromedriver at {CHROMIUM} and {CHROMEDRIVER}"
+            )));
+        }
+        println!("xtask: installing Debian's chromium and chromium-driver");
+        apt_install(&["chromium", "chromium-driver"])?;
+    }
+    Ok(())
+}
+
+/// The version of `package` in Cargo.lock.
+fn locked_version(package: &str) -> Result<String> {
+    let lock = std::fs::read_to_string(workspace_root().join("Cargo.lock"))
+        .map_err(|e| Error(format!("Cargo.lock: {e}")))?;
+    let needle = format!("name = \"{package}\"\nversion = \"");
+    let start = lock.find(&needle).ok_or_else(|| Error(format!("Cargo.lock has no {package}")))? + needle.len();
+    Ok(lock[start..].split('"').next().unwrap_or_default().to_string())
+}
+
+/// `target/web/`: the pages, the wasm module and its JavaScript glue, and the listing of the
+/// committed ONNX cases, which are served from `tests/data/onnx` as they are.
+pub(crate) fn build() -> Result<PathBuf> {
+    let root = workspace_root();
+    cargo_checked("build the pages' wasm module", &["build", "--release", "--target", WASM_TARGET, "-p", WEB_PACKAGE])?;
+    let out = root.join("target/web");
+    let wasm = root.join(format!("target/{WASM_TARGET}/release/{}.wasm", WEB_PACKAGE.replace('-', "_")));
+    let bindgen = run(Command::new("wasm-bindgen")
+        .args(["--target", "web", "--no-typescript", "--out-dir"])
+        .arg(out.join("pkg"))
+        .arg(&wasm))?;
+    if !bindgen.success() {
+        return Err(Error("wasm-bindgen failed".into()));
+    }
+    for entry in std::fs::read_dir(root.join("web/static")).map_err(|e| Error(format!("web/static: {e}")))? {
+        let path = entry.map_err(|e| Error(e.to_string()))?.path();
+        if path.is_file() {
+            let target = out.join(path.file_name().unwrap_or_default());
+            std::fs::copy(&path, &target).map_err(|e| Error(format!("{}: {e}", target.display())))?;
+        }
+    }
+    std::fs::write(out.join("onnx-cases.txt"), case_listing(&root.join("tests/data/onnx"))?)
+        .map_err(|e| Error(format!("onnx-cases.txt: {e}")))?;
+    let module = std::fs::metadata(out.join("pkg").join(format!("{}_bg.wasm", WEB_PACKAGE.replace('-', "_"))))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    println!("xtask: built {} (wasm module: {module} bytes)", out.display());
+    Ok(out)
+}
+
+/// Every committed case (`<group>/<case>/model.onnx` with `test_data_set_N/{input,output}_K.pb`)
+/// as the suite page reads it: `case NAME MODEL`, `set NAME`, `input PATH`, `output PATH`.
+fn case_listing(onnx: &Path) -> Result<String> {
+    let sorted = |dir: &Path| -> Vec<PathBuf> {
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        entries.sort();
+        entries
+    };
+    let numbered = |dir: &Path, prefix: &str| -> Vec<PathBuf> {
+        let mut found: Vec<(usize, PathBuf)> = sorted(dir)
+            .into_iter()
+            .filter_map(|p| {
+                let name = p.file_name()?.to_str()?.to_string();
+                Some((name.strip_prefix(prefix)?.trim_end_matches(".pb").parse().ok()?, p))
+            })
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, p)| p).collect()
+    };
+    let url = |p: &Path| format!("onnx/{}", p.strip_prefix(onnx).unwrap_or(p).display());
+    let mut listing = String::new();
+    for group in sorted(onnx).into_iter().filter(|p| p.is_dir()) {
+        for case in sorted(&group).into_iter().filter(|p| p.join("model.onnx").is_file()) {
+            let name = case.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            listing.push_str(&format!("case {name} {}\n", url(&case.join("model.onnx"))));
+            for set in numbered(&case, "test_data_set_") {
+                listing.push_str(&format!("set {}\n", set.file_name().and_then(|n| n.to_str()).unwrap_or_default()));
+                for input in numbered(&set, "input_") {
+                    listing.push_str(&format!("input {}\n", url(&input)));
+                }
+                for output in numbered(&set, "output_") {
+                    listing.push_str(&format!("output {}\n", url(&output)));
+                }
+            }
+        }
+    }
+    if listing.is_empty() {
+        return Err(Error(format!("no ONNX cases under {}", onnx.display())));
+    }
+    Ok(listing)
+}
+
+fn serve(web: &Path, port: u16) -> Result<Server> {
+    let root = workspace_root();
+    Server::start(vec![("/".into(), web.to_path_buf()), ("/onnx/".into(), root.join("tests/data/onnx"))], port)
+}
+
+/// `cargo xtask test-wasm`: lints for wasm32, the module built, the browser suite in headless
+/// Chromium's WebGPU, then the demo page's own check. Ends with `N passed, N failed`.
+pub(crate) fn test_wasm() -> Result<()> {
+    ensure_web_tools()?;
+    // The kernel library alone, with its ONNX layer, and the pages (the CLI and the bench
+    // harness are native: they block on the GPU).
+    let lints: [(&str, &[&str]); 3] = [
+        ("the kernel library alone", &["-p", "wgpu-activations", "--no-default-features"]),
+        ("the library with onnx", &["-p", "wgpu-activations", "--no-default-features", "--features", "onnx"]),
+        ("the pages", &["-p", WEB_PACKAGE]),
+    ];
+    for (what, selection) in lints {
+        let mut args = vec!["clippy", "--target", WASM_TARGET, "--lib"];
+        args.extend_from_slice(selection);
+        args.extend_from_slice(&["--", "-D", "warnings"]);
+        cargo_checked(&format!("clippy for {WASM_TARGET}: {what}"), &args)?;
+    }
+    let web = build()?;
+    let server = serve(&web, 0)?;
+    let mut tally = run_suite(&server)?;
+    match check_demo(&server, &web) {
+        Ok(summary) => {
+            println!("ok   web demo page: {summary}");
+            tally.0 += 1;
+        }
+        Err(e) => {
+            println!("FAIL web demo page: {e}");
+            tally.1 += 1;
+        }
+    }
+    println!("{} passed, {} failed", tally.0, tally.1);
+    if tally.1 > 0 {
+        return Err(Error(format!("{} browser check(s) failed", tally.1)));
+    }
+    Ok(())
+}
+
+/// Runs the suite page, resuming after any check that hangs or panics, and prints each
+/// result as it comes. Returns (passed, failed).
+fn run_suite(server: &Server) -> Result<(usize, usize)> {
+    let mut results: BTreeMap<usize, bool> = BTreeMap::new();
+    let mut from = 0;
+    let mut total = 0;
+    let mut adapter_shown = false;
+    let started = Instant::now();
+    'page: loop {
+        let browser = Browser::open()?;
+        browser.navigate(&server.url(&format!("suite.html?from={from}")))?;
+        let mut last_progress = Instant::now();
+        let mut reported = 0;
+        loop {
+            std::thread::sleep(Duration::from_millis(250));
+            let state = browser.eval("return [globalThis.suiteReport || null, globalThis.suitePanic || null];");
+            let (report, panic) = match &state {
+                Ok(Value::Array(pair)) => (pair[0].as_str().and_then(|s| serde_json::from_str::<Value>(s).ok()), pair[1].as_str()),
+                _ => (None, None),
+            };
+            let Some(report) = report else {
+                if last_progress.elapsed() > PAGE_LIMIT {
+                    let why = state.err().map_or("it published nothing".to_string(), |e| e.0);
+                    return Err(Error(format!("the suite page never reported within {} s: {why}", PAGE_LIMIT.as_secs())));
+                }
+                continue;
+            };
+            if let Some(fatal) = report["fatal"].as_str() {
+                return Err(Error(format!("the suite page could not start: {fatal}")));
+            }
+            let names: Vec<&str> = report["names"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            total = total.max(names.len());
+            if !adapter_shown {
+                println!("xtask: browser suite on {} ({} checks)", report["adapter"].as_str().unwrap_or("?"), names.len());
+                adapter_shown = true;
+            }
+            let new: Vec<&Value> = report["results"].as_array().map(|a| a.iter().skip(reported).collect()).unwrap_or_default();
+            for result in new {
+                let index = result["index"].as_u64().unwrap_or(0) as usize;
+                let ok = result["ok"].as_bool().unwrap_or(false);
+                let name = names.get(index).copied().unwrap_or("?");
+                println!(
+                    "{} {name} ({:.0} ms): {}",
+                    if ok { "ok  " } else { "FAIL" },
+                    result["ms"].as_f64().unwrap_or(0.0),
+                    result["detail"].as_str().unwrap_or("")
+                );
+                results.insert(index, ok);
+                reported += 1;
+                last_progress = Instant::now();
+            }
+            if report["done"].as_bool() == Some(true) {
+                break 'page;
+            }
+            let running = report["running"].as_u64().map(|i| i as usize);
+            let stuck = |why: String| {
+                let index = running.unwrap_or(from);
+                println!("FAIL {}: {why}", names.get(index).copied().unwrap_or("?"));
+                index
+            };
+            if let Some(message) = panic {
+                let index = stuck(format!("panicked: {message}"));
+                results.insert(index, false);
+                from = index + 1;
+                continue 'page;
+            }
+            if last_progress.elapsed() > CHECK_LIMIT {
+                let index = stuck(format!("no report within {} s: ended, the rest resume after it", CHECK_LIMIT.as_secs()));
+                results.insert(index, false);
+                from = index + 1;
+                continue 'page;
+            }
+        }
+    }
+    let passed = results.values().filter(|&&ok| ok).count();
+    let failed = results.len() - passed + total.saturating_sub(results.len());
+    println!("xtask: browser suite: {passed} passed, {failed} failed in {:.0} s", started.elapsed().as_secs_f64());
+    Ok((passed, failed))
+}
+
+/// Opens the demo page with `?auto=1`, waits for its `summary` line, saves a screenshot as
+/// `target/web/demo-screenshot.png`, and returns the line when it starts with `OK`.
+fn check_demo(server: &Server, web: &Path) -> Result<String> {
+    let browser = Browser::open()?;
+    browser.navigate(&server.url("index.html?auto=1"))?;
+    let started = Instant::now();
+    let summary = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let text = browser.eval("const s = document.getElementById('summary'); return s ? s.textContent : '';");
+        let text = text.ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        if text.starts_with("OK") || text.starts_with("FAIL") {
+            break text;
+        }
+        if started.elapsed() > DEMO_LIMIT {
+            return Err(Error(format!("no summary within {} s (it reads {text:?})", DEMO_LIMIT.as_secs())));
+        }
+    };
+    let shot = web.join("demo-screenshot.png");
+    std::fs::write(&shot, browser.screenshot()?).map_err(|e| Error(format!("{}: {e}", shot.display())))?;
+    println!("xtask: screenshot of the demo page: {}", shot.display());
+    if summary.starts_with("OK") { Ok(summary) } else { Err(Error(summary)) }
+}
+
+/// `cargo xtask web [--build-only]`: builds the pages, then serves them on 127.0.0.1 until
+/// interrupted.
+pub(crate) fn web(build_only: bool) -> Result<()> {
+    ensure_web_tools()?;
+    let web = build()?;
+    if build_only {
+        return Ok(());
+    }
+    let server = serve(&web, 8000).or_else(|_| serve(&web, 0))?;
+    println!("xtask: serving {} at {}", web.display(), server.url(""));
+    println!("xtask: the demo: {}  (add ?auto=1 to run it without clicks)", server.url("index.html"));
+    println!("xtask: the browser suite: {}", server.url("suite.html"));
+    println!("xtask: WebGPU must be on: Chrome/Chromium 113+ (Linux: --enable-unsafe-webgpu), Edge, Safari 26, Firefox 141+ on Windows");
+    println!("xtask: press Ctrl-C to stop");
+    loop {
+        std::thread::park();
+    }
+}
