@@ -180,8 +180,22 @@ macro_rules! float_element {
     };
 }
 
-float_element!(f16, DType::F16, u16, f16::to_bits, f16::to_f64, f16::from_f64);
-float_element!(bf16, DType::BF16, u16, bf16::to_bits, bf16::to_f64, bf16::from_f64);
+float_element!(f16, DType::F16, u16, f16::to_bits, f16::to_f64, |v: f64| f16::from_f32(round_to_odd_f32(v)));
+float_element!(bf16, DType::BF16, u16, bf16::to_bits, bf16::to_f64, |v: f64| bf16::from_f32(round_to_odd_f32(v)));
+
+/// `v` as an f32 rounded to odd: exact where f32 holds it, else its neighbour toward zero with
+/// the last bit set. Rounding that once more to a type of at most 22 bits of precision (f16,
+/// bf16) is then correctly rounded: no double rounding. (half's own f64 conversions drop the
+/// low 32 bits of the f64 where it has no hardware path, wasm32 for one, and misround ties
+/// broken only by those bits.)
+fn round_to_odd_f32(v: f64) -> f32 {
+    let nearest = v as f32;
+    if !v.is_finite() || f64::from(nearest) == v {
+        return nearest;
+    }
+    let toward_zero = if f64::from(nearest).abs() > v.abs() { f32::from_bits(nearest.to_bits() - 1) } else { nearest };
+    f32::from_bits(toward_zero.to_bits() | 1)
+}
 float_element!(f32, DType::F32, u32, f32::to_bits, f64::from, |v: f64| v as f32);
 float_element!(f64, DType::F64, u64, f64::to_bits, |v: f64| v, |v: f64| v);
 
@@ -225,6 +239,17 @@ mod tests {
         assert_eq!(f32::from_f64(1.0 + f64::powi(2.0, -24)), 1.0);
         assert_eq!(f16::from_f64(1.0 + f64::powi(2.0, -11)), f16::ONE);
         assert_eq!(bf16::from_f64(1.0 + f64::powi(2.0, -8)), bf16::ONE);
+        // A tie in the top 32 bits of the f64, broken by its low bits (half's fallback misses).
+        let above_tie = -1.7939453125 * 0.58056640625;
+        assert_eq!(<f16 as FloatElement>::from_f64(above_tie), f16::from_f64_const(-1.0419921875));
+        let just_above = 1.0 + f64::powi(2.0, -11) + f64::powi(2.0, -40);
+        assert_eq!(<f16 as FloatElement>::from_f64(just_above).to_f64(), 1.0 + f64::powi(2.0, -10));
+        assert_eq!(
+            <bf16 as FloatElement>::from_f64(1.0 + f64::powi(2.0, -8) + f64::powi(2.0, -45)).to_f64(),
+            1.0 + f64::powi(2.0, -7)
+        );
+        assert_eq!(<f16 as FloatElement>::from_f64(1e300), f16::INFINITY);
+        assert_eq!(<bf16 as FloatElement>::from_f64(-1e-300).to_bits(), 0x8000);
     }
 
     #[test]

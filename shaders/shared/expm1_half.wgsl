@@ -7,7 +7,10 @@
 // CPU twin, which checks the bound for any exp within the spec's: src/cpu/expm1_half.rs.
 
 fn expm1(c: Compute) -> Compute {
-    let series = c + c * c * (0.5 + c * (1.0 / 6.0));
+    // Below 2^-24 the series rounds to c itself, and c is returned as it is: where a device
+    // flushes subnormals (bf16's), the series would turn a flushed -0.0 into +0.0
+    // (-0 + 0 * 0 * ...) and lose the sign.
+    let series = select(c + c * c * (0.5 + c * (1.0 / 6.0)), c, abs(c) < Compute(5.9604645e-8));
     let result = select(exp(c) - 1.0, series, abs(c) < Compute(0.015625));
     return select(result, Compute(-1.0), c < Compute(-17.5));
 }

@@ -21,7 +21,8 @@ pub fn js_error(value: &JsValue) -> String {
 
 /// The bytes of `url` (relative to the page), or why not.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let response = JsFuture::from(window()?.fetch_with_str(url)).await.map_err(|e| format!("{url}: {}", js_error(&e)))?;
+    let response =
+        JsFuture::from(window()?.fetch_with_str(url)).await.map_err(|e| format!("{url}: {}", js_error(&e)))?;
     let response: web_sys::Response = response.dyn_into().map_err(|_| format!("{url}: not a response"))?;
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
@@ -91,7 +92,7 @@ pub async fn yield_to_browser() {
 
 /// A context on the page's WebGPU adapter, or why there is none.
 pub async fn context(options: wgpu_activations::ContextOptions) -> Result<wgpu_activations::Context, String> {
-    wgpu_activations::Context::new_async(options.with_backends(wgpu_activations::wgpu::Backends::BROWSER_WEBGPU))
+    wgpu_activations::Context::new_async(options.with_backends(wgpu::Backends::BROWSER_WEBGPU))
         .await
         .map_err(|e| format!("no WebGPU context: {e}"))
 }
@@ -130,4 +131,29 @@ impl Rng {
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
     }
+}
+
+/// Completes when the work submitted to `queue` so far is done.
+pub async fn work_done(queue: &wgpu::Queue) {
+    use std::sync::{Arc, Mutex};
+    use std::task::{Poll, Waker};
+    let state: Arc<Mutex<(bool, Option<Waker>)>> = Arc::default();
+    let callback_state = Arc::clone(&state);
+    queue.on_submitted_work_done(move || {
+        let mut state = callback_state.lock().unwrap_or_else(|p| p.into_inner());
+        state.0 = true;
+        if let Some(waker) = state.1.take() {
+            waker.wake();
+        }
+    });
+    std::future::poll_fn(|cx| {
+        let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.0 {
+            Poll::Ready(())
+        } else {
+            state.1 = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    })
+    .await;
 }

@@ -77,7 +77,8 @@ fn serve(stream: TcpStream, mounts: &[(String, PathBuf)]) {
 /// The file a URL path names, never outside its mount (no `..`, no absolute parts).
 fn resolve(mounts: &[(String, PathBuf)], path: &str) -> Option<PathBuf> {
     let path = if path.ends_with('/') { format!("{path}index.html") } else { path.to_string() };
-    let (prefix, root) = mounts.iter().filter(|(prefix, _)| path.starts_with(prefix.as_str())).max_by_key(|(p, _)| p.len())?;
+    let (prefix, root) =
+        mounts.iter().filter(|(prefix, _)| path.starts_with(prefix.as_str())).max_by_key(|(p, _)| p.len())?;
     let rest = Path::new(&path[prefix.len()..]);
     if !rest.components().all(|c| matches!(c, Component::Normal(_))) {
         return None;
@@ -213,9 +214,8 @@ fn request(port: u16, method: &str, path: &str, body: Option<&Value>) -> Result<
         }
         headers.push_str(&line.to_ascii_lowercase());
     }
-    let length = headers
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:").and_then(|n| n.trim().parse::<usize>().ok()));
+    let length =
+        headers.lines().find_map(|l| l.strip_prefix("content-length:").and_then(|n| n.trim().parse::<usize>().ok()));
     let content = match length {
         Some(length) => {
             let mut content = vec![0; length];
