@@ -155,7 +155,7 @@ macro_rules! float_element {
                 self < <$t>::from_f64(0.0)
             }
             fn scaled_by(self, factor: Self) -> Self {
-                <$t>::from_f64(self.to_f64() * factor.to_f64())
+                $from64(self.to_f64() * factor.to_f64())
             }
             fn ulp_key(self) -> Option<i128> {
                 let bits: $bits = $to_bits(self);

@@ -58,7 +58,7 @@ async fn demo(rgba: &[u8], width: u32, height: u32, source: &str) -> Result<Stri
         return Err(format!("{source}: {width}x{height} with {} bytes is not a picture of 3x3 or more", rgba.len()));
     }
     let ctx = page::context(ContextOptions::default()).await?;
-    let adapter = page::adapter_name(&ctx);
+    let adapter = page::adapter_name(&ctx).await;
     page::set_text("adapter", &format!("adapter: {adapter}; picture: {source}, {width} x {height}"));
     let plane = (width * height) as usize;
     let mut planar = vec![0.0f32; 3 * plane];

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 #![cfg(target_arch = "wasm32")]
 
+mod bench;
 mod demo;
 pub mod page;
 mod samples;

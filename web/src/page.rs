@@ -97,8 +97,9 @@ pub async fn context(options: wgpu_activations::ContextOptions) -> Result<wgpu_a
         .map_err(|e| format!("no WebGPU context: {e}"))
 }
 
-/// The adapter in words, for reports.
-pub fn adapter_name(ctx: &wgpu_activations::Context) -> String {
+/// The adapter in words, for reports: wgpu's name for it where it has one, else what the
+/// browser's `GPUAdapter.info` says (vendor, architecture, description).
+pub async fn adapter_name(ctx: &wgpu_activations::Context) -> String {
     let adapter = &ctx.info().adapter;
     let name = [adapter.name.as_str(), adapter.driver.as_str(), adapter.driver_info.as_str()]
         .iter()
@@ -106,8 +107,30 @@ pub fn adapter_name(ctx: &wgpu_activations::Context) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join(" ");
-    let vendor = if adapter.vendor == 0 { String::new() } else { format!(" vendor {:#x}", adapter.vendor) };
-    format!("{} ({:?}{vendor})", if name.is_empty() { "WebGPU adapter" } else { &name }, adapter.backend)
+    let name = if name.is_empty() { browser_adapter().await } else { name };
+    format!("{} (WebGPU)", if name.is_empty() { "an unnamed adapter" } else { &name })
+}
+
+/// The browser's own description of its WebGPU adapter: `GPUAdapter.info`'s vendor,
+/// architecture and description, or an empty string.
+async fn browser_adapter() -> String {
+    let get = |target: &JsValue, key: &str| Reflect::get(target, &JsValue::from_str(key)).ok();
+    let Some(gpu) = window().ok().and_then(|w| get(&w.navigator().into(), "gpu")).filter(|g| g.is_object()) else {
+        return String::new();
+    };
+    let Some(request) = get(&gpu, "requestAdapter").and_then(|f| f.dyn_into::<js_sys::Function>().ok()) else {
+        return String::new();
+    };
+    let Ok(promise) = request.call0(&gpu).and_then(|p| p.dyn_into::<js_sys::Promise>()) else {
+        return String::new();
+    };
+    let Ok(adapter) = JsFuture::from(promise).await else { return String::new() };
+    let Some(info) = get(&adapter, "info").filter(|i| i.is_object()) else { return String::new() };
+    ["vendor", "architecture", "description"]
+        .iter()
+        .filter_map(|key| get(&info, key).and_then(|v| v.as_string()).filter(|v| !v.is_empty()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A small deterministic generator (xorshift64*), so that every run draws the same inputs.

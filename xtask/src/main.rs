@@ -40,6 +40,8 @@ commands:
                  and Debian's chromium + chromium-driver installed if missing, clippy for
                  wasm32, the pages built into target/web/, every check in headless Chromium's
                  WebGPU, then the demo page's own check (part of `test`)
+  bench-web [N]  the in-page bench in headless Chromium: each kernel against the page's own
+                 WebGPU copy kernel, N elements each (default 2^22), as a Markdown table
   web [--build-only]
                  build the demo page, the browser suite and the bench page into target/web/,
                  then serve them on 127.0.0.1 (port 8000 when free) until interrupted
@@ -112,6 +114,14 @@ fn main() -> ExitCode {
             cargo(&["run", "--release", "--bin", "wgpu-act", "--", "soak"], &args, &[])
         }),
         "test-wasm" => web::test_wasm().map(|()| ExitCode::SUCCESS),
+        "bench-web" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
+            [] => web::bench_web(None).map(|()| ExitCode::SUCCESS),
+            [n] if n.parse::<u32>().is_ok() => web::bench_web(Some(n)).map(|()| ExitCode::SUCCESS),
+            _ => {
+                eprintln!("xtask: `bench-web` takes one number, the elements per kernel");
+                return ExitCode::from(2);
+            }
+        },
         "web" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
             [] => web::web(false).map(|()| ExitCode::SUCCESS),
             [flag] if flag == "--build-only" => web::web(true).map(|()| ExitCode::SUCCESS),

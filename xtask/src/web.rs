@@ -297,6 +297,43 @@ fn check_demo(server: &Server, web: &Path) -> Result<String> {
     if summary.starts_with("OK") { Ok(summary) } else { Err(Error(summary)) }
 }
 
+/// `cargo xtask bench-web [ELEMENTS]`: the in-page bench in headless Chromium's WebGPU, printed
+/// as a Markdown table (each kernel against the page's own copy kernel).
+pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
+    ensure_web_tools()?;
+    let web = build()?;
+    let server = serve(&web, 0)?;
+    let browser = Browser::open()?;
+    let query = elements.map(|n| format!("?elems={n}")).unwrap_or_default();
+    browser.navigate(&server.url(&format!("bench.html{query}")))?;
+    let started = Instant::now();
+    let report = loop {
+        std::thread::sleep(Duration::from_secs(1));
+        if let Ok(Value::String(json)) = browser.eval("return globalThis.benchReport || null;") {
+            break serde_json::from_str::<Value>(&json).map_err(|e| Error(format!("benchReport: {e}")))?;
+        }
+        if started.elapsed() > Duration::from_secs(900) {
+            return Err(Error("the bench page reported nothing within 15 minutes".into()));
+        }
+    };
+    if let Some(error) = report["error"].as_str() {
+        return Err(Error(format!("the bench page failed: {error}")));
+    }
+    println!("{} elements per kernel on {}", report["elements"], report["adapter"].as_str().unwrap_or("?"));
+    println!("\n| kernel | dtype | kernel ms | copy ms | ratio to copy |\n|---|---|---|---|---|");
+    for row in report["rows"].as_array().into_iter().flatten() {
+        println!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} |",
+            row["kernel"].as_str().unwrap_or("?"),
+            row["dtype"].as_str().unwrap_or("?"),
+            row["kernel_ms"].as_f64().unwrap_or(0.0),
+            row["copy_ms"].as_f64().unwrap_or(0.0),
+            row["ratio"].as_f64().unwrap_or(0.0)
+        );
+    }
+    Ok(())
+}
+
 /// `cargo xtask web [--build-only]`: builds the pages, then serves them on 127.0.0.1 until
 /// interrupted.
 pub(crate) fn web(build_only: bool) -> Result<()> {

@@ -1,0 +1,210 @@
+//! The bench in the browser: each kernel's time against a plain WebGPU copy kernel over the
+//! same bytes in the same page (the browser's own streaming reference), as `wgpu-act bench`
+//! measures natively. Results go to `#bench` and, as JSON, to `globalThis.benchReport`.
+
+use ndarray::Array1;
+use wasm_bindgen::prelude::*;
+use wgpu_activations::{Activation, Context, ContextOptions, DType, GpuTensor};
+
+use crate::page::{self, escape};
+use crate::samples::Sample;
+
+/// Dispatches recorded per timed submission, and timed submissions per side (alternating).
+const DISPATCHES: usize = 4;
+const ROUNDS: usize = 7;
+
+const COPY_WGSL: &str = r"
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = id.x + id.y * groups.x * 256u;
+    if i < arrayLength(&src) {
+        dst[i] = src[i];
+    }
+}
+";
+
+/// A plain copy of `bytes` bytes between two buffers, as an application would write it.
+struct Copy {
+    pipeline: wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+    groups: (u32, u32),
+}
+
+impl Copy {
+    fn new(device: &wgpu::Device, bytes: u64) -> Copy {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("web-bench.copy"),
+            source: wgpu::ShaderSource::Wgsl(COPY_WGSL.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("web-bench.copy"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let buffer = |label| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let (src, dst) = (buffer("web-bench.copy.src"), buffer("web-bench.copy.dst"));
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("web-bench.copy"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: src.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: dst.as_entire_binding() },
+            ],
+        });
+        let workgroups = (bytes / 16).div_ceil(256) as u32;
+        let groups = if workgroups > 65_535 { (65_535, workgroups.div_ceil(65_535)) } else { (workgroups, 1) };
+        Copy { pipeline, group, groups }
+    }
+
+    fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("web-bench.copy"), timestamp_writes: None });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+    }
+}
+
+/// Milliseconds of one submission of [`DISPATCHES`] recordings by `record`, submit to done.
+async fn timed(ctx: &Context, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<(), String>) -> Result<f64, String> {
+    let mut encoder =
+        ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("web-bench.timed") });
+    for _ in 0..DISPATCHES {
+        record(&mut encoder)?;
+    }
+    let started = page::now_ms();
+    ctx.queue().submit([encoder.finish()]);
+    page::work_done(ctx.queue()).await;
+    Ok(page::now_ms() - started)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// One row: the kernel's and the copy's median times, alternating, and their ratio (the
+/// copy's time over the kernel's: 1.0 is copy speed).
+struct Row {
+    kernel: String,
+    dtype: DType,
+    kernel_ms: f64,
+    copy_ms: f64,
+}
+
+async fn measure<T: Sample>(
+    ctx: &Context,
+    name: &str,
+    elements: usize,
+    steps: impl Fn(&Context) -> Result<Vec<Activation>, String>,
+) -> Result<Row, String> {
+    let values: Vec<T> = T::samples(&mut page::Rng::new(1), elements)[..elements].to_vec();
+    let x = ctx.upload(Array1::from_vec(values).view()).map_err(|e| e.to_string())?;
+    let y: GpuTensor = ctx.empty_tensor(&[elements], T::DTYPE).map_err(|e| e.to_string())?;
+    let chain = steps(ctx)?;
+    let copy = Copy::new(ctx.device(), x.size_bytes().next_multiple_of(16));
+    let kernel_record =
+        |encoder: &mut wgpu::CommandEncoder| ctx.encode_activations(encoder, &chain, &x, &y).map_err(|e| e.to_string());
+    let copy_record = |encoder: &mut wgpu::CommandEncoder| {
+        copy.encode(encoder);
+        Ok(())
+    };
+    // Warm up both (kernel compilation, first touches of memory).
+    timed(ctx, &kernel_record).await?;
+    timed(ctx, &copy_record).await?;
+    let (mut kernel, mut plain) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        kernel.push(timed(ctx, &kernel_record).await?);
+        plain.push(timed(ctx, &copy_record).await?);
+    }
+    Ok(Row { kernel: name.to_string(), dtype: T::DTYPE, kernel_ms: median(kernel), copy_ms: median(plain) })
+}
+
+/// Runs every kernel of the table at `?elems=N` elements (default 2^22) and publishes it.
+#[wasm_bindgen]
+pub async fn run_bench() {
+    let outcome = bench().await;
+    let (json, html) = match outcome {
+        Ok((adapter, elements, rows)) => {
+            let mut html = format!(
+                "<p>{} elements per kernel on {}; times are medians of {ROUNDS} submissions of {DISPATCHES} dispatches, alternating with the copy kernel.</p><table><tr><th>kernel</th><th>dtype</th><th>kernel ms</th><th>copy ms</th><th>ratio to copy</th></tr>",
+                elements,
+                escape(&adapter)
+            );
+            let mut entries = Vec::new();
+            for row in &rows {
+                let ratio = row.copy_ms / row.kernel_ms;
+                html.push_str(&format!(
+                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{ratio:.2}</td></tr>",
+                    escape(&row.kernel),
+                    row.dtype,
+                    row.kernel_ms,
+                    row.copy_ms
+                ));
+                entries.push(format!(
+                    "{{\"kernel\":\"{}\",\"dtype\":\"{}\",\"kernel_ms\":{:.3},\"copy_ms\":{:.3},\"ratio\":{ratio:.3}}}",
+                    row.kernel, row.dtype, row.kernel_ms, row.copy_ms
+                ));
+            }
+            html.push_str("</table>");
+            let adapter = adapter.replace('"', "'");
+            (format!("{{\"adapter\":\"{adapter}\",\"elements\":{elements},\"rows\":[{}]}}", entries.join(",")), html)
+        }
+        Err(e) => (format!("{{\"error\":\"{}\"}}", e.replace('"', "'")), format!("<p>FAIL {}</p>", escape(&e))),
+    };
+    page::set_html("bench", &html);
+    page::publish("benchReport", &JsValue::from_str(&json));
+}
+
+async fn bench() -> Result<(String, usize, Vec<Row>), String> {
+    let ctx = page::context(ContextOptions::default()).await?;
+    let adapter = page::adapter_name(&ctx).await;
+    let elements: usize = page::param("elems").and_then(|n| n.parse().ok()).unwrap_or(1 << 22);
+    let mut rows = Vec::new();
+    let unary = |alpha: f32, elu: bool| {
+        move |_: &Context| Ok(vec![if elu { Activation::elu(alpha) } else { Activation::leaky_relu(alpha) }])
+    };
+    for dtype in [DType::BF16, DType::F16, DType::F32, DType::F64] {
+        for (name, elu) in [("LeakyRelu", false), ("Elu", true)] {
+            page::set_text("bench", &format!("measuring {name} {dtype}…"));
+            page::yield_to_browser().await;
+            rows.push(match dtype {
+                DType::BF16 => measure::<half::bf16>(&ctx, name, elements, unary(0.1, elu)).await?,
+                DType::F16 => measure::<half::f16>(&ctx, name, elements, unary(0.1, elu)).await?,
+                DType::F32 => measure::<f32>(&ctx, name, elements, unary(0.1, elu)).await?,
+                _ => measure::<f64>(&ctx, name, elements, unary(0.1, elu)).await?,
+            });
+        }
+    }
+    let slope = |values: Vec<f32>| {
+        move |ctx: &Context| {
+            let tensor = ctx.upload(Array1::from_vec(values.clone()).view()).map_err(|e| e.to_string())?;
+            Ok(vec![Activation::prelu(&tensor)])
+        }
+    };
+    page::set_text("bench", "measuring PRelu…");
+    page::yield_to_browser().await;
+    rows.push(measure::<f32>(&ctx, "PRelu scalar slope", elements, slope(vec![0.25])).await?);
+    rows.push(measure::<f32>(&ctx, "PRelu same-shape slope", elements, slope(vec![0.25; elements])).await?);
+    rows.push(
+        measure::<i32>(&ctx, "PRelu scalar slope", elements, |ctx: &Context| {
+            let tensor = ctx.upload(Array1::from_vec(vec![-3i32]).view()).map_err(|e| e.to_string())?;
+            Ok(vec![Activation::prelu(&tensor)])
+        })
+        .await?,
+    );
+    Ok((adapter, elements, rows))
+}
