@@ -235,9 +235,10 @@ async fn prelu<T: Sample>(ctx: Context, slope_shape: &'static [usize]) -> Verdic
 }
 
 /// LeakyRelu -> Elu -> PRelu (per channel, slope on the device) -> LeakyRelu fused into one
-/// kernel, against the reference step by step. On the software f64 path LeakyRelu -> PRelu ->
-/// LeakyRelu: Tint and SwiftShader compile soft-f64 Elu alone in 17 s, and a chain holding it
-/// and PRelu in over two minutes (Elu f64 has its own check).
+/// kernel, against the reference step by step. On the software f64 path LeakyRelu -> PRelu:
+/// Chromium's shader compilers (Tint, then SwiftShader's JIT) take 1.4 s over that kernel,
+/// 17 s over soft-f64 Elu alone, and more than two minutes over any chain of three soft-f64
+/// steps (measured here), past the suite's limit per check.
 async fn chain<T: Sample + FloatElement>(ctx: Context) -> Verdict {
     let mut rng = page::Rng::new(77 + T::DTYPE as u64);
     let x = Array::from_shape_vec((3, 1031), T::samples(&mut rng, 3093 - 22)).map_err(|e| e.to_string())?.into_dyn();
@@ -253,7 +254,7 @@ async fn chain<T: Sample + FloatElement>(ctx: Context) -> Verdict {
             Activation::leaky_relu(0.2),
         ]
     } else {
-        vec![Activation::leaky_relu(0.1), Activation::prelu(&device_slope), Activation::leaky_relu(0.2)]
+        vec![Activation::leaky_relu(0.1), Activation::prelu(&device_slope)]
     };
     let y = activations_async(&ctx, &steps, x.view()).await.map_err(failed("chain"))?;
     let reference = |flush: bool| -> Result<Vec<T>, String> {
@@ -262,10 +263,8 @@ async fn chain<T: Sample + FloatElement>(ctx: Context) -> Verdict {
         if long {
             want = reference::elu(read_as(&want, flush).view(), 0.7);
             want = reference::prelu(read_as(&want, flush).view(), slope.view()).map_err(|e| e.to_string())?;
-            want = reference::leaky_relu(read_as(&want, flush).view(), 0.2);
         } else {
             want = reference::prelu(read_as(&want, flush).view(), slope.view()).map_err(|e| e.to_string())?;
-            want = reference::leaky_relu(read_as(&want, flush).view(), 0.2);
         }
         Ok(flat(&want))
     };

@@ -67,9 +67,12 @@ fn locked_version(package: &str) -> Result<String> {
 /// committed ONNX cases, which are served from `tests/data/onnx` as they are.
 pub(crate) fn build() -> Result<PathBuf> {
     let root = workspace_root();
-    cargo_checked("build the pages' wasm module", &["build", "--release", "--target", WASM_TARGET, "-p", WEB_PACKAGE])?;
+    cargo_checked(
+        "build the pages' wasm module",
+        &["build", "--profile", "web", "--target", WASM_TARGET, "-p", WEB_PACKAGE],
+    )?;
     let out = root.join("target/web");
-    let wasm = root.join(format!("target/{WASM_TARGET}/release/{}.wasm", WEB_PACKAGE.replace('-', "_")));
+    let wasm = root.join(format!("target/{WASM_TARGET}/web/{}.wasm", WEB_PACKAGE.replace('-', "_")));
     let bindgen = run(Command::new("wasm-bindgen")
         .args(["--target", "web", "--no-typescript", "--out-dir"])
         .arg(out.join("pkg"))
@@ -89,7 +92,13 @@ pub(crate) fn build() -> Result<PathBuf> {
     let module = std::fs::metadata(out.join("pkg").join(format!("{}_bg.wasm", WEB_PACKAGE.replace('-', "_"))))
         .map(|m| m.len())
         .unwrap_or(0);
-    println!("xtask: built {} (wasm module: {module} bytes)", out.display());
+    let gzipped = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(out.join("pkg").join(format!("{}_bg.wasm", WEB_PACKAGE.replace('-', "_"))))
+        .output()
+        .map(|o| o.stdout.len())
+        .unwrap_or(0);
+    println!("xtask: built {} (wasm module: {module} bytes, {gzipped} gzipped)", out.display());
     Ok(out)
 }
 
@@ -256,9 +265,12 @@ fn run_suite(server: &Server) -> Result<(usize, usize)> {
                 from = index + 1;
                 continue 'page;
             }
-            if last_progress.elapsed() > CHECK_LIMIT {
-                let index =
-                    stuck(format!("no report within {} s: ended, the rest resume after it", CHECK_LIMIT.as_secs()));
+            let limit = std::env::var("WASM_CHECK_SECONDS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .map_or(CHECK_LIMIT, Duration::from_secs);
+            if last_progress.elapsed() > limit {
+                let index = stuck(format!("no report within {} s: ended, the rest resume after it", limit.as_secs()));
                 results.insert(index, false);
                 from = index + 1;
                 continue 'page;
