@@ -136,6 +136,10 @@ async fn measure<T: Sample>(
 /// Runs every kernel of the table at `?elems=N` elements (default 2^22) and publishes it.
 #[wasm_bindgen]
 pub async fn run_bench() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.to_string().replace(['"', '\\', '\n'], "'");
+        page::publish("benchReport", &JsValue::from_str(&format!("{{\"error\":\"panic: {message}\"}}")));
+    }));
     let outcome = bench().await;
     let (json, html) = match outcome {
         Ok((adapter, elements, rows)) => {

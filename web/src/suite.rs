@@ -262,9 +262,10 @@ async fn chain<T: Sample + FloatElement>(ctx: Context) -> Verdict {
         let mut want = reference::leaky_relu(read_as(&x, flush).view(), 0.1);
         if long {
             want = reference::elu(read_as(&want, flush).view(), 0.7);
-            want = reference::prelu(read_as(&want, flush).view(), slope.view()).map_err(|e| e.to_string())?;
-        } else {
-            want = reference::prelu(read_as(&want, flush).view(), slope.view()).map_err(|e| e.to_string())?;
+        }
+        want = reference::prelu(read_as(&want, flush).view(), slope.view()).map_err(|e| e.to_string())?;
+        if long {
+            want = reference::leaky_relu(read_as(&want, flush).view(), 0.2);
         }
         Ok(flat(&want))
     };

@@ -325,7 +325,9 @@ pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
             break serde_json::from_str::<Value>(&json).map_err(|e| Error(format!("benchReport: {e}")))?;
         }
         if started.elapsed() > Duration::from_secs(900) {
-            return Err(Error("the bench page reported nothing within 15 minutes".into()));
+            let shown = browser.eval("return document.getElementById('bench').textContent;");
+            let shown = shown.ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            return Err(Error(format!("the bench page reported nothing within 15 minutes; it shows {shown:?}")));
         }
     };
     if let Some(error) = report["error"].as_str() {
