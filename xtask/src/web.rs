@@ -360,6 +360,7 @@ pub(crate) fn web(build_only: bool) -> Result<()> {
     println!("xtask: serving {} at {}", web.display(), server.url(""));
     println!("xtask: the demo: {}  (add ?auto=1 to run it without clicks)", server.url("index.html"));
     println!("xtask: the browser suite: {}", server.url("suite.html"));
+    println!("xtask: the bench: {}  (?elems=N: elements per kernel)", server.url("bench.html"));
     println!(
         "xtask: WebGPU must be on: Chrome/Chromium 113+ (Linux: --enable-unsafe-webgpu), Edge, Safari 26, Firefox 141+ on Windows"
     );
