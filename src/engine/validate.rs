@@ -14,7 +14,6 @@ use std::time::Duration;
 use super::context::Context;
 use super::dispatch::{Job, JobStep, chain_name};
 use super::pool::PooledBuffer;
-use super::readback::Wait;
 use crate::broadcast::{SlopePlan, plan, unidirectional_slope_shape};
 use crate::cpu::{CpuStep, chain_element};
 use crate::dtype::{DType, Element};
@@ -245,8 +244,7 @@ impl CheckHandle {
     /// The outcome, waited for at most `timeout`. Natively the callback runs in the poll that
     /// completed the call's readback, so it is there or about to be; in the browser the event
     /// loop brings it, and the caller's task yields until then.
-    pub(crate) async fn outcome(&self, wait: Wait, timeout: Duration) -> Result<()> {
-        let _ = wait;
+    pub(crate) async fn outcome(&self, timeout: Duration) -> Result<()> {
         #[cfg(target_arch = "wasm32")]
         {
             let expire = self.clone();
