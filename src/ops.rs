@@ -178,7 +178,9 @@ pub const ELU_DEFAULT_ALPHA: f32 = 1.0;
 /// correctly rounded result of its own input): the bound itself for one step, 0 when every
 /// step is exact, else 2 x the sum plus one per step. Every step here keeps relative errors
 /// (scalings, and expm1 whose condition number is below 1 where Elu uses it), but a ULP spans
-/// a factor of 2 of relative error within a binade, and each step rounds again.
+/// a factor of 2 of relative error within a binade, and each step rounds again. A step that
+/// scales up an earlier step's rounding (a large PRelu slope after a subnormal result) breaks
+/// that premise: [`crate::cpu::check_chain`] follows such chains element by element.
 pub fn chain_bound(bounds: impl IntoIterator<Item = u64>) -> u64 {
     let bounds: Vec<u64> = bounds.into_iter().collect();
     match bounds.as_slice() {

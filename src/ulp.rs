@@ -26,6 +26,18 @@ pub fn within_ulp<T: Element>(actual: T, expected: T, max_ulp: u64) -> bool {
     }
 }
 
+/// The value whose [`Element::ulp_key`] is `key` (the inverse of it; for floats, the positive
+/// zero at key 0). Keys outside the type wrap, so callers stay within the keys of values.
+pub(crate) fn from_key<T: Element>(key: i128) -> T {
+    let size = T::DTYPE.size_bytes();
+    let bits: u128 = if T::DTYPE.is_float() && key < 0 {
+        (1u128 << (8 * size - 1)) | key.unsigned_abs()
+    } else {
+        key as u128
+    };
+    bytemuck::pod_read_unaligned(&bits.to_le_bytes()[..size])
+}
+
 fn sign_negative<T: Element>(v: T) -> bool {
     // For floats, the sign bit is the top bit of the stored bytes (little-endian: last byte).
     let bytes = bytemuck::bytes_of(&v);

@@ -19,6 +19,7 @@
 //! exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU.
 
+pub mod chain;
 pub mod divide;
 pub mod elu;
 pub mod expm1_f32;
@@ -30,10 +31,11 @@ pub mod soft_f64;
 
 use ndarray::{Array, ArrayView, Dimension};
 
-use crate::broadcast::SlopePlan;
 use crate::dtype::{Element, FloatElement};
 use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
+pub use chain::{ChainStep, check_chain};
+pub(crate) use chain::CpuStep;
 pub use prelu::{prelu, prelu_scalar};
 
 /// `op` on one element: its twin on the value widened exactly to f64, rounded once to `T`, or
@@ -76,29 +78,6 @@ pub fn elu_scalar<T: FloatElement>(x: T, alpha: f32) -> T {
 
 fn attributes(alpha: f32) -> Attributes {
     [alpha, 0.0, 0.0, 0.0]
-}
-
-/// One step of a chain as the reference runs it.
-pub(crate) enum CpuStep<'a, T> {
-    Unary(&'static UnaryOp, Attributes),
-    /// `slope` holds the flat slope elements `first..`, broadcast to X as `plan` says.
-    Prelu {
-        slope: &'a [T],
-        first: u64,
-        plan: SlopePlan,
-    },
-}
-
-/// The reference result of a chain for element `x` at flat index `index` of X: each step
-/// rounds to `T` exactly as it would alone.
-pub(crate) fn chain_element<T: Element>(x: T, index: u64, steps: &[CpuStep<'_, T>]) -> T {
-    steps.iter().fold(x, |value, step| match step {
-        CpuStep::Unary(op, attributes) => value.unary_reference(op, attributes).unwrap_or(value),
-        CpuStep::Prelu { slope, first, plan } => {
-            let s = plan.slope_index(index).saturating_sub(*first) as usize;
-            slope.get(s).map_or(value, |&s| prelu_scalar(value, s))
-        }
-    })
 }
 
 /// Applies `f` in logical order, so the result is in standard layout whatever X's strides

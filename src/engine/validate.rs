@@ -1,5 +1,5 @@
 //! Validation mode ([`crate::ContextOptions::with_validation`]): every result is recomputed by
-//! the CPU reference and compared within the chain's bound ([`crate::ops::chain_bound`]).
+//! the CPU reference and compared with what the chain allows ([`crate::cpu::check_chain`]).
 //!
 //! Host-array calls compare against the reference of their own input. Work on device tensors,
 //! submitted by us or recorded into the caller's encoder, copies X, the slopes and Y into
@@ -15,44 +15,11 @@ use super::context::Context;
 use super::dispatch::{Job, JobStep, chain_name};
 use super::pool::PooledBuffer;
 use crate::broadcast::{SlopePlan, plan, unidirectional_slope_shape};
-use crate::cpu::{CpuStep, chain_element};
+use crate::cpu::CpuStep;
+use crate::cpu::chain::compare;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::ops::{Attributes, PRELU, UnaryOp};
-use crate::ulp;
-
-/// Compares GPU results with the reference: the first element outside `bound` is the error.
-pub(crate) fn compare<T: Element>(
-    chain: &str,
-    gpu: &[T],
-    x: &[T],
-    element_base: u64,
-    steps: &[CpuStep<'_, T>],
-    bound: u64,
-) -> Result<()> {
-    for (i, (&g, &v)) in gpu.iter().zip(x).enumerate() {
-        let reference = chain_element(v, element_base + i as u64, steps);
-        if !ulp::within_ulp(g, reference, bound) {
-            return Err(Error::ValidationMismatch {
-                op: chain.to_string(),
-                dtype: T::DTYPE,
-                index: element_base as usize + i,
-                gpu: format!("{g:?}"),
-                reference: format!("{reference:?}"),
-                bound,
-            });
-        }
-    }
-    Ok(())
-}
-
-/// The bound of a chain on `dtype` ([`crate::ops::chain_bound`]).
-pub(crate) fn chain_bound(steps: &[JobStep<'_>], dtype: DType) -> u64 {
-    crate::ops::chain_bound(steps.iter().map(|s| match s {
-        JobStep::Unary { op, .. } => op.max_ulp.for_dtype(dtype),
-        JobStep::Prelu { .. } => PRELU.max_ulp.for_dtype(dtype),
-    }))
-}
+use crate::ops::{Attributes, UnaryOp};
 
 /// What the check of one job needs once the GPU is done.
 struct Check {
@@ -104,7 +71,6 @@ impl Context {
         Ok(Some(PendingCheck {
             chain: chain_name(job.steps),
             dtype: job.x.dtype(),
-            bound: chain_bound(job.steps, job.x.dtype()),
             element_base: job.element_base,
             steps,
             x,
@@ -278,7 +244,6 @@ impl CheckHandle {
 pub(crate) struct PendingCheck {
     chain: String,
     dtype: DType,
-    bound: u64,
     element_base: u64,
     steps: Vec<StepCheck>,
     x: PooledBuffer,
@@ -318,7 +283,7 @@ impl Check {
                     },
                 })
                 .collect();
-            compare(&job.chain, &y, &x, job.element_base, &steps, job.bound)
+            compare(&job.chain, &y, &x, job.element_base, &steps)
         }
         crate::dtype::with_element_type!(self.job.dtype, T => typed::<T>(self))
     }
