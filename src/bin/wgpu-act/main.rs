@@ -229,7 +229,30 @@ impl From<OnnxError> for Failure {
     }
 }
 
+/// Mesa's Vulkan device-select layer (implicit, so loaded into every Vulkan program) asks
+/// Wayland for the display's GPU when the instance enables the Wayland surface extension, as
+/// wgpu's does; with no `XDG_RUNTIME_DIR`, libwayland prints an error line for each instance.
+/// The loader takes the layer's switch from the environment only, so without a session the CLI
+/// starts itself again with the layer off (there is no display whose GPU it could prefer).
+#[cfg(target_os = "linux")]
+fn without_the_wayland_probe() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() || std::env::var_os("NODEVICE_SELECT").is_some() {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else { return };
+    let mut args = std::env::args_os();
+    let mut command = std::process::Command::new(exe);
+    if let Some(arg0) = args.next() {
+        command.arg0(arg0);
+    }
+    // Returns only when the exec failed; the run goes on here, with the two lines.
+    let _failed = command.args(args).env("NODEVICE_SELECT", "1").exec();
+}
+
 fn main() -> ExitCode {
+    #[cfg(target_os = "linux")]
+    without_the_wayland_probe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and the version as clap prints them; no command at all gets the help, exit 2.
