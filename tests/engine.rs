@@ -136,6 +136,35 @@ fn adopts_a_device_the_caller_owns() {
     assert_eq!(adopted.info().adapter.name, ctx.info().adapter.name);
 }
 
+#[test]
+fn an_adopted_device_destroyed_by_its_owner_turns_every_call_into_device_lost() {
+    if common::ctx().is_none() {
+        return;
+    }
+    for first in ["upload", "host array"] {
+        let (adapter, device, queue) = own_device(wgpu::Limits::default());
+        let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::default());
+        let x = array![-1.0f32, 2.0];
+        let t = adopted.upload(x.view()).unwrap();
+        device.destroy();
+        // The very first call after the owner's destroy(), whichever it is.
+        let outcome = match first {
+            "upload" => adopted.upload(x.view()).map(drop),
+            _ => leaky_relu(&adopted, x.view(), 0.5).map(drop),
+        };
+        assert!(matches!(outcome, Err(Error::DeviceLost { .. })), "{first}: {outcome:?}");
+        let later = [
+            ("host array", leaky_relu(&adopted, x.view(), 0.5).map(drop)),
+            ("run", adopted.run_activations(&[Activation::elu(1.0)], &t).map(drop)),
+            ("download", adopted.download::<f32>(&t).map(drop)),
+            ("empty tensor", adopted.empty_tensor(&[2], wgpu_activations::DType::F32).map(drop)),
+        ];
+        for (path, outcome) in later {
+            assert!(matches!(outcome, Err(Error::DeviceLost { .. })), "{path} after {first}: {outcome:?}");
+        }
+    }
+}
+
 /// An adapter, device and queue of our own, with `limits`.
 fn own_device(limits: wgpu::Limits) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
