@@ -346,11 +346,18 @@ fn onnx_test_prints_one_line_per_case_and_exits_by_the_worst_outcome() {
     let wrong = tmp.path("wrong_case");
     copy_dir(&committed_case("node", "test_leakyrelu"), &wrong);
     let input = std::fs::read(wrong.join("test_data_set_0/input_0.pb")).expect("input");
-    std::fs::write(wrong.join("test_data_set_0/output_0.pb"), input).expect("overwrite expected");
-    let output = wgpu_act(&["onnx-test", p(&good), p(&wrong)]);
+    std::fs::write(wrong.join("test_data_set_0/output_0.pb"), &input).expect("overwrite expected");
+    let output = wgpu_act(&["onnx-test", "--save-outputs", p(&tmp.path("saved")), p(&good), p(&wrong)]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("FAIL wrong_case: output"), "{stdout}");
+    // The failing case is the one to look at: what was computed is saved for it too, and it
+    // is LeakyRelu of the input, not the (wrong) expected data.
+    let saved = std::fs::read(tmp.path("saved/wrong_case/test_data_set_0/output_0.pb")).expect("saved failing output");
+    let decoded = wgpu_activations::onnx::HostTensor::decode_pb(&saved).expect("decodes");
+    let x = wgpu_activations::onnx::HostTensor::decode_pb(&input).expect("decodes");
+    assert_eq!(decoded.shape(), x.shape());
+    assert_ne!(saved, input, "the saved output is the input, not what was computed");
 
     // A truncated model is an ERROR line and exit 2, never a panic.
     let broken = tmp.path("broken_case");
