@@ -56,6 +56,9 @@ pub(crate) struct Tuning {
     /// batch of invocations runs as one thread), or strided by the workgroup (neighbouring
     /// invocations touch neighbouring memory: coalesced on GPUs).
     pub(crate) contiguous: bool,
+    /// Products with subnormals on integers (`shared/compute_f32_exact.wgsl` in place of
+    /// `shared/compute_f32.wgsl`), for devices that flush subnormals.
+    pub(crate) subnormal_products_on_integers: bool,
 }
 
 impl Tuning {
@@ -66,7 +69,12 @@ impl Tuning {
         let (size, vectors) = requested.unwrap_or((256, 4));
         let cap = limits.max_compute_invocations_per_workgroup.min(limits.max_compute_workgroup_size_x);
         let size = size.clamp(1, cap.max(1));
-        Tuning { workgroup_size: 1 << size.ilog2(), vectors_per_invocation: vectors.clamp(1, 64), contiguous }
+        Tuning {
+            workgroup_size: 1 << size.ilog2(),
+            vectors_per_invocation: vectors.clamp(1, 64),
+            contiguous,
+            subnormal_products_on_integers: false,
+        }
     }
 
     /// Vectors one workgroup covers.
@@ -88,7 +96,12 @@ impl Tuning {
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning { workgroup_size: 256, vectors_per_invocation: 4, contiguous: false }
+        Tuning {
+            workgroup_size: 256,
+            vectors_per_invocation: 4,
+            contiguous: false,
+            subnormal_products_on_integers: false,
+        }
     }
 }
 
@@ -172,7 +185,8 @@ impl KernelKey {
             .collect();
         let chain = if names.is_empty() { "copy".to_string() } else { names.join("+") };
         let place = if self.in_place { ".in_place" } else { "" };
-        format!("wgpu-activations.{chain}.{}{place}", self.repr.dtype())
+        let products = if self.tuning.subnormal_products_on_integers { ".exact_subnormals" } else { "" };
+        format!("wgpu-activations.{chain}.{}{place}{products}", self.repr.dtype())
     }
 
     /// The bindings `pass` reads, in ascending order: what its bind group must hold.
@@ -213,7 +227,12 @@ impl KernelKey {
                 files.push(file);
             }
         };
-        spec.files().for_each(&mut include);
+        for file in spec.files() {
+            match crate::repr::exact_subnormal_products(file) {
+                Some(exact) if self.tuning.subnormal_products_on_integers => exact.iter().for_each(|f| include(f)),
+                _ => include(file),
+            }
+        }
         let mut text = StepText::default();
         for (k, step) in self.steps().enumerate() {
             match step {
@@ -351,6 +370,9 @@ pub(crate) struct Params {
 }
 
 #[cfg(test)]
+mod translation;
+
+#[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::ops::UNARY_OPS;
@@ -382,10 +404,21 @@ pub(crate) mod tests {
                     StepKind::Prelu(SlopeAccess::General),
                 ]);
             }
+            let exact_products: &[bool] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
+                &[false, true]
+            } else {
+                &[false]
+            };
             for chain in &chains {
                 for in_place in [false, true] {
-                    let tuning = Tuning { contiguous: in_place, ..Tuning::default() };
-                    keys.push(KernelKey::new(spec.repr, chain, in_place, tuning));
+                    for &on_integers in exact_products {
+                        let tuning = Tuning {
+                            contiguous: in_place,
+                            subnormal_products_on_integers: on_integers,
+                            ..Tuning::default()
+                        };
+                        keys.push(KernelKey::new(spec.repr, chain, in_place, tuning));
+                    }
                 }
             }
         }

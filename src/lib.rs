@@ -46,7 +46,7 @@ pub use cpu as reference;
 pub use dtype::{DType, Element, FloatElement};
 pub use engine::{
     Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, LIMITS_ENV, PipelineCacheStats, PoolStats,
-    VALIDATE_ENV, enumerate_adapters, limits_report, native_dtypes,
+    SUBNORMALS_ENV, SubnormalProducts, Subnormals, VALIDATE_ENV, enumerate_adapters, limits_report, native_dtypes,
 };
 pub use error::{Error, Result};
 pub use ops::{Activation, ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA};

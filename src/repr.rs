@@ -155,6 +155,7 @@ const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl")
 const LANES_HALVES: &str = include_str!("../shaders/shared/lanes_halves.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/shared/compute_f32.wgsl");
+const COMPUTE_F32_EXACT: &str = include_str!("../shaders/shared/compute_f32_exact.wgsl");
 const EXPM1_HALF: &str = include_str!("../shaders/shared/expm1_half.wgsl");
 const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
 const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
@@ -265,6 +266,13 @@ impl Repr {
         };
         preferred.or_else(|| runnable().next()).map(|s| s.repr)
     }
+}
+
+/// The files that replace `file` where products with subnormals are computed on integers
+/// (`shared/compute_f32_exact.wgsl` and the wide products it uses for `shared/compute_f32.wgsl`);
+/// `None` for every other file.
+pub(crate) fn exact_subnormal_products(file: &'static str) -> Option<&'static [&'static str]> {
+    (file == COMPUTE_F32).then_some(&[COMPUTE_F32_EXACT, WIDE_U32])
 }
 
 /// Which path an option asks for, for one dtype.

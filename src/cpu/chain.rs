@@ -63,8 +63,7 @@ pub(crate) struct Allowed<T> {
 }
 
 impl<T: Element> Allowed<T> {
-    /// True when `y` is allowed. A subnormal reference may also come back as a zero of the
-    /// same sign, the one liberty WGSL takes ([`ulp::within_ulp`]).
+    /// True when `y` is allowed: the reference itself, sign included, or a number in the range.
     pub(crate) fn admits(&self, y: T) -> bool {
         if ulp::within_ulp(y, self.reference, 0) {
             return true;
@@ -188,9 +187,9 @@ pub fn check_chain<T: Element>(x: ArrayViewD<'_, T>, steps: &[ChainStep<'_, T>],
         .iter()
         .filter_map(|s| match s {
             ChainStep::Unary(op, attributes) => Some(CpuStep::Unary(op, *attributes)),
-            ChainStep::Prelu(_) => slope_values
-                .next()
-                .map(|(values, plan)| CpuStep::Prelu { slope: values, first: 0, plan: plan.clone() }),
+            ChainStep::Prelu(_) => {
+                slope_values.next().map(|(values, plan)| CpuStep::Prelu { slope: values, first: 0, plan: plan.clone() })
+            }
         })
         .collect();
     let x: Vec<T> = x.iter().copied().collect();

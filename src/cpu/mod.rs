@@ -12,6 +12,7 @@
 //! | [`expm1_half`] | `shaders/shared/expm1_half.wgsl` |
 //! | [`soft_f64`] | `shaders/shared/soft_f64.wgsl` |
 //! | [`divide`] | `shaders/shared/divide.wgsl` |
+//! | [`compute_f32_exact`] | `shaders/shared/compute_f32_exact.wgsl` |
 //!
 //! The operator twins compute in f64 and round once, so they give the correctly rounded result
 //! wherever f64 holds it exactly (every f32, f16 and bf16 product); the expm1 twins repeat the
@@ -20,6 +21,7 @@
 //! here instead of to the GPU.
 
 pub mod chain;
+pub mod compute_f32_exact;
 pub mod divide;
 pub mod elu;
 pub mod expm1_f32;
@@ -34,8 +36,8 @@ use ndarray::{Array, ArrayView, Dimension};
 use crate::dtype::{Element, FloatElement};
 use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
-pub use chain::{ChainStep, check_chain};
 pub(crate) use chain::CpuStep;
+pub use chain::{ChainStep, check_chain};
 pub use prelu::{prelu, prelu_scalar};
 
 /// `op` on one element: its twin on the value widened exactly to f64, rounded once to `T`, or

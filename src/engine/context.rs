@@ -9,14 +9,15 @@ use std::time::Duration;
 
 use super::driver_lock::DriverLock;
 use super::info::{ContextInfo, DTypePath};
-use super::options::ContextOptions;
+use super::options::{ContextOptions, SubnormalProducts};
 use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats};
 use super::poller::Poller;
 use super::pool::{BufferPool, PoolStats, PooledBuffer};
+use super::probe::Subnormals;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelKey, Tuning, VECTOR_BYTES};
-use crate::repr::{Repr, optional_features};
+use crate::repr::{PathPreference, Repr, optional_features};
 
 /// Identity of each context, from a global counter: a tensor records its context's, so one
 /// made by a dropped context is never mistaken for a newer context's (an address could be).
@@ -80,7 +81,12 @@ impl Context {
                 ..Default::default()
             })
             .await?;
-        Ok(Self::from_device_with_info(device, queue, adapter.get_info(), options))
+        let info = adapter.get_info();
+        let measuring =
+            Self::assemble(device.clone(), queue.clone(), info.clone(), options.clone(), Subnormals::NotMeasured);
+        let subnormals = measuring.probe_subnormals().await.unwrap_or(Subnormals::NotMeasured);
+        drop(measuring);
+        Ok(Self::assemble(device, queue, info, options, subnormals))
     }
 
     /// Blocking form of [`Context::new_async`] (not in the browser, whose thread must not wait).
@@ -108,7 +114,38 @@ impl Context {
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
     ) -> Self {
-        let info = ContextInfo { adapter, features: device.features(), limits: device.limits() };
+        let measuring =
+            Self::assemble(device.clone(), queue.clone(), adapter.clone(), options.clone(), Subnormals::NotMeasured);
+        // The browser's thread cannot wait for the probe here; `new_async` awaits it.
+        #[cfg(target_arch = "wasm32")]
+        let subnormals = {
+            let _ = &measuring;
+            Subnormals::NotMeasured
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        let subnormals = pollster::block_on(measuring.probe_subnormals()).unwrap_or(Subnormals::NotMeasured);
+        Self::assemble(device, queue, adapter, options, subnormals)
+    }
+
+    fn assemble(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: wgpu::AdapterInfo,
+        options: ContextOptions,
+        subnormals: Subnormals,
+    ) -> Self {
+        let on_integers = match options.subnormal_products {
+            SubnormalProducts::ByProbe => subnormals.may_flush(),
+            SubnormalProducts::OnIntegers => true,
+            SubnormalProducts::OnHardware => false,
+        };
+        let info = ContextInfo {
+            adapter,
+            features: device.features(),
+            limits: device.limits(),
+            subnormals,
+            subnormal_products_on_integers: on_integers,
+        };
         let lost = Arc::new(Mutex::new(None));
         let flag = Arc::clone(&lost);
         device.set_device_lost_callback(move |reason, message| {
@@ -116,15 +153,26 @@ impl Context {
         });
         let cpu_adapter = info.adapter.device_type == wgpu::DeviceType::Cpu;
         let driver_lock = DriverLock::for_backend(info.adapter.backend);
-        let reprs = DType::ALL.map(|dtype| Repr::choose(dtype, info.features, options.preference(dtype), cpu_adapter));
+        // A float unit that flushes is not trusted with native f16 or f64 either: their
+        // emulated paths compute on integers (f64) or through the exact f32 products (f16).
+        // Asked for by name (`ContextOptions::native`), the native path is still taken.
+        let trusted = if on_integers && subnormals.may_flush() {
+            info.features - (wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_F64)
+        } else {
+            info.features
+        };
+        let reprs = DType::ALL.map(|dtype| {
+            let preference = options.preference(dtype);
+            let features = if preference == PathPreference::Native { info.features } else { trusted };
+            Repr::choose(dtype, features, preference, cpu_adapter)
+        });
+        let mut tuning =
+            Tuning::for_limits(&info.limits, options.kernel_shape, options.contiguous_vectors.unwrap_or(cpu_adapter));
+        tuning.subnormal_products_on_integers = on_integers;
         Self {
             inner: Arc::new(ContextInner {
                 id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),
-                tuning: Tuning::for_limits(
-                    &info.limits,
-                    options.kernel_shape,
-                    options.contiguous_vectors.unwrap_or(cpu_adapter),
-                ),
+                tuning,
                 reprs,
                 pipelines: PipelineCache::new(options.pipeline_cache_capacity),
                 pool: BufferPool::new(options.pool_capacity_bytes),

@@ -38,6 +38,11 @@ pub struct ContextInfo {
     pub features: wgpu::Features,
     /// Limits the device was created with (the adapter's real limits when we created it).
     pub limits: wgpu::Limits,
+    /// What the device's f32 unit does with subnormals, as the probe found.
+    pub subnormals: super::Subnormals,
+    /// Whether the f32-computing kernels take products with subnormals on integers (where the
+    /// device flushes them, or as [`crate::ContextOptions::subnormal_products`] asks).
+    pub subnormal_products_on_integers: bool,
 }
 
 /// Element types `features` let a device handle with native WGSL types.
@@ -82,6 +87,8 @@ impl fmt::Display for ContextInfo {
         writeln!(f, "driver:       {} ({})", a.driver, a.driver_info)?;
         writeln!(f, "native dtypes: {}", native.join(", "))?;
         writeln!(f, "features:     {}", feature_names(self.features))?;
+        let products = if self.subnormal_products_on_integers { "on integers" } else { "on the float unit" };
+        writeln!(f, "subnormals:   {}; products with subnormals {products}", self.subnormals)?;
         write_limits(f, &self.limits)
     }
 }

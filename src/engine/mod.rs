@@ -11,15 +11,17 @@ mod pipelines;
 mod platform;
 mod poller;
 mod pool;
+mod probe;
 mod readback;
 mod tensor;
 mod validate;
 
 pub use context::{Context, enumerate_adapters};
 pub use info::{ContextInfo, DTypePath, limits_report, native_dtypes};
-pub use options::{ContextOptions, LIMITS_ENV, VALIDATE_ENV};
+pub use options::{ContextOptions, LIMITS_ENV, SUBNORMALS_ENV, SubnormalProducts, VALIDATE_ENV};
 pub use pipelines::PipelineCacheStats;
 pub use pool::PoolStats;
+pub use probe::Subnormals;
 pub use tensor::GpuTensor;
 
 pub(crate) use dispatch::{Job, JobStep, KeepAlive};

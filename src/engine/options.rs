@@ -12,6 +12,31 @@ pub const VALIDATE_ENV: &str = "WGPU_ACTIVATIONS_VALIDATE";
 /// or `webgpu` (`wgpu::Limits::default()`, a browser's WebGPU defaults).
 pub const LIMITS_ENV: &str = "WGPU_ACTIVATIONS_LIMITS";
 
+/// Environment variable that sets [`ContextOptions::subnormal_products`] for every context:
+/// `integers` or `hardware` (anything else: by the probe).
+pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
+
+/// Where the f32-computing kernels (f32, f16, bf16) take products that involve subnormals.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubnormalProducts {
+    /// On integers where the probe finds the device flushing subnormals (or could not ask it),
+    /// on the float unit where it keeps them. The default.
+    ByProbe,
+    /// Always on integers (exact on any device; to test that path on one that keeps them).
+    OnIntegers,
+    /// Always on the float unit (results on a flushing device are then flushed too).
+    OnHardware,
+}
+
+fn subnormals_from_env() -> SubnormalProducts {
+    match std::env::var(SUBNORMALS_ENV).as_deref() {
+        Ok("integers") => SubnormalProducts::OnIntegers,
+        Ok("hardware") => SubnormalProducts::OnHardware,
+        _ => SubnormalProducts::ByProbe,
+    }
+}
+
 fn limits_from_env() -> Option<wgpu::Limits> {
     match std::env::var(LIMITS_ENV).ok()?.as_str() {
         "downlevel" => Some(wgpu::Limits::downlevel_defaults()),
@@ -72,6 +97,9 @@ pub struct ContextOptions {
     /// Whether an invocation's Vectors are consecutive (`true`) or strided by the workgroup.
     /// Default: consecutive on CPU adapters (measured faster on llvmpipe), strided on GPUs.
     pub contiguous_vectors: Option<bool>,
+    /// Where products with subnormals are computed (default: by the probe, or from
+    /// `WGPU_ACTIVATIONS_SUBNORMALS`).
+    pub subnormal_products: SubnormalProducts,
     /// Test hook: zero the first word of every result on the GPU, so that tests can prove
     /// validation mode catches a wrong result.
     #[doc(hidden)]
@@ -97,6 +125,7 @@ impl Default for ContextOptions {
             pool_capacity_bytes: 128 << 20,
             kernel_shape: None,
             contiguous_vectors: None,
+            subnormal_products: subnormals_from_env(),
             corrupt_results_for_tests: false,
         }
     }
@@ -219,6 +248,12 @@ impl ContextOptions {
     /// Sets [`ContextOptions::contiguous_vectors`].
     pub fn with_contiguous_vectors(mut self, contiguous: bool) -> Self {
         self.contiguous_vectors = Some(contiguous);
+        self
+    }
+
+    /// Sets [`ContextOptions::subnormal_products`].
+    pub fn with_subnormal_products(mut self, products: SubnormalProducts) -> Self {
+        self.subnormal_products = products;
         self
     }
 

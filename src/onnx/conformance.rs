@@ -316,8 +316,8 @@ fn compare<T: HostElement>(
     let (Some(expected), Some(exact)) = (T::unwrap_ref(expected), T::unwrap_ref(exact)) else {
         return Err(Outcome::Fail(format!("output {name:?}: dtype differs")));
     };
-    // Distance that counts: 0 where `within_ulp(.., 0)` holds (equal, both NaN, or a flushed
-    // subnormal), else the ULP distance (u64::MAX for NaN against a number).
+    // Distance that counts: 0 where `within_ulp(.., 0)` holds (equal with the same sign, or both
+    // NaN), else the ULP distance (u64::MAX for NaN against a number).
     let distance = |a: T, b: T| if ulp::within_ulp(a, b, 0) { 0 } else { ulp::ulp_distance(a, b).unwrap_or(u64::MAX) };
     for (index, ((&o, &e), &r)) in ours.iter().zip(expected).zip(exact).enumerate() {
         let (vs_expected, vs_reference) = (distance(o, e), distance(o, r));

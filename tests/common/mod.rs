@@ -117,7 +117,7 @@ pub fn path_contexts() -> Vec<(&'static str, Context)> {
 }
 
 /// Asserts every element of `actual` is within `max_ulp` of `expected` (NaN equals NaN, signed
-/// zeros must agree, subnormal expected values may come back as a same-signed zero).
+/// zeros must agree, subnormals get no liberty).
 pub fn assert_close<T: Element, D: Dimension>(
     what: &str,
     actual: ArrayView<'_, T, D>,
@@ -132,8 +132,7 @@ pub fn assert_close<T: Element, D: Dimension>(
     }
 }
 
-/// Max ULP error over the pairs, skipping subnormal expected values returned as a same-signed
-/// zero (WGSL may flush); panics on a NaN/number mismatch or a sign mismatch at zero.
+/// Max ULP error over the pairs; panics on a NaN/number mismatch or a sign mismatch at zero.
 pub fn max_ulp<T: Element>(what: &str, actual: &ArrayD<T>, expected: &ArrayD<T>, input: &ArrayD<T>) -> u64 {
     let mut worst = 0;
     for ((&a, &e), &x) in actual.iter().zip(expected).zip(input) {

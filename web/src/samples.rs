@@ -13,13 +13,6 @@ pub trait Sample: Element {
     fn samples(rng: &mut Rng, n: usize) -> Vec<Self>;
     /// A slope value (any sign; an integer slope of either sign).
     fn slope(rng: &mut Rng) -> Self;
-    /// The value as a device that flushes subnormals reads it: a subnormal becomes a zero of
-    /// its sign; every other value (and every integer) stays.
-    fn flushed(self) -> Self {
-        if self.is_subnormal() { Self::signed_zero(self) } else { self }
-    }
-    /// A zero with the sign of `like`.
-    fn signed_zero(like: Self) -> Self;
 }
 
 /// Values every float type is checked on, before its own edges.
@@ -77,9 +70,6 @@ impl Sample for bf16 {
     fn slope(rng: &mut Rng) -> Self {
         bf16::from_f64(rng.range(-2.0, 2.0))
     }
-    fn signed_zero(like: Self) -> Self {
-        bf16::from_bits(like.to_bits() & 0x8000)
-    }
 }
 
 impl Sample for f16 {
@@ -88,9 +78,6 @@ impl Sample for f16 {
     }
     fn slope(rng: &mut Rng) -> Self {
         f16::from_f64(rng.range(-2.0, 2.0))
-    }
-    fn signed_zero(like: Self) -> Self {
-        f16::from_bits(like.to_bits() & 0x8000)
     }
 }
 
@@ -101,9 +88,6 @@ impl Sample for f32 {
     fn slope(rng: &mut Rng) -> Self {
         rng.range(-2.0, 2.0) as f32
     }
-    fn signed_zero(like: Self) -> Self {
-        0.0f32.copysign(like)
-    }
 }
 
 impl Sample for f64 {
@@ -112,9 +96,6 @@ impl Sample for f64 {
     }
     fn slope(rng: &mut Rng) -> Self {
         rng.range(-2.0, 2.0)
-    }
-    fn signed_zero(like: Self) -> Self {
-        0.0f64.copysign(like)
     }
 }
 
@@ -134,9 +115,6 @@ macro_rules! integer_samples {
             }
             fn slope(rng: &mut Rng) -> Self {
                 ((rng.next_u64() % 7) as $t).wrapping_sub(3 as $t)
-            }
-            fn signed_zero(_like: Self) -> Self {
-                0
             }
         }
     )*};

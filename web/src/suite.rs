@@ -6,11 +6,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use half::{bf16, f16};
 use ndarray::{Array, ArrayD, IxDyn};
 use wasm_bindgen::prelude::*;
+use wgpu_activations::cpu::{ChainStep, check_chain};
 use wgpu_activations::onnx::conformance::{CaseRun, Outcome};
 use wgpu_activations::ops::{self, ELU, PRELU, UNARY_OPS, UnaryOp};
 use wgpu_activations::{
@@ -103,69 +103,31 @@ macro_rules! typed_float {
 /// Elements per check: odd, so that the tail pass runs too, and more than one workgroup.
 const ELEMENTS: usize = 4097 * 3;
 
-/// Whether the adapter flushes subnormals (measured by [`probe_flushing`] before the checks).
-static FLUSHES: AtomicBool = AtomicBool::new(false);
-
-/// Runs PRelu with slope 1 on a negative f32 subnormal: a device that flushes subnormals on
-/// input or output returns a zero.
-async fn probe_flushing(ctx: &Context) -> Result<bool, String> {
-    let tiny = -f32::from_bits(0x0000_4000);
-    let y = prelu_async(ctx, ndarray::arr1(&[tiny; 4]).view(), ndarray::arr1(&[1.0f32]).view())
-        .await
-        .map_err(|e| format!("the flushing probe: {e}"))?;
-    Ok(y.iter().any(|&v| v == 0.0))
-}
-
-/// The contract a result is held to. Everywhere: within `bound` ULP of the correctly rounded
-/// reference, zeros and NaN bit for bit (a subnormal result may be a zero of its sign). On an
-/// adapter that flushes subnormals (as SwiftShader does, and many GPUs on some paths) the
-/// result may also be that of the inputs with their subnormals read as zeros of their sign,
-/// and after a chain's step (`steps` > 1) a subnormal intermediate may have become a zero: a
-/// subnormal or zero result may then be a zero of either sign.
+/// The contract a result is held to, on every adapter: within `bound` ULP of the correctly
+/// rounded reference, zeros and NaN bit for bit, subnormals included. Where the adapter
+/// flushes subnormals (SwiftShader does) the library computes around it
+/// (`Context::info().subnormals`), so the contract is the same.
 fn compare<T: Sample>(
     what: &str,
     x: &[T],
     gpu: &[T],
-    reference: impl Fn(bool) -> Result<Vec<T>, String>,
+    reference: impl Fn() -> Result<Vec<T>, String>,
     bound: u64,
-    steps: usize,
+    _steps: usize,
 ) -> Verdict {
-    let want = reference(false)?;
-    let flushing = FLUSHES.load(Ordering::Relaxed);
-    let flushed = if flushing { reference(true)? } else { Vec::new() };
+    let want = reference()?;
     if gpu.len() != want.len() {
         return Err(format!("{what}: {} elements back, {} expected", gpu.len(), want.len()));
     }
-    let (mut worst, mut by_flushing) = (0, 0);
+    let mut worst = 0;
     for (i, (&g, &w)) in gpu.iter().zip(&want).enumerate() {
-        let zero = g.ulp_key() == Some(0);
-        if ulp::within_ulp(g, w, bound) {
-            if !(zero && w.is_subnormal()) {
-                worst = worst.max(ulp::ulp_distance(g, w).unwrap_or(0));
-            }
-            continue;
+        if !ulp::within_ulp(g, w, bound) {
+            let input = x.get(i).map_or(String::new(), |v| format!(" of {v:?}"));
+            return Err(format!("{what}: element {i}{input}: GPU {g:?}, reference {w:?} (bound {bound} ULP)"));
         }
-        // A subnormal input read as zero where it is multiplied: the product is a zero with
-        // the exact product's sign.
-        let input_flushed = x.get(i).is_some_and(|v| v.is_subnormal()) && zero && sign(g) == sign(w);
-        let flushed_ok = flushing
-            && (input_flushed
-                || flushed.get(i).is_some_and(|&f| ulp::within_ulp(g, f, bound))
-                || (steps > 1 && zero && (w.is_subnormal() || w.ulp_key() == Some(0))));
-        if flushed_ok {
-            by_flushing += 1;
-            continue;
-        }
-        let input = x.get(i).map_or(String::new(), |v| format!(" of {v:?}"));
-        return Err(format!("{what}: element {i}{input}: GPU {g:?}, reference {w:?} (bound {bound} ULP)"));
+        worst = worst.max(ulp::ulp_distance(g, w).unwrap_or(0));
     }
-    let flushed_note = if by_flushing > 0 { format!(", {by_flushing} flushed subnormals") } else { String::new() };
-    Ok(format!("{} elements, max {worst} ULP (bound {bound}){flushed_note}", gpu.len()))
-}
-
-/// The sign bit of a float (the top bit of its little-endian bytes).
-fn sign<T: Sample>(v: T) -> bool {
-    bytemuck::bytes_of(&v).last().is_some_and(|b| b & 0x80 != 0)
+    Ok(format!("{} elements, max {worst} ULP (bound {bound})", gpu.len()))
 }
 
 fn failed(what: &str) -> impl Fn(Error) -> String + '_ {
@@ -178,11 +140,6 @@ fn attributes(op: &UnaryOp, alpha: f32) -> ops::Attributes {
         attributes[i] = alpha;
     }
     attributes
-}
-
-/// The array as a flushing device reads it, when `flush`.
-fn read_as<T: Sample, D: ndarray::Dimension>(a: &Array<T, D>, flush: bool) -> Array<T, D> {
-    if flush { a.mapv(Sample::flushed) } else { a.clone() }
 }
 
 fn flat<T: Copy, D: ndarray::Dimension>(a: &Array<T, D>) -> Vec<T> {
@@ -199,7 +156,7 @@ async fn unary<T: Sample + FloatElement>(ctx: Context, op: &'static UnaryOp) -> 
         let attrs = attributes(op, alpha);
         let step = Activation::with_attributes(op, &attrs[..op.attributes.len()]);
         let y = activations_async(&ctx, &[step], x.view()).await.map_err(failed(op.onnx_name))?;
-        let reference = |flush| Ok(flat(&reference::unary(op, &attrs, read_as(&x, flush).view())));
+        let reference = || Ok(flat(&reference::unary(op, &attrs, x.view())));
         let what = format!("{} alpha {alpha}", op.onnx_name);
         lines.push(compare(&what, &flat(&x), &flat(&y), reference, op.max_ulp.for_dtype(T::DTYPE), 1)?);
     }
@@ -226,8 +183,8 @@ async fn prelu<T: Sample>(ctx: Context, slope_shape: &'static [usize]) -> Verdic
         ArrayD::from_shape_vec(IxDyn(slope_shape), (0..slope_count).map(|_| T::slope(&mut rng)).collect::<Vec<_>>())
             .map_err(|e| e.to_string())?;
     let y = prelu_async(&ctx, x.view(), slope.view()).await.map_err(failed("PRelu"))?;
-    let reference = |flush| {
-        let want = reference::prelu(read_as(&x, flush).view(), read_as(&slope, flush).view());
+    let reference = || {
+        let want = reference::prelu(x.view(), slope.view());
         want.map(|w| flat(&w)).map_err(|e| e.to_string())
     };
     compare("PRelu", &flat(&x), &flat(&y), reference, PRELU.max_ulp.for_dtype(T::DTYPE), 1)
@@ -257,20 +214,13 @@ async fn chain<T: Sample + FloatElement>(ctx: Context) -> Verdict {
         vec![Activation::leaky_relu(0.1), Activation::prelu(&device_slope)]
     };
     let y = activations_async(&ctx, &steps, x.view()).await.map_err(failed("chain"))?;
-    let reference = |flush: bool| -> Result<Vec<T>, String> {
-        let slope = read_as(&slope, flush);
-        let mut want = reference::leaky_relu(read_as(&x, flush).view(), 0.1);
-        if long {
-            want = reference::elu(read_as(&want, flush).view(), 0.7);
-        }
-        want = reference::prelu(read_as(&want, flush).view(), slope.view()).map_err(|e| e.to_string())?;
-        if long {
-            want = reference::leaky_relu(read_as(&want, flush).view(), 0.2);
-        }
-        Ok(flat(&want))
-    };
-    let bound = ops::chain_bound(steps.iter().map(|s| s.max_ulp(T::DTYPE)));
-    compare(&format!("fused chain of {}", steps.len()), &flat(&x), &flat(&y), reference, bound, steps.len())
+    // Each step is held to its own bound against the correctly rounded result of its input,
+    // carried through the steps after it (a slope scales a subnormal's rounding up).
+    let slope = slope.into_dyn();
+    let chain: Vec<ChainStep<'_, T>> =
+        steps.iter().map(|s| ChainStep::of_unary(s).unwrap_or_else(|| ChainStep::Prelu(slope.view()))).collect();
+    check_chain(x.view(), &chain, y.view()).map_err(|e| format!("fused chain of {}: {e}", steps.len()))?;
+    Ok(format!("{} elements, {} steps fused", x.len(), steps.len()))
 }
 
 /// In place: a host array seen through a transposed (non-contiguous) view, and a device
@@ -279,9 +229,9 @@ async fn in_place<T: Sample + FloatElement>(ctx: Context) -> Verdict {
     let mut rng = page::Rng::new(5 + T::DTYPE as u64);
     let x = Array::from_shape_vec((61, 67), T::samples(&mut rng, 61 * 67 - 22)).map_err(|e| e.to_string())?;
     let steps = [Activation::elu(1.0), Activation::leaky_relu(0.01)];
-    let reference = |flush| {
-        let elu = reference::elu(read_as(&x, flush).view(), 1.0);
-        Ok(flat(&reference::leaky_relu(read_as(&elu, flush).view(), 0.01)))
+    let reference = || {
+        let elu = reference::elu(x.view(), 1.0);
+        Ok(flat(&reference::leaky_relu(elu.view(), 0.01)))
     };
     let bound = ops::chain_bound(steps.iter().map(|s| s.max_ulp(T::DTYPE)));
 
@@ -317,8 +267,8 @@ async fn encoded<T: Sample>(ctx: Context) -> Verdict {
     encoder.copy_buffer_to_buffer(y.buffer(), 0, copy.buffer(), 0, y.size_bytes().next_multiple_of(4));
     ctx.queue().submit([encoder.finish()]);
     let back = ctx.download_async::<T>(&copy).await.map_err(failed("download"))?;
-    let reference = |flush| {
-        let want = reference::prelu(read_as(&x, flush).view(), read_as(&slope, flush).view());
+    let reference = || {
+        let want = reference::prelu(x.view(), slope.view());
         want.map(|w| flat(&w)).map_err(|e| e.to_string())
     };
     compare("encoded PRelu", &flat(&x), &flat(&back), reference, PRELU.max_ulp.for_dtype(T::DTYPE), 1)
@@ -366,7 +316,7 @@ async fn validation(_ctx: Context) -> Verdict {
     values[0] = -3.5;
     let x = Array::from_vec(values);
     let y = activations_async(&ctx, &[Activation::elu(1.0)], x.view()).await.map_err(failed("validated Elu"))?;
-    let want = |flush| Ok(flat(&reference::elu(read_as(&x, flush).view(), 1.0)));
+    let want = || Ok(flat(&reference::elu(x.view(), 1.0)));
     compare("validated Elu", &flat(&x), &flat(&y), want, ELU.max_ulp.f32, 1)?;
 
     let corrupt = page::context(options().with_corrupt_results_for_tests(true)).await?;
@@ -393,13 +343,13 @@ async fn windows_and_pieces(_ctx: Context) -> Verdict {
     // A slope window must fit one binding: per channel, cut into pieces with X.
     let slope = Array::from_shape_fn((41, 1), |(i, _)| (i as f32 - 20.0) / 8.0);
     let y = prelu_async(&ctx, x.view(), slope.view()).await.map_err(failed("PRelu"))?;
-    let want = |flush| {
-        let want = reference::prelu(read_as(&x, flush).view(), slope.view());
+    let want = || {
+        let want = reference::prelu(x.view(), slope.view());
         want.map(|w| flat(&w)).map_err(|e| e.to_string())
     };
     let prelu_line = compare("PRelu in pieces", &flat(&x), &flat(&y), want, 0, 1)?;
     let y = activations_async(&ctx, &[Activation::elu(1.0)], x.view()).await.map_err(failed("Elu"))?;
-    let want = |flush| Ok(flat(&reference::elu(read_as(&x, flush).view(), 1.0)));
+    let want = || Ok(flat(&reference::elu(x.view(), 1.0)));
     let elu_line = compare("Elu in pieces", &flat(&x), &flat(&y), want, ELU.max_ulp.f32, 1)?;
     Ok(format!("{prelu_line}; {elu_line}"))
 }
@@ -587,18 +537,7 @@ pub async fn run_suite() {
             return;
         }
     };
-    let flushes = match probe_flushing(&ctx).await {
-        Ok(flushes) => flushes,
-        Err(e) => {
-            report.fatal = Some(e);
-            report.done = true;
-            report.publish();
-            return;
-        }
-    };
-    FLUSHES.store(flushes, Ordering::Relaxed);
-    report.adapter =
-        format!("{}, {} subnormals", page::adapter_name(&ctx).await, if flushes { "flushes" } else { "keeps" });
+    report.adapter = format!("{}, subnormals {}", page::adapter_name(&ctx).await, ctx.info().subnormals);
     let from: usize = page::param("from").and_then(|f| f.parse().ok()).unwrap_or(0);
     let only = page::param("only");
     let mut log = format!("adapter: {}\n", report.adapter);

@@ -1,0 +1,115 @@
+//! Measures what the device's f32 unit does with subnormals, with a one-invocation kernel
+//! (`shaders/driver/probe_subnormals.wgsl`) run when the context is made. WGSL lets a device
+//! flush subnormal operands (DAZ) and results (FTZ) to zero; SwiftShader does, as do many GPUs.
+//! Where the device flushes, kernels compute products on integers where a subnormal is
+//! involved (`shaders/shared/compute_f32_exact.wgsl`), so results stay exact.
+
+use std::fmt;
+
+use ndarray::arr1;
+
+use super::context::Context;
+use crate::error::{Error, Result};
+
+/// What the device's f32 unit does with subnormals, measured by a probe kernel when the
+/// context was made ([`crate::ContextInfo::subnormals`]).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subnormals {
+    /// Kept, operands and results, as IEEE 754 asks.
+    Kept,
+    /// Flushed to zero as operands (DAZ), as results (FTZ), or both.
+    Flushed {
+        /// A subnormal operand counts as zero.
+        operands: bool,
+        /// A subnormal result becomes zero.
+        results: bool,
+    },
+    /// Not measured: a device adopted in the browser, where [`crate::Context::from_device`]
+    /// cannot wait for the probe. Kernels then assume flushing (exact either way).
+    NotMeasured,
+}
+
+impl Subnormals {
+    /// True unless measured as kept.
+    pub fn may_flush(self) -> bool {
+        self != Subnormals::Kept
+    }
+}
+
+impl fmt::Display for Subnormals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subnormals::Kept => f.write_str("kept (IEEE)"),
+            Subnormals::Flushed { operands, results } => {
+                let which: Vec<&str> = [(*operands, "operands (DAZ)"), (*results, "results (FTZ)")]
+                    .iter()
+                    .filter(|(flushed, _)| *flushed)
+                    .map(|(_, what)| *what)
+                    .collect();
+                write!(f, "flushed: {}", which.join(", "))
+            }
+            Subnormals::NotMeasured => f.write_str("not measured"),
+        }
+    }
+}
+
+const PROBE: &str = include_str!("../../shaders/driver/probe_subnormals.wgsl");
+/// -2^-149, 2^-126, 2^30, 0.5; see the shader.
+const INPUT: [u32; 4] = [0x8000_0001, 0x0080_0000, 0x4e80_0000, 0x3f00_0000];
+/// -2^-119 and 2^-127: what an IEEE device writes to the first two words.
+const KEPT: [u32; 2] = [0x8400_0000, 0x0040_0000];
+
+impl Context {
+    /// Runs the probe on this context's device; the answer from its words.
+    pub(crate) async fn probe_subnormals(&self) -> Result<Subnormals> {
+        let words = self.upload(arr1(&INPUT).view())?;
+        self.scoped("the subnormal probe", || {
+            let device = self.device();
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("wgpu-activations.probe_subnormals"),
+                source: wgpu::ShaderSource::Wgsl(PROBE.into()),
+            });
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("wgpu-activations.probe_subnormals"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-activations.probe_subnormals"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: words.buffer(),
+                        offset: words.offset(),
+                        size: wgpu::BufferSize::new(16),
+                    }),
+                }],
+            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-activations.probe_subnormals"),
+            });
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("wgpu-activations.probe_subnormals"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+            self.queue().submit([encoder.finish()]);
+            Ok(())
+        })?;
+        let out = self.download_async::<u32>(&words).await?;
+        let read = |i: usize| {
+            out.get(i).copied().ok_or(Error::Gpu { during: "the subnormal probe", message: "short readback".into() })
+        };
+        let (operands, results) = (read(0)? != KEPT[0], read(1)? != KEPT[1]);
+        Ok(if operands || results { Subnormals::Flushed { operands, results } } else { Subnormals::Kept })
+    }
+}
