@@ -14,6 +14,7 @@
 //! it compiles in seconds.
 
 mod browser;
+mod targets;
 mod web;
 
 use std::env;
@@ -29,8 +30,11 @@ usage: cargo xtask <command> [args...]
 commands:
   test  [args]   set up the GPU drivers if needed, then: cargo fmt --check, cargo clippy
                  -D warnings, the kernel library built alone, `cargo test --release --workspace
-                 [args]` on Vulkan with validation mode on, the GPU suites again on GL and on
-                 downlevel limits, a smoke run of `wgpu-act bench`, and a 30-second soak
+                 [args]` on Vulkan with validation mode on, the GPU suites again on GL, on
+                 downlevel limits and on SwiftShader (Chromium's Vulkan driver), clippy for
+                 Metal, DX12, Android and wasm32 targets, a smoke run of `wgpu-act bench`, the
+                 soaks, and the browser suite (installs what is missing: lavapipe, EGL,
+                 chromium, spirv-tools, glslang-tools, rustup targets, wasm-bindgen-cli)
   sweep [args]   set up, then the long exhaustive checks:
                  `cargo test --release --workspace -- --ignored [args]` (several minutes)
   bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes)
@@ -366,6 +370,13 @@ fn needs_sudo() -> Result<bool> {
 const GPU_SUITES: &[&str] =
     &["unary_ops", "prelu", "chains", "engine", "integration", "onnx_conformance", "properties"];
 
+/// The GPU suites run on SwiftShader: every operator and dtype (the exhaustive 16-bit checks
+/// included), the committed ONNX cases and the engine. `chains`, `integration` and
+/// `properties` are left to the other adapters: their software-f64 chains take SwiftShader's
+/// shader compiler up to minutes per kernel (`integration` ran past 10 minutes, `properties`
+/// past 5, where lavapipe takes seconds).
+const SWIFTSHADER_SUITES: &[&str] = &["unary_ops", "prelu", "engine", "onnx_conformance"];
+
 /// Crates the kernel library alone (`--no-default-features`) must not depend on.
 const OPTIONAL_CRATES: &[&str] = &["clap", "prost", "protox", "ndarray-npy", "image", "serde_json"];
 
@@ -385,12 +396,26 @@ const LIBRARY_ALONE: &str = "the kernel library alone";
 fn test(extra: &[OsString]) -> Result<ExitCode> {
     let vulkan: &[(&str, &str)] = &[("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
     let gl: &[(&str, &str)] = &[("WGPU_BACKEND", "gl"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
+    let exact_products: &[(&str, &str)] =
+        &[("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_SUBNORMALS", "integers"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
     let downlevel: &[(&str, &str)] =
         &[("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_LIMITS", "downlevel"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
+    let icd = targets::swiftshader_icd()?.display().to_string();
+    let swiftshader: &[(&str, &str)] =
+        &[("VK_ICD_FILENAMES", &icd), ("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
+    targets::ensure_rust_targets(targets::OTHER_TARGETS)?;
+    targets::ensure_shader_validators()?;
     let mut suites: Vec<&str> = vec!["test", "--release"];
     for suite in GPU_SUITES {
         suites.extend(["--test", suite]);
     }
+    let mut swiftshader_suites: Vec<&str> = vec!["test", "--release"];
+    for suite in SWIFTSHADER_SUITES {
+        swiftshader_suites.extend(["--test", suite]);
+    }
+    let info = vec!["run", "--release", "--quiet", "--bin", "wgpu-act", "--", "info"];
+    let clippy_for =
+        |target| vec!["clippy", "--lib", "--no-default-features", "--target", target, "--", "-D", "warnings"];
     let bench = vec!["run", "--release", "--bin", "wgpu-act", "--", "bench", "--elems", "4096", "--iterations", "1"];
     let soak = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "30"];
     let loss = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "10", "--destroy-after", "5"];
@@ -410,8 +435,51 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             takes_extra: true,
             env: vulkan,
         },
+        Step { what: "the GL adapter", args: info.clone(), takes_extra: false, env: gl },
         Step { what: "the GPU suites on GL", args: suites.clone(), takes_extra: true, env: gl },
         Step { what: "the GPU suites on downlevel limits", args: suites, takes_extra: true, env: downlevel },
+        Step {
+            what: "the operator suites on Vulkan with products with subnormals forced onto integers",
+            args: vec!["test", "--release", "--test", "unary_ops", "--test", "prelu", "--test", "onnx_conformance"],
+            takes_extra: true,
+            env: exact_products,
+        },
+        Step {
+            what: "the SwiftShader adapter (Chromium's Vulkan driver)",
+            args: info,
+            takes_extra: false,
+            env: swiftshader,
+        },
+        Step {
+            what: "the GPU suites on SwiftShader (it flushes subnormals)",
+            args: swiftshader_suites,
+            takes_extra: true,
+            env: swiftshader,
+        },
+        Step {
+            what: "clippy for Metal (aarch64-apple-darwin)",
+            args: clippy_for(targets::OTHER_TARGETS[0]),
+            takes_extra: false,
+            env: &[],
+        },
+        Step {
+            what: "clippy for DX12 (x86_64-pc-windows-msvc)",
+            args: clippy_for(targets::OTHER_TARGETS[1]),
+            takes_extra: false,
+            env: &[],
+        },
+        Step {
+            what: "clippy for Android (aarch64-linux-android)",
+            args: clippy_for(targets::OTHER_TARGETS[2]),
+            takes_extra: false,
+            env: &[],
+        },
+        Step {
+            what: "clippy for the browser (wasm32-unknown-unknown)",
+            args: clippy_for(targets::OTHER_TARGETS[3]),
+            takes_extra: false,
+            env: &[],
+        },
         Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },

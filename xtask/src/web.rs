@@ -24,13 +24,7 @@ const DEMO_LIMIT: Duration = Duration::from_secs(300);
 /// Makes sure the wasm32 target, wasm-bindgen-cli at the version Cargo.lock pins, and Debian's
 /// chromium and chromium-driver are present, installing what is missing.
 pub(crate) fn ensure_web_tools() -> Result<()> {
-    let installed = Command::new("rustup").args(["target", "list", "--installed"]).output();
-    if !installed.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == WASM_TARGET)) {
-        println!("xtask: adding the {WASM_TARGET} target");
-        if !run(Command::new("rustup").args(["target", "add", WASM_TARGET]))?.success() {
-            return Err(Error(format!("`rustup target add {WASM_TARGET}` failed")));
-        }
-    }
+    crate::targets::ensure_rust_targets(&[WASM_TARGET])?;
     let version = locked_version("wasm-bindgen")?;
     let have = Command::new("wasm-bindgen").arg("--version").output();
     let have = have.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
