@@ -14,7 +14,7 @@ fn main() {
     let nominal = std::env::var("WGPU_ACTIVATIONS_BENCH_NOMINAL_GBPS").ok().and_then(|v| v.parse::<f64>().ok());
     config.nominal_gbps = nominal.filter(|gbps| gbps.is_finite() && *gbps > 0.0);
     // `cargo bench` passes `--bench`; any other argument is a filter this harness ignores.
-    if let Err(error) = run(&ContextOptions::default(), &config) {
+    if let Err(error) = run(&ContextOptions::from_env(), &config) {
         eprintln!("bench: error: {error}");
         std::process::exit(1);
     }

@@ -51,7 +51,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         adapter.request_device(&wgpu::DeviceDescriptor { label: Some("app.device"), ..Default::default() }),
     )?;
     // The library adopts it: no second device, no copies between devices.
-    let ctx = Context::from_device(device.clone(), queue.clone(), &adapter, ContextOptions::default());
+    let ctx = Context::from_device(device.clone(), queue.clone(), &adapter, ContextOptions::from_env());
     println!("interop: on {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
 
     let len: usize = SHAPE.iter().product();

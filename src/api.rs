@@ -13,15 +13,7 @@ use crate::ops::{Activation, Step};
 /// Refuses an empty chain or one longer than one kernel runs.
 fn check_chain(chain: &[Activation]) -> Result<()> {
     if chain.is_empty() || chain.len() > MAX_CHAIN {
-        let op = match chain {
-            [single] => single.onnx_name(),
-            _ => "activation chain",
-        };
-        return Err(Error::InvalidAttribute {
-            op,
-            name: "chain",
-            reason: format!("a fused chain holds 1 to {MAX_CHAIN} activations, got {}", chain.len()),
-        });
+        return Err(Error::ChainLength { steps: chain.len(), max: MAX_CHAIN });
     }
     Ok(())
 }
@@ -279,7 +271,7 @@ async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
 }
 
 fn into_array<T, D: Dimension>(values: Vec<T>, dim: D) -> Result<Array<T, D>> {
-    Array::from_shape_vec(dim, values).map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
+    Array::from_shape_vec(dim, values).map_err(|e| Error::Internal { what: format!("a result in X's shape: {e}") })
 }
 
 /// The chain on the CPU reference (the f64 fallback): slopes are read back from the device.

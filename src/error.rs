@@ -19,7 +19,7 @@ pub enum Error {
         backends: String,
     },
 
-    /// `WGPU_ADAPTER_NAME` (or [`crate::ContextOptions::adapter_name`]) named no adapter.
+    /// `WGPU_ADAPTER_NAME` (or [`crate::ContextOptions::with_adapter_name`]) named no adapter.
     #[error("adapter name {requested:?} matches no adapter; available: {available:?}")]
     AdapterNotFound {
         /// The requested (case-insensitive) substring.
@@ -144,13 +144,42 @@ pub enum Error {
         reason: String,
     },
 
-    /// The GPU reported an error while running or reading back a computation.
+    /// wgpu reported an error for our calls (caught in the error scopes around them).
+    #[error("wgpu error during {during}: {message}")]
+    Wgpu {
+        /// The step that failed.
+        during: &'static str,
+        /// wgpu's report, on one line.
+        message: String,
+        /// The error itself.
+        #[source]
+        source: wgpu::Error,
+    },
+
+    /// Mapping a buffer to read a result failed (wgpu's map callback said so).
     #[error("GPU error during {during}: {message}")]
     Gpu {
         /// The step that failed.
         during: &'static str,
-        /// The message from wgpu.
+        /// What wgpu said.
         message: String,
+    },
+
+    /// A fused chain longer than one kernel runs, or an empty one.
+    #[error("a fused chain holds 1 to {max} steps, got {steps}")]
+    ChainLength {
+        /// Steps given.
+        steps: usize,
+        /// Steps one kernel runs at most.
+        max: usize,
+    },
+
+    /// A fault of this crate, not of the input or the machine: an invariant did not hold.
+    /// Please report it with the message.
+    #[error("internal fault of wgpu-activations (please report): {what}")]
+    Internal {
+        /// Which invariant, with the numbers.
+        what: String,
     },
 
     /// The device was lost or destroyed; this context can do nothing more. A new
@@ -207,6 +236,7 @@ impl Error {
             | Error::DTypeNotAllowed { .. }
             | Error::DTypeMismatch { .. }
             | Error::InvalidAttribute { .. }
+            | Error::ChainLength { .. }
             | Error::ForeignTensor { .. }
             | Error::InvalidBuffer { .. } => true,
             Error::NoAdapter { .. }
@@ -216,6 +246,8 @@ impl Error {
             | Error::TooLarge { .. }
             | Error::Shader { .. }
             | Error::Gpu { .. }
+            | Error::Wgpu { .. }
+            | Error::Internal { .. }
             | Error::DeviceLost { .. }
             | Error::Timeout { .. }
             | Error::ValidationMismatch { .. } => false,

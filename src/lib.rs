@@ -1,28 +1,98 @@
-//! ONNX's LeakyRelu, Elu and PRelu on any GPU through WebGPU (`wgpu`), with a CPU reference
+//! ONNX's LeakyRelu, Elu and PRelu on any GPU through WebGPU (`wgpu`: Vulkan, Metal, DX12, GL,
+//! the browser), every opset and element type the specification allows, with a CPU reference
 //! that every GPU result is tested against.
 //!
-//! ```no_run
+//! Four ways in. **Host arrays**: hand over an `ndarray`, get one back.
+//!
+//! ```
 //! use ndarray::array;
 //! use wgpu_activations::{Context, ContextOptions, elu, leaky_relu, prelu, reference};
 //!
-//! let ctx = Context::new(ContextOptions::default())?;
+//! let ctx = Context::new(ContextOptions::from_env())?;
 //! let x = array![[-2.0f32, -0.5], [0.0, 3.0]];
 //! let y = leaky_relu(&ctx, x.view(), 0.1)?;
 //! assert_eq!(y, reference::leaky_relu(x.view(), 0.1));
 //! let e = elu(&ctx, x.view(), 1.0)?;
-//! let p = prelu(&ctx, x.view(), array![0.5f32, 0.25].view())?;
+//! assert_eq!(e[[1, 1]], 3.0);
+//! let p = prelu(&ctx, x.view(), array![0.5f32, 0.25].view())?; // slope broadcast to X
+//! assert_eq!(p[[0, 0]], -1.0);
 //! # Ok::<(), wgpu_activations::Error>(())
 //! ```
 //!
+//! **Device tensors**: upload once, chain steps on the GPU (a chain of up to 8 steps runs as
+//! one kernel), download once.
+//!
+//! ```
+//! use ndarray::array;
+//! use wgpu_activations::{Activation, Context, ContextOptions};
+//!
+//! let ctx = Context::new(ContextOptions::from_env())?;
+//! let x = ctx.upload(array![-4.0f32, -1.0, 2.0].view())?;
+//! let slope = ctx.upload(array![0.5f32].view())?;
+//! let y = ctx.run_activations(&[Activation::leaky_relu(0.5), Activation::prelu(&slope)], &x)?;
+//! assert_eq!(ctx.download::<f32>(&y)?.into_raw_vec_and_offset().0, vec![-1.0, -0.25, 2.0]);
+//! # Ok::<(), wgpu_activations::Error>(())
+//! ```
+//!
+//! **Your own device and encoder**: adopt the device your program drives
+//! ([`Context::from_device`]), wrap its buffers ([`Context::tensor_from_buffer`]) and record
+//! the work between your own passes ([`Context::encode_activations`]).
+//!
+//! ```
+//! use wgpu_activations::{Activation, Context, ContextOptions, DType, wgpu};
+//!
+//! # let ctx = Context::new(ContextOptions::from_env())?;
+//! # let (device, queue) = (ctx.device().clone(), ctx.queue().clone());
+//! // `device` and `queue` are your program's own.
+//! let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+//!     label: Some("my activations"),
+//!     size: 1024 * 4,
+//!     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+//!     mapped_at_creation: false,
+//! });
+//! let t = ctx.tensor_from_buffer(buffer, 0, &[1024], DType::F32)?;
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! // ... your passes ...
+//! ctx.encode_activations(&mut encoder, &[Activation::elu(1.0)], &t, &t)?;
+//! // ... more of your passes ...
+//! queue.submit([encoder.finish()]);
+//! # Ok::<(), wgpu_activations::Error>(())
+//! ```
+//!
+#![cfg_attr(
+    feature = "onnx",
+    doc = r#"
+**ONNX models** (feature `onnx`): `onnx::OnnxModel` runs a graph of these operators, fusing
+chains, on host tensors of any of the eight dtypes.
+
+```
+use std::collections::HashMap;
+use ndarray::array;
+use wgpu_activations::onnx::{HostTensor, OnnxModel};
+use wgpu_activations::{Context, ContextOptions};
+
+let ctx = Context::new(ContextOptions::from_env())?;
+# let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/onnx/node/test_elu/model.onnx");
+let model = OnnxModel::from_bytes(&std::fs::read(path)?)?; // an Elu node, opset 22
+let x = HostTensor::F32(array![-1.0f32, 0.0, 2.0].into_dyn());
+let outputs = model.run(&ctx, &HashMap::from([(model.input_names()[0].clone(), x)]))?;
+let (_name, HostTensor::F32(y)) = &outputs[0] else { unreachable!("an f32 model") };
+assert_eq!(y[[2]], 2.0);
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+"#
+)]
+//!
 //! The layers (ARCHITECTURE.md has the map): [`ops`] describes each operator once; `repr`
 //! says how each dtype is held in WGSL; `kernel` expands the WGSL per variant; `engine` owns
-//! every wgpu object; `api` is the public operator API on top of it; [`cpu`] is the reference
-//! and the twins of the shader algorithms; [`onnx`] (feature `onnx`) runs models.
+//! every wgpu object; `api` is the public operator API on top of it; [`reference`](mod@reference)
+//! is the CPU reference (and, privately, the twins of the shader algorithms); `onnx` (feature
+//! `onnx`) runs models.
 #![forbid(unsafe_code)]
 
 mod api;
 mod broadcast;
-pub mod cpu;
+mod cpu;
 mod dtype;
 mod engine;
 mod error;
@@ -41,8 +111,17 @@ pub use api::{
     leaky_relu, leaky_relu_async, prelu, prelu_async, prelu_in_place, prelu_in_place_async,
 };
 pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
-/// The CPU reference, under the name the crate's first releases gave it.
-pub use cpu as reference;
+/// The CPU reference every GPU result is tested against: each operator computed in f64 and
+/// rounded once (the correctly rounded result wherever f64 holds the product exactly), element
+/// by element or on whole arrays, and [`check_chain`](reference::check_chain), which judges a
+/// chain's results step by step. [`Context::runs_on_cpu`] sends f64 work here on devices
+/// without f64 when asked to.
+pub mod reference {
+    pub use crate::cpu::{
+        ChainStep, check_chain, elu, elu_scalar, leaky_relu, leaky_relu_scalar, prelu, prelu_scalar, unary,
+        unary_scalar,
+    };
+}
 pub use dtype::{DType, Element, FloatElement};
 pub use engine::{
     Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, LIMITS_ENV, PipelineCacheStats, PoolStats,

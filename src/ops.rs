@@ -365,9 +365,9 @@ impl Activation {
         }
     }
 
-    /// The attribute `alpha` (LeakyRelu and Elu), NaN for steps without one.
-    pub fn alpha(&self) -> f32 {
-        self.attribute("alpha").unwrap_or(f32::NAN)
+    /// The attribute `alpha` (LeakyRelu and Elu); `None` for steps without one.
+    pub fn alpha(&self) -> Option<f32> {
+        self.attribute("alpha")
     }
 
     /// The slope tensor of a PRelu step.
@@ -422,8 +422,8 @@ mod tests {
         }
         assert_eq!(UnaryOp::find("leaky-relu"), Some(&LEAKY_RELU));
         assert_eq!(UnaryOp::find("Elu"), Some(&ELU));
-        assert_eq!(Activation::elu(2.0).set("alpha", 3.0).map(|a| a.alpha()), Some(3.0));
-        assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), LEAKY_RELU_DEFAULT_ALPHA);
+        assert_eq!(Activation::elu(2.0).set("alpha", 3.0).and_then(|a| a.alpha()), Some(3.0));
+        assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), Some(LEAKY_RELU_DEFAULT_ALPHA));
         assert_eq!(version_at(LEAKY_RELU.versions, 15).map(|v| v.since), Some(6));
         assert!(version_at(PRELU.versions, 0).is_none());
         assert_eq!(chain_bound([2]), 2);

@@ -19,7 +19,7 @@ use wgpu_activations::{
 
 #[test]
 fn kernels_are_compiled_once_per_kernel() {
-    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
     let x = to_dyn(samples::<f32>(100, 9), &[100]);
     leaky_relu(&ctx, x.view(), 0.1).unwrap();
     assert_eq!(ctx.cached_pipeline_count(), 1);
@@ -43,7 +43,7 @@ fn kernels_are_compiled_once_per_kernel() {
 
 #[test]
 fn the_kernel_cache_is_bounded_and_counts_evictions() {
-    let Some(ctx) = common::ctx_with(ContextOptions::default().with_pipeline_cache_capacity(3)) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_pipeline_cache_capacity(3)) else { return };
     let x = to_dyn(samples::<f32>(64, 1), &[64]);
     let chains = [
         vec![Activation::elu(1.0)],
@@ -65,7 +65,7 @@ fn the_kernel_cache_is_bounded_and_counts_evictions() {
 
 #[test]
 fn idle_buffers_are_pooled_and_can_be_released() {
-    let Some(ctx) = common::ctx_with(ContextOptions::default().with_validation(false)) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_validation(false)) else { return };
     let x = to_dyn(samples::<f32>(10_000, 12), &[10_000]);
     elu(&ctx, x.view(), 1.0).unwrap();
     let idle = ctx.idle_buffer_bytes();
@@ -80,7 +80,7 @@ fn idle_buffers_are_pooled_and_can_be_released() {
 #[test]
 fn the_pool_never_holds_more_than_its_capacity() {
     let capacity = 256 << 10;
-    let options = ContextOptions::default().with_validation(false).with_pool_capacity_bytes(capacity);
+    let options = ContextOptions::from_env().with_validation(false).with_pool_capacity_bytes(capacity);
     let Some(ctx) = common::ctx_with(options) else { return };
     // Sizes whose buffers together exceed the capacity several times over, then one buffer
     // larger than all of it.
@@ -96,7 +96,7 @@ fn the_pool_never_holds_more_than_its_capacity() {
 
 #[test]
 fn large_tensors_run_in_binding_windows_and_host_pieces() {
-    let options = ContextOptions::default().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
+    let options = ContextOptions::from_env().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
     let Some(ctx) = common::ctx_with(options) else { return };
     // 100_003 elements: many 4 KiB windows per buffer, several 64 KiB host pieces, and a tail.
     let x = to_dyn(samples::<f32>(100_003, 42), &[100_003]);
@@ -130,7 +130,7 @@ fn adopts_a_device_the_caller_owns() {
     let Some(ctx) = common::ctx() else { return };
     // Build a device ourselves, as an application with its own renderer would.
     let (adapter, device, queue) = own_device(wgpu::Limits::default());
-    let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::default());
+    let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::from_env());
     assert!(adopted.device() == &device);
     assert_eq!(leaky_relu(&adopted, array![-1.0f32, 2.0].view(), 0.5).unwrap(), array![-0.5f32, 2.0]);
     assert_eq!(adopted.info().adapter.name, ctx.info().adapter.name);
@@ -143,7 +143,7 @@ fn an_adopted_device_destroyed_by_its_owner_turns_every_call_into_device_lost() 
     }
     for first in ["upload", "host array"] {
         let (adapter, device, queue) = own_device(wgpu::Limits::default());
-        let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::default());
+        let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::from_env());
         let x = array![-1.0f32, 2.0];
         let t = adopted.upload(x.view()).unwrap();
         device.destroy();
@@ -189,14 +189,14 @@ fn adopted_devices_with_lowered_limits_work_or_refuse_with_errors() {
     // 256 workgroups per dimension: large tensors take 2-D grids and more windows.
     let limits = wgpu::Limits { max_compute_workgroups_per_dimension: 256, ..wgpu::Limits::downlevel_defaults() };
     let (adapter, device, queue) = own_device(limits);
-    let ctx = Context::from_device(device, queue, &adapter, ContextOptions::default());
+    let ctx = Context::from_device(device, queue, &adapter, ContextOptions::from_env());
     let x = to_dyn(samples::<f32>(600_001, 3), &[600_001]);
     let y = elu(&ctx, x.view(), 1.0).unwrap();
     assert_close("256 workgroups per dimension", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
     // A 64-byte uniform binding cannot hold the kernels' parameters: an error value, no panic.
     let limits = wgpu::Limits { max_uniform_buffer_binding_size: 64, ..wgpu::Limits::downlevel_defaults() };
     let (adapter, device, queue) = own_device(limits);
-    let ctx = Context::from_device(device, queue, &adapter, ContextOptions::default());
+    let ctx = Context::from_device(device, queue, &adapter, ContextOptions::from_env());
     match elu(&ctx, x.view(), 1.0) {
         Err(Error::Unsupported { reason, .. }) => {
             assert!(reason.contains("max_uniform_buffer_binding_size"), "{reason}")
@@ -208,7 +208,7 @@ fn adopted_devices_with_lowered_limits_work_or_refuse_with_errors() {
 #[test]
 fn tensors_from_another_context_are_refused() {
     let Some(first) = common::ctx() else { return };
-    let Some(second) = common::ctx_with(ContextOptions::default()) else { return };
+    let Some(second) = common::ctx_with(ContextOptions::from_env()) else { return };
     let x = first.upload(array![-1.0f32, 2.0].view()).unwrap();
     assert!(matches!(second.run_activations(&[Activation::elu(1.0)], &x), Err(Error::ForeignTensor { .. })));
     assert!(matches!(second.download::<f32>(&x), Err(Error::ForeignTensor { .. })));
@@ -221,11 +221,11 @@ fn a_tensor_of_a_dropped_context_is_refused_by_the_next_one() {
     }
     // The next context may reuse the dropped one's memory; its identity is a counter, not an
     // address, so the tensor is still foreign.
-    let old = common::ctx_with(ContextOptions::default()).unwrap();
+    let old = common::ctx_with(ContextOptions::from_env()).unwrap();
     let tensor = old.upload(array![1.0f32, -2.0].view()).unwrap();
     drop(old);
     for _ in 0..3 {
-        let new = common::ctx_with(ContextOptions::default()).unwrap();
+        let new = common::ctx_with(ContextOptions::from_env()).unwrap();
         assert!(matches!(new.download::<f32>(&tensor), Err(Error::ForeignTensor { .. })));
         assert!(matches!(new.run_activations(&[Activation::elu(1.0)], &tensor), Err(Error::ForeignTensor { .. })));
     }
@@ -278,7 +278,7 @@ fn join_all<F: Future>(mut futures: Vec<Pin<Box<F>>>) -> (Vec<F::Output>, usize)
 
 #[test]
 fn sixty_four_concurrent_downloads_use_one_poller_thread() {
-    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
     let tensors: Vec<_> = (0..64)
         .map(|i| ctx.upload(to_dyn(samples::<f32>(10_000 + i, i as u64), &[10_000 + i]).view()).unwrap())
         .collect();
@@ -297,7 +297,7 @@ fn sixty_four_concurrent_downloads_use_one_poller_thread() {
 
 #[test]
 fn dropping_futures_at_any_point_from_many_threads_is_safe() {
-    let Some(ctx) = common::ctx_with(ContextOptions::default()) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
     let x = to_dyn(samples::<f32>(100_000, 11), &[100_000]);
     let expected = reference::elu(x.view(), 1.0);
     let deadline = Instant::now() + Duration::from_secs(3);
@@ -348,7 +348,7 @@ fn a_device_without_optional_features_runs_every_dtype() {
     // software on the GPU, f16 and i64 take their emulated paths, by themselves.
     let (adapter, device, queue) = own_device(wgpu::Limits::default());
     assert!(!device.features().contains(wgpu::Features::SHADER_F64));
-    let plain = Context::from_device(device.clone(), queue.clone(), &adapter, ContextOptions::default());
+    let plain = Context::from_device(device.clone(), queue.clone(), &adapter, ContextOptions::from_env());
     for dtype in [wgpu_activations::DType::F64, wgpu_activations::DType::F16, wgpu_activations::DType::I64] {
         assert!(
             matches!(plain.dtype_path(dtype), wgpu_activations::DTypePath::Emulated(_)),
@@ -375,7 +375,8 @@ fn a_device_without_optional_features_runs_every_dtype() {
         reference::prelu(big.view(), array![-3i64].view()).unwrap()
     );
     // The CPU fallback stays an option.
-    let fallback = Context::from_device(device, queue, &adapter, ContextOptions::default().with_f64_cpu_fallback(true));
+    let fallback =
+        Context::from_device(device, queue, &adapter, ContextOptions::from_env().with_f64_cpu_fallback(true));
     assert_eq!(fallback.dtype_path(wgpu_activations::DType::F64), wgpu_activations::DTypePath::CpuFallback);
     let y = elu(&fallback, x.view(), 1.0).unwrap();
     assert_same_bits("CPU fallback", &y, &reference::elu(x.view(), 1.0));

@@ -66,7 +66,7 @@ fn a_buffer_of_another_device_is_refused() {
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).unwrap();
     let (ours, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
     let (theirs, _) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
-    let ctx = Context::from_device(ours, queue, &adapter, ContextOptions::default());
+    let ctx = Context::from_device(ours, queue, &adapter, ContextOptions::from_env());
     let foreign = theirs.create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: 256,
@@ -211,7 +211,7 @@ fn validation_mode_catches_a_wrong_result_on_every_path() {
     if common::ctx().is_none() {
         return;
     }
-    let options = ContextOptions::default().with_validation(true).with_corrupt_results_for_tests(true);
+    let options = ContextOptions::from_env().with_validation(true).with_corrupted_results(true);
     let ctx = common::ctx_with(options).unwrap();
     let x = to_dyn((1..=64).map(|i| -(i as f32) * 0.25).collect(), &[64]);
     // Host arrays: the call itself fails, naming op, dtype, index and both values.
@@ -234,7 +234,7 @@ fn validation_mode_catches_a_wrong_result_on_every_path() {
     ctx.device().poll(wgpu::PollType::wait_indefinitely()).unwrap();
     assert!(matches!(ctx.upload(x.view()), Err(Error::ValidationMismatch { .. })));
     // Without the corruption, validation passes the same work.
-    let ctx = common::ctx_with(ContextOptions::default().with_validation(true)).unwrap();
+    let ctx = common::ctx_with(ContextOptions::from_env().with_validation(true)).unwrap();
     assert!(leaky_relu(&ctx, x.view(), 0.5).is_ok());
     let y = ctx.run_activations(&[Activation::elu(1.0)], &ctx.upload(x.view()).unwrap()).unwrap();
     assert!(ctx.download::<f32>(&y).is_ok());
@@ -264,7 +264,7 @@ fn a_destroyed_device_turns_every_call_into_device_lost() {
     if common::ctx().is_none() {
         return;
     }
-    let options = ContextOptions::default().with_readback_timeout(Duration::from_secs(5));
+    let options = ContextOptions::from_env().with_readback_timeout(Duration::from_secs(5));
     let ctx = common::ctx_with(options).unwrap();
     let x = to_dyn(samples::<f32>(100_000, 1), &[100_000]);
     let t = ctx.upload(x.view()).unwrap();
@@ -291,7 +291,7 @@ fn a_destroyed_device_turns_every_call_into_device_lost() {
     }
     assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
     // A new context on a new device works.
-    let fresh = common::ctx_with(ContextOptions::default()).unwrap();
+    let fresh = common::ctx_with(ContextOptions::from_env()).unwrap();
     assert_eq!(leaky_relu(&fresh, array![-2.0f32].view(), 0.5).unwrap(), array![-1.0f32]);
 }
 

@@ -2,12 +2,14 @@
 //! of `wgpu-act onnx-test` and must pass; plus loader robustness and graph-runner behaviour.
 
 mod common;
+#[path = "common/onnx.rs"]
+mod onnx_graphs;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use common::onnx::typed_value;
 use ndarray::{ArrayD, IxDyn};
+use onnx_graphs::typed_value;
 use prost::Message;
 use wgpu_activations::DType;
 use wgpu_activations::onnx::conformance::{Outcome, run_case};

@@ -172,7 +172,7 @@ fn transposed_x() {
 
 #[test]
 fn large_tensors_run_in_binding_windows_and_host_pieces() {
-    let options = ContextOptions::default().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
+    let options = ContextOptions::from_env().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
     let Some(ctx) = common::ctx_with(options) else { return };
     check::<f32>(&ctx, "windows", &[7, 14287, 1], &[7, 1, 1], 3);
     check::<f32>(&ctx, "windows", &[100_003], &[100_003], 4);
@@ -191,7 +191,7 @@ fn large_tensors_run_in_binding_windows_and_host_pieces() {
 fn host_pieces_keep_slope_windows_aligned() {
     // Tiny buffers and the smallest binding: many host pieces, each reading an unaligned part
     // of a leading-dims slope.
-    let options = ContextOptions::default().with_max_buffer_bytes(256).with_max_binding_bytes(0);
+    let options = ContextOptions::from_env().with_max_buffer_bytes(256).with_max_binding_bytes(0);
     let Some(ctx) = common::ctx_with(options) else { return };
     check::<f32>(&ctx, "pieces", &[50, 3], &[50, 1], 12);
     check::<f32>(&ctx, "pieces", &[301], &[301], 13);

@@ -9,7 +9,7 @@ use common::{Sample, assert_close, samples};
 use half::{bf16, f16};
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use proptest::prelude::*;
-use wgpu_activations::cpu::{ChainStep, check_chain};
+use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{Activation, Context, Element, FloatElement, activations, prelu, reference};
 
 #[derive(Debug, Clone, Copy)]

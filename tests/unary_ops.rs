@@ -210,7 +210,7 @@ fn unary_ops_refuse_integer_tensors() {
 fn f64_software_path_against_exact(points: usize) -> Option<(u64, u64, usize)> {
     use common::exact::elu_f64;
     use rand::{Rng, SeedableRng};
-    let ctx = common::ctx_with(wgpu_activations::ContextOptions::default().with_emulated(DType::F64, true))?;
+    let ctx = common::ctx_with(wgpu_activations::ContextOptions::from_env().with_emulated(DType::F64, true))?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x05ee_df64);
     let (lo, hi) = (1e-300f64.ln(), 745f64.ln());
     let quarter = points / 4;

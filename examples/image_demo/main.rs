@@ -154,7 +154,7 @@ fn run(args: &Args, picture: image::RgbImage, source: &str) -> Result<bool> {
     pictures::register_font()?;
     let (width, height) = picture.dimensions();
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let ctx = Context::new(ContextOptions::default())?;
+    let ctx = Context::new(ContextOptions::from_env())?;
     println!("adapter: {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
     println!("picture: {source}, {width} x {height}");
 
@@ -346,10 +346,9 @@ impl Run<'_> {
 fn reference_chain<T: FloatElement>(x: &ArrayD<T>, chain: &[Activation], slope: &ArrayD<T>) -> Result<ArrayD<T>> {
     let mut y = x.clone();
     for step in chain {
-        y = match step.onnx_name() {
-            "PRelu" => reference::prelu(y.view(), slope.view())?,
-            "Elu" => reference::elu(y.view(), step.alpha()),
-            _ => reference::leaky_relu(y.view(), step.alpha()),
+        y = match reference::ChainStep::<T>::of_unary(step) {
+            Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
+            _ => reference::prelu(y.view(), slope.view())?,
         };
     }
     Ok(y)

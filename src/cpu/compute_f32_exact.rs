@@ -9,7 +9,7 @@ fn flushed(x: f32) -> f32 {
 }
 
 /// The product as the kernel computes it on a flushing device.
-pub fn mul(a: f32, b: f32) -> f32 {
+pub(crate) fn mul(a: f32, b: f32) -> f32 {
     let hardware = flushed(flushed(a) * flushed(b));
     let (ua, ub) = (a.to_bits(), b.to_bits());
     let (ea, eb) = ((ua >> 23) & 0xff, (ub >> 23) & 0xff);
@@ -27,7 +27,7 @@ pub fn mul(a: f32, b: f32) -> f32 {
 }
 
 /// The correctly rounded product of two finite nonzero f32 bit patterns, on integers.
-pub fn mul_on_integers(ua: u32, ub: u32) -> u32 {
+pub(crate) fn mul_on_integers(ua: u32, ub: u32) -> u32 {
     let (ea, eb) = ((ua >> 23) & 0xff, (ub >> 23) & 0xff);
     let significand = |bits: u32, e: u32| if e == 0 { bits & 0x7f_ffff } else { (bits & 0x7f_ffff) | 0x80_0000 };
     let exponents = (ea.max(1) + eb.max(1)) as i32;

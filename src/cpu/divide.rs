@@ -4,16 +4,16 @@
 /// A divisor prepared for `divide`: its magic multiplier and its mode (`shift | kind << 8`;
 /// kind 0: `mulhi(n, magic) >> shift`; 1: the added form; 2: the divisor is 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Divisor {
+pub(crate) struct Divisor {
     /// The multiplier.
-    pub magic: u32,
+    pub(crate) magic: u32,
     /// Shift and kind.
-    pub mode: u32,
+    pub(crate) mode: u32,
 }
 
 impl Divisor {
     /// Prepares `d` (at least 1; 0 is taken as 1).
-    pub fn new(d: u32) -> Divisor {
+    pub(crate) fn new(d: u32) -> Divisor {
         let d = d.max(1);
         if d == 1 {
             return Divisor { magic: 0, mode: 2 << 8 };
@@ -37,12 +37,14 @@ impl Divisor {
 }
 
 /// The high 32 bits of `a * b`, as the kernel computes them.
-pub fn mulhi(a: u32, b: u32) -> u32 {
+#[cfg(test)]
+pub(crate) fn mulhi(a: u32, b: u32) -> u32 {
     ((u64::from(a) * u64::from(b)) >> 32) as u32
 }
 
 /// `n / d` for the prepared divisor `d`, step for step as the kernel does it.
-pub fn divide(n: u32, d: Divisor) -> u32 {
+#[cfg(test)]
+pub(crate) fn divide(n: u32, d: Divisor) -> u32 {
     let q = mulhi(n, d.magic);
     let shift = d.mode & 0xff;
     match d.mode >> 8 {

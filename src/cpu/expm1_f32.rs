@@ -5,7 +5,7 @@
 const Q: [u32; 5] = [0x3e2a_aaab, 0x3d2a_aa74, 0x3c08_8870, 0x3ab6_a1d8, 0x3950_92b6];
 
 /// The twin of `expm1_f32`. Defined for x <= 0 (Elu's negative branch); NaN for positive x.
-pub fn expm1_f32(x: f32) -> f32 {
+pub(crate) fn expm1_f32(x: f32) -> f32 {
     // Bit patterns of the WGSL constants (decimal literals there, rounded the same way).
     const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
     const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);

@@ -6,7 +6,7 @@ pub(crate) const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const INV_LN2: f64 = std::f64::consts::LOG2_E;
 
 /// The twin of `expm1_f64`. Defined for x <= 0 (Elu's negative branch); NaN for positive x.
-pub fn expm1_f64(x: f64) -> f64 {
+pub(crate) fn expm1_f64(x: f64) -> f64 {
     if x > 0.0 || x.is_nan() {
         return f64::NAN;
     }

@@ -4,7 +4,7 @@
 //! the tests run it with both extremes of that bound, over every 16-bit pattern.
 
 /// The twin: `exp` stands for the driver's exponential.
-pub fn expm1_half(x: f32, exp: impl Fn(f32) -> f32) -> f32 {
+pub(crate) fn expm1_half(x: f32, exp: impl Fn(f32) -> f32) -> f32 {
     if x < -17.5 {
         return -1.0;
     }
@@ -18,7 +18,7 @@ pub fn expm1_half(x: f32, exp: impl Fn(f32) -> f32) -> f32 {
 }
 
 /// The exponential of `x` moved by `ulps` of its own value (the spec allows 3 + 2|x|).
-pub fn exp_off_by(x: f32, ulps: f32) -> f32 {
+pub(crate) fn exp_off_by(x: f32, ulps: f32) -> f32 {
     let exact = (x as f64).exp();
     let ulp = f64::from(f32::from_bits(exact as f32 as u32 & 0x7f80_0000)) * f64::from(f32::EPSILON);
     (exact + f64::from(ulps) * ulp) as f32

@@ -5,6 +5,6 @@ use crate::ops::Attributes;
 /// LeakyRelu of one element widened exactly to f64: `alpha * x` where `x < 0` (false for -0.0
 /// and NaN), `None` (X passes through) elsewhere. The product of an f32 alpha and any f32, f16 or
 /// bf16 value is exact in f64, so rounding it once gives the correctly rounded result.
-pub fn leaky_relu(x: f64, attributes: &Attributes) -> Option<f64> {
+pub(crate) fn leaky_relu(x: f64, attributes: &Attributes) -> Option<f64> {
     (x < 0.0).then(|| f64::from(attributes[0]) * x)
 }

@@ -4,32 +4,38 @@
 //!
 //! | CPU | WGSL |
 //! |---|---|
-//! | [`leaky_relu`] | `shaders/ops/leaky_relu.wgsl` |
-//! | [`elu`] | `shaders/ops/elu.wgsl` |
-//! | [`prelu`] | `shaders/ops/prelu.wgsl` |
-//! | [`expm1_f32`] | `shaders/shared/expm1_f32.wgsl` |
-//! | [`expm1_f64`] | `shaders/shared/expm1_f64.wgsl` |
-//! | [`expm1_half`] | `shaders/shared/expm1_half.wgsl` |
-//! | [`soft_f64`] | `shaders/shared/soft_f64.wgsl` |
-//! | [`divide`] | `shaders/shared/divide.wgsl` |
-//! | [`compute_f32_exact`] | `shaders/shared/compute_f32_exact.wgsl` |
+//! | `leaky_relu.rs` | `shaders/ops/leaky_relu.wgsl` |
+//! | `elu.rs` | `shaders/ops/elu.wgsl` |
+//! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
+//! | `expm1_f32.rs` | `shaders/shared/expm1_f32.wgsl` |
+//! | `expm1_f64.rs` | `shaders/shared/expm1_f64.wgsl` |
+//! | `expm1_half.rs` | `shaders/shared/expm1_half.wgsl` |
+//! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
+//! | `divide.rs` | `shaders/shared/divide.wgsl` |
+//! | `compute_f32_exact.rs` | `shaders/shared/compute_f32_exact.wgsl` |
 //!
-//! The operator twins compute in f64 and round once, so they give the correctly rounded result
+//! The twins of the shader algorithms are compiled for the tests only (they are what the
+//! tests check the kernels' algorithms with). The operator twins compute in f64 and round once, so they give the correctly rounded result
 //! wherever f64 holds it exactly (every f32, f16 and bf16 product); the expm1 twins repeat the
 //! kernels' own steps in the kernels' precision, so the kernels' error bounds can be checked
 //! exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
-//! here instead of to the GPU.
+//! here instead of to the GPU. The public part is [`crate::reference`].
 
-pub mod chain;
-pub mod compute_f32_exact;
-pub mod divide;
-pub mod elu;
-pub mod expm1_f32;
-pub mod expm1_f64;
-pub mod expm1_half;
-pub mod leaky_relu;
-pub mod prelu;
-pub mod soft_f64;
+pub(crate) mod chain;
+#[cfg(test)]
+pub(crate) mod compute_f32_exact;
+pub(crate) mod divide;
+pub(crate) mod elu;
+#[cfg(test)]
+pub(crate) mod expm1_f32;
+#[cfg(test)]
+pub(crate) mod expm1_f64;
+#[cfg(test)]
+pub(crate) mod expm1_half;
+pub(crate) mod leaky_relu;
+pub(crate) mod prelu;
+#[cfg(test)]
+pub(crate) mod soft_f64;
 
 use ndarray::{Array, ArrayView, Dimension};
 

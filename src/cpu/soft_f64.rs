@@ -9,33 +9,33 @@
 //! sticky bit, one rounding and packing step whose carry flows into the exponent.
 
 /// A 64-bit value as (low, high) u32 words, like `vec2<u32>` in WGSL.
-pub type U64 = [u32; 2];
+pub(crate) type U64 = [u32; 2];
 
 /// `a + b` modulo 2^64.
-pub fn u64_add(a: U64, b: U64) -> U64 {
+pub(crate) fn u64_add(a: U64, b: U64) -> U64 {
     let low = a[0].wrapping_add(b[0]);
     let carry = u32::from(low < a[0]);
     [low, a[1].wrapping_add(b[1]).wrapping_add(carry)]
 }
 
 /// `a - b` modulo 2^64.
-pub fn u64_sub(a: U64, b: U64) -> U64 {
+pub(crate) fn u64_sub(a: U64, b: U64) -> U64 {
     let borrow = u32::from(a[0] < b[0]);
     [a[0].wrapping_sub(b[0]), a[1].wrapping_sub(b[1]).wrapping_sub(borrow)]
 }
 
 /// `a < b`, unsigned.
-pub fn u64_less(a: U64, b: U64) -> bool {
+pub(crate) fn u64_less(a: U64, b: U64) -> bool {
     a[1] < b[1] || (a[1] == b[1] && a[0] < b[0])
 }
 
 /// `a == 0`.
-pub fn u64_is_zero(a: U64) -> bool {
+pub(crate) fn u64_is_zero(a: U64) -> bool {
     (a[0] | a[1]) == 0
 }
 
 /// `a << n` for n in 0..64.
-pub fn u64_shl(a: U64, n: u32) -> U64 {
+pub(crate) fn u64_shl(a: U64, n: u32) -> U64 {
     if n == 0 {
         return a;
     }
@@ -46,7 +46,7 @@ pub fn u64_shl(a: U64, n: u32) -> U64 {
 }
 
 /// `a >> n` for n in 0..64.
-pub fn u64_shr(a: U64, n: u32) -> U64 {
+pub(crate) fn u64_shr(a: U64, n: u32) -> U64 {
     if n == 0 {
         return a;
     }
@@ -57,7 +57,7 @@ pub fn u64_shr(a: U64, n: u32) -> U64 {
 }
 
 /// `a >> n` for any n, with the bits shifted out ORed into bit 0 ("jamming").
-pub fn u64_shr_jam(a: U64, n: u32) -> U64 {
+pub(crate) fn u64_shr_jam(a: U64, n: u32) -> U64 {
     if n == 0 {
         return a;
     }
@@ -70,12 +70,12 @@ pub fn u64_shr_jam(a: U64, n: u32) -> U64 {
 }
 
 /// Leading zero bits of `a` (64 for zero).
-pub fn u64_clz(a: U64) -> u32 {
+pub(crate) fn u64_clz(a: U64) -> u32 {
     if a[1] != 0 { a[1].leading_zeros() } else { 32 + a[0].leading_zeros() }
 }
 
 /// The full 64-bit product of two u32, from 16-bit limbs (WGSL has no 64-bit integers).
-pub fn mul_u32_wide(a: u32, b: u32) -> U64 {
+pub(crate) fn mul_u32_wide(a: u32, b: u32) -> U64 {
     let (a0, a1, b0, b1) = (a & 0xffff, a >> 16, b & 0xffff, b >> 16);
     let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
     let middle = (p00 >> 16) + (p01 & 0xffff) + (p10 & 0xffff);
@@ -85,7 +85,7 @@ pub fn mul_u32_wide(a: u32, b: u32) -> U64 {
 }
 
 /// The 128-bit product of two 64-bit values as (low, high) halves.
-pub fn u64_mul_wide(a: U64, b: U64) -> (U64, U64) {
+pub(crate) fn u64_mul_wide(a: U64, b: U64) -> (U64, U64) {
     let p00 = mul_u32_wide(a[0], b[0]);
     let p01 = mul_u32_wide(a[0], b[1]);
     let p10 = mul_u32_wide(a[1], b[0]);
@@ -107,36 +107,36 @@ const EXPONENT_MASK: u32 = 0x7ff;
 const FRACTION_HIGH_MASK: u32 = 0x000f_ffff;
 const IMPLICIT_BIT: U64 = [0, 0x0010_0000];
 /// The quiet NaN invalid operations return.
-pub const DEFAULT_NAN: U64 = [0, 0x7ff8_0000];
+pub(crate) const DEFAULT_NAN: U64 = [0, 0x7ff8_0000];
 
 /// Sign bit of `a` (0 or 1).
-pub fn f64_sign(a: U64) -> u32 {
+pub(crate) fn f64_sign(a: U64) -> u32 {
     a[1] >> 31
 }
 
 /// Biased exponent of `a`.
-pub fn f64_exponent(a: U64) -> u32 {
+pub(crate) fn f64_exponent(a: U64) -> u32 {
     (a[1] >> 20) & EXPONENT_MASK
 }
 
 /// Fraction bits of `a`.
-pub fn f64_fraction(a: U64) -> U64 {
+pub(crate) fn f64_fraction(a: U64) -> U64 {
     [a[0], a[1] & FRACTION_HIGH_MASK]
 }
 
 /// Sign, exponent and significand added together, so a carry out of the significand moves
 /// into the exponent.
-pub fn f64_pack(sign: u32, exponent: u32, significand: U64) -> U64 {
+pub(crate) fn f64_pack(sign: u32, exponent: u32, significand: U64) -> U64 {
     u64_add([0, (sign << 31).wrapping_add(exponent << 20)], significand)
 }
 
 /// True for NaN.
-pub fn f64_is_nan(a: U64) -> bool {
+pub(crate) fn f64_is_nan(a: U64) -> bool {
     f64_exponent(a) == EXPONENT_MASK && !u64_is_zero(f64_fraction(a))
 }
 
 /// The quiet NaN an operation on NaN `a` or `b` returns: `a`'s if it is one, else `b`'s.
-pub fn f64_propagate_nan(a: U64, b: U64) -> U64 {
+pub(crate) fn f64_propagate_nan(a: U64, b: U64) -> U64 {
     let nan = if f64_is_nan(a) { a } else { b };
     [nan[0], nan[1] | 0x0008_0000]
 }
@@ -144,7 +144,7 @@ pub fn f64_propagate_nan(a: U64, b: U64) -> U64 {
 /// Rounds `significand` (leading bit at bit 62, 10 bits below the fraction) to nearest-even
 /// and packs it with `sign` and `exponent` (the biased exponent less one, possibly out of
 /// range: below 0 the result is subnormal or zero, above 0x7fc it may overflow to infinity).
-pub fn f64_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
+pub(crate) fn f64_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
     let mut e = exponent;
     let mut sig = significand;
     let mut round_bits = sig[0] & 0x3ff;
@@ -169,13 +169,13 @@ pub fn f64_round_pack(sign: u32, exponent: i32, significand: U64) -> U64 {
 
 /// The exponent and significand of a subnormal's fraction, normalized so that its leading bit
 /// is the implicit bit (exponent below 1 as a signed value).
-pub fn f64_normalize_subnormal(fraction: U64) -> (i32, U64) {
+pub(crate) fn f64_normalize_subnormal(fraction: U64) -> (i32, U64) {
     let shift = u64_clz(fraction) - 11;
     (1 - shift as i32, u64_shl(fraction, shift))
 }
 
 /// `a * b`, correctly rounded.
-pub fn f64_mul(a: U64, b: U64) -> U64 {
+pub(crate) fn f64_mul(a: U64, b: U64) -> U64 {
     let sign = f64_sign(a) ^ f64_sign(b);
     let (mut ea, mut fa) = (f64_exponent(a) as i32, f64_fraction(a));
     let (mut eb, mut fb) = (f64_exponent(b) as i32, f64_fraction(b));
@@ -321,7 +321,7 @@ fn f64_subtract_magnitudes(a: U64, b: U64, sign: u32) -> U64 {
 }
 
 /// `a + b`, correctly rounded.
-pub fn f64_add(a: U64, b: U64) -> U64 {
+pub(crate) fn f64_add(a: U64, b: U64) -> U64 {
     if f64_sign(a) == f64_sign(b) {
         f64_add_magnitudes(a, b, f64_sign(a))
     } else {
@@ -330,17 +330,17 @@ pub fn f64_add(a: U64, b: U64) -> U64 {
 }
 
 /// `-a`.
-pub fn f64_negate(a: U64) -> U64 {
+pub(crate) fn f64_negate(a: U64) -> U64 {
     [a[0], a[1] ^ 0x8000_0000]
 }
 
 /// `|a| < |b|` for numbers (not NaN).
-pub fn f64_magnitude_less(a: U64, b: U64) -> bool {
+pub(crate) fn f64_magnitude_less(a: U64, b: U64) -> bool {
     u64_less([a[0], a[1] & 0x7fff_ffff], [b[0], b[1] & 0x7fff_ffff])
 }
 
 /// `floor(v)` as an i32, for finite `v` with |v| < 2^31.
-pub fn f64_floor_to_i32(v: U64) -> i32 {
+pub(crate) fn f64_floor_to_i32(v: U64) -> i32 {
     let e = f64_exponent(v) as i32 - 0x3ff;
     let negative = f64_sign(v) == 1;
     let nonzero = !u64_is_zero([v[0], v[1] & 0x7fff_ffff]);
@@ -361,7 +361,7 @@ pub fn f64_floor_to_i32(v: U64) -> i32 {
 }
 
 /// `k` as an f64, exactly.
-pub fn f64_from_i32(k: i32) -> U64 {
+pub(crate) fn f64_from_i32(k: i32) -> U64 {
     if k == 0 {
         return [0, 0];
     }
@@ -373,7 +373,7 @@ pub fn f64_from_i32(k: i32) -> U64 {
 }
 
 /// An f32's bits as an f64, exactly (NaN stays NaN, quiet).
-pub fn f64_from_f32_bits(bits: u32) -> U64 {
+pub(crate) fn f64_from_f32_bits(bits: u32) -> U64 {
     let sign = bits >> 31;
     let exponent = (bits >> 23) & 0xff;
     let fraction = bits & 0x007f_ffff;
@@ -403,7 +403,7 @@ fn bits(v: f64) -> U64 {
 
 /// expm1(x) for x <= 0, the algorithm of `expm1_f64` (src/cpu/expm1_f64.rs) on these
 /// operations: equal to it bit for bit, since every operation is correctly rounded.
-pub fn f64_expm1(x: U64) -> U64 {
+pub(crate) fn f64_expm1(x: U64) -> U64 {
     use crate::cpu::expm1_f64::{LN2_HI, LN2_LO};
     let (ln2_hi, ln2_lo) = (bits(LN2_HI), bits(LN2_LO));
     if f64_magnitude_less(bits(38.0), x) {

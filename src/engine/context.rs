@@ -61,11 +61,11 @@ impl fmt::Debug for Context {
 }
 
 impl Context {
-    /// Picks an adapter (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF` unless
-    /// [`ContextOptions::use_environment`] is off) and creates a device with the adapter's real
-    /// limits (or [`ContextOptions::limits`]) and every optional feature the crate uses.
+    /// Picks an adapter (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF` where
+    /// the options came from [`ContextOptions::from_env`]) and creates a device with the adapter's real
+    /// limits (or [`ContextOptions::with_limits`]) and every optional feature the crate uses.
     pub async fn new_async(options: ContextOptions) -> Result<Self> {
-        let backends = backends(&options);
+        let backends = options.searched_backends();
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
             backends,
             ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
@@ -155,7 +155,7 @@ impl Context {
         let driver_lock = DriverLock::for_backend(info.adapter.backend);
         // A float unit that flushes is not trusted with native f16 or f64 either: their
         // emulated paths compute on integers (f64) or through the exact f32 products (f16).
-        // Asked for by name (`ContextOptions::native`), the native path is still taken.
+        // Asked for by name (`ContextOptions::all_native`), the native path is still taken.
         let trusted = if on_integers && subnormals.may_flush() {
             info.features - (wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_F64)
         } else {
@@ -254,7 +254,7 @@ impl Context {
 
     /// The one switch for running on the CPU: true for f64 on a device without `SHADER_F64`
     /// when [`ContextOptions::with_f64_cpu_fallback`] opted in. Host-array calls and the ONNX
-    /// runner then compute with [`crate::cpu`]; device tensors are refused.
+    /// runner then compute with [`crate::reference`]; device tensors are refused.
     pub fn runs_on_cpu(&self, dtype: DType) -> bool {
         dtype == DType::F64
             && self.inner.options.f64_cpu_fallback
@@ -313,10 +313,10 @@ impl Context {
         for pop in pops {
             let deferred = Arc::clone(&self.inner.deferred_failures);
             let now = super::platform::now_or_later(pop, move |error| {
-                deferred.lock().unwrap_or_else(|p| p.into_inner()).push(gpu_error(during, &error));
+                deferred.lock().unwrap_or_else(|p| p.into_inner()).push(gpu_error(during, error));
             });
             if let Some(error) = now {
-                caught.get_or_insert(gpu_error(during, &error));
+                caught.get_or_insert(gpu_error(during, error));
             }
         }
         self.judge_scopes(result, caught)
@@ -328,7 +328,7 @@ impl Context {
         self.check_ready()?;
         let (result, [memory, validation]) = self.in_scopes(work);
         let caught = match (memory.await, validation.await) {
-            (Some(error), _) | (None, Some(error)) => Some(gpu_error(during, &error)),
+            (Some(error), _) | (None, Some(error)) => Some(gpu_error(during, error)),
             (None, None) => None,
         };
         self.judge_scopes(result, caught)
@@ -431,7 +431,7 @@ impl Context {
         Ok(())
     }
 
-    /// A pooled buffer of at least `bytes` bytes, within [`ContextOptions::max_buffer_bytes`].
+    /// A pooled buffer of at least `bytes` bytes, within [`ContextOptions::with_max_buffer_bytes`].
     pub(crate) fn take_buffer(&self, bytes: u64, usage: wgpu::BufferUsages, label: &str) -> Result<PooledBuffer> {
         self.check_buffer_size(label, bytes)?;
         self.inner.pool.take(&self.inner.device, bytes, usage, label, self.max_buffer_bytes())
@@ -448,11 +448,6 @@ impl Context {
         let limit = self.inner.info.limits.max_buffer_size;
         self.inner.pool.take(&self.inner.device, bytes, usage, label, limit)
     }
-}
-
-fn backends(options: &ContextOptions) -> wgpu::Backends {
-    let from_env = options.use_environment.then(wgpu::Backends::from_env).flatten();
-    from_env.unwrap_or(options.backends)
 }
 
 async fn select_adapter(
@@ -490,8 +485,8 @@ pub async fn enumerate_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> 
 }
 
 /// What an error scope caught, as an error value of one line.
-fn gpu_error(during: &'static str, error: &wgpu::Error) -> Error {
-    Error::Gpu { during, message: one_line(&error.to_string()) }
+fn gpu_error(during: &'static str, error: wgpu::Error) -> Error {
+    Error::Wgpu { during, message: one_line(&error.to_string()), source: error }
 }
 
 /// wgpu's multi-line error report ("Validation Error", "Caused by:", indented causes) as one

@@ -97,11 +97,7 @@ impl Context {
         let dtype = x.dtype();
         let op_name = chain_name(job.steps);
         if job.steps.len() > MAX_CHAIN {
-            return Err(Error::InvalidAttribute {
-                op: "activation chain",
-                name: "chain",
-                reason: format!("a fused chain holds 1 to {MAX_CHAIN} steps, got {}", job.steps.len()),
-            });
+            return Err(Error::ChainLength { steps: job.steps.len(), max: MAX_CHAIN });
         }
         if y.dtype() != dtype {
             return Err(Error::DTypeMismatch { expected: dtype, actual: y.dtype() });
@@ -163,7 +159,7 @@ impl Context {
             self.encode_segment(encoder, &kernel, repr, source, y, segment, job, keep, writes)?;
             first_pass = false;
         }
-        if self.inner.options.corrupt_results_for_tests {
+        if self.inner.options.corrupt_results {
             encoder.clear_buffer(y.buffer(), y.offset(), Some(4));
         }
         Ok(())
@@ -326,9 +322,8 @@ impl Context {
                 if plan.access == SlopeAccess::Same {
                     let offset = slope.offset() + (first_element - first) * elem;
                     if !offset.is_multiple_of(align) {
-                        return Err(Error::Gpu {
-                            during: "PRelu slope binding",
-                            message: format!("slope window at byte {offset} is not aligned to {align}"),
+                        return Err(Error::Internal {
+                            what: format!("PRelu slope window at byte {offset} is not aligned to {align}"),
                         });
                     }
                     params.steps[k].slope[2] = first_element as u32;
@@ -424,9 +419,8 @@ impl Context {
             _ => plan.slope_window(elements).unwrap_or(0..total),
         };
         if needed.start < first || needed.end > first + slope.len() as u64 {
-            return Err(Error::Gpu {
-                during: "PRelu slope binding",
-                message: format!("slope elements {needed:?} are outside the uploaded part"),
+            return Err(Error::Internal {
+                what: format!("PRelu slope elements {needed:?} are outside the uploaded part"),
             });
         }
         let elem = slope.dtype().size_bytes() as u64;
@@ -461,9 +455,8 @@ impl Context {
         let expected = kernel.key.bindings(pass);
         let numbers: Vec<u32> = entries.iter().map(|(b, _)| *b).collect();
         if numbers != expected {
-            return Err(Error::Gpu {
-                during: "binding",
-                message: format!("{} binds {numbers:?}, its pipeline reads {expected:?}", kernel.label),
+            return Err(Error::Internal {
+                what: format!("{} binds {numbers:?}, its pipeline reads {expected:?}", kernel.label),
             });
         }
         let layout = &kernel.pipeline(&self.inner.device, pass)?.layout;

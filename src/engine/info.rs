@@ -41,7 +41,7 @@ pub struct ContextInfo {
     /// What the device's f32 unit does with subnormals, as the probe found.
     pub subnormals: super::Subnormals,
     /// Whether the f32-computing kernels take products with subnormals on integers (where the
-    /// device flushes them, or as [`crate::ContextOptions::subnormal_products`] asks).
+    /// device flushes them, or as [`crate::ContextOptions::with_subnormal_products`] asks).
     pub subnormal_products_on_integers: bool,
 }
 

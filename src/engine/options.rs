@@ -12,7 +12,7 @@ pub const VALIDATE_ENV: &str = "WGPU_ACTIVATIONS_VALIDATE";
 /// or `webgpu` (`wgpu::Limits::default()`, a browser's WebGPU defaults).
 pub const LIMITS_ENV: &str = "WGPU_ACTIVATIONS_LIMITS";
 
-/// Environment variable that sets [`ContextOptions::subnormal_products`] for every context:
+/// Environment variable that sets [`ContextOptions::with_subnormal_products`] under [`ContextOptions::from_env`]:
 /// `integers` or `hardware` (anything else: by the probe).
 pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
 
@@ -45,123 +45,114 @@ fn limits_from_env() -> Option<wgpu::Limits> {
     }
 }
 
-/// Options of a [`crate::Context`]. Built with `ContextOptions::default()` and the `with_*`
-/// methods.
+/// Options of a [`crate::Context`], built with methods: `ContextOptions::default()` reads
+/// nothing from the environment, so options an application builds are the options it gets;
+/// [`ContextOptions::from_env`] starts from the environment instead (wgpu's `WGPU_BACKEND`,
+/// `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF`, and this crate's `WGPU_ACTIVATIONS_*`), as the
+/// tests, the examples and `wgpu-act` do.
 #[derive(Debug, Clone)]
-#[non_exhaustive]
 pub struct ContextOptions {
-    /// Preference when `WGPU_POWER_PREF` is unset. Default: high performance.
-    pub power_preference: wgpu::PowerPreference,
-    /// Backends to search when `WGPU_BACKEND` is unset. Default: all.
-    pub backends: wgpu::Backends,
-    /// The first adapter whose name contains this (case insensitive), like `WGPU_ADAPTER_NAME`.
-    pub adapter_name: Option<String>,
-    /// Whether `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF` override the fields
-    /// above (as in wgpu's own examples). Default: true.
-    pub use_environment: bool,
-    /// Element types to run on their emulated representation even where the device has the
-    /// native one (f16 on packed u32 words, i64 and u64 on u32 pairs).
-    pub emulated: Vec<DType>,
-    /// Element types to run on their native representation wherever the device has it, also
-    /// where the default passes it over (native f16 on CPU drivers, measured slower there).
-    pub native: Vec<DType>,
-    /// Run f64 on the CPU reference when the device lacks `SHADER_F64`, instead of returning
-    /// [`crate::Error::Unsupported`].
-    pub f64_cpu_fallback: bool,
-    /// Limits to request instead of the adapter's own, e.g. `wgpu::Limits::downlevel_defaults()`
-    /// to run as a browser's WebGPU would (default: from `WGPU_ACTIVATIONS_LIMITS`, else the
-    /// adapter's). Ignored by [`crate::Context::from_device`].
-    pub limits: Option<wgpu::Limits>,
-    /// Cap on the bytes one storage binding may cover, below the device's
-    /// `max_storage_buffer_binding_size`. Larger tensors are processed in several dispatches
-    /// over windows of one buffer; lowering the cap exercises that path on small tensors.
-    pub max_binding_bytes: Option<u64>,
-    /// Cap on the bytes of one device buffer, below the device's `max_buffer_size`. Host arrays
-    /// larger than this are processed in pieces.
-    pub max_buffer_bytes: Option<u64>,
-    /// Recompute every result on the CPU reference and compare within the operator's bound
-    /// (also turned on by `WGPU_ACTIVATIONS_VALIDATE=1`).
-    pub validation: bool,
-    /// How long a readback waits for the GPU before returning [`crate::Error::Timeout`].
-    pub readback_timeout: Duration,
-    /// Compiled kernels kept; the least recently used one is dropped beyond this (a kernel
-    /// holds about a megabyte of machine code on CPU drivers). Default: 64.
-    pub pipeline_cache_capacity: usize,
-    /// Bytes of idle buffers the pool keeps for reuse; the least recently returned ones go
-    /// beyond this. Default: 128 MiB.
-    pub pool_capacity_bytes: u64,
-    /// The kernels' shape: invocations per workgroup and 16-byte vectors per invocation.
-    /// Default: 256 and 4, the fastest measured (`wgpu-act bench --shapes` compares others),
-    /// shrunk to the device's limits.
-    pub kernel_shape: Option<(u32, u32)>,
-    /// Whether an invocation's Vectors are consecutive (`true`) or strided by the workgroup.
-    /// Default: consecutive on CPU adapters (measured faster on llvmpipe), strided on GPUs.
-    pub contiguous_vectors: Option<bool>,
-    /// Where products with subnormals are computed (default: by the probe, or from
-    /// `WGPU_ACTIVATIONS_SUBNORMALS`).
-    pub subnormal_products: SubnormalProducts,
-    /// Test hook: zero the first word of every result on the GPU, so that tests can prove
-    /// validation mode catches a wrong result.
-    #[doc(hidden)]
-    pub corrupt_results_for_tests: bool,
+    pub(crate) power_preference: wgpu::PowerPreference,
+    pub(crate) backends: wgpu::Backends,
+    pub(crate) adapter_name: Option<String>,
+    pub(crate) use_environment: bool,
+    pub(crate) emulated: Vec<DType>,
+    pub(crate) native: Vec<DType>,
+    pub(crate) f64_cpu_fallback: bool,
+    pub(crate) limits: Option<wgpu::Limits>,
+    pub(crate) max_binding_bytes: Option<u64>,
+    pub(crate) max_buffer_bytes: Option<u64>,
+    pub(crate) validation: bool,
+    pub(crate) readback_timeout: Duration,
+    pub(crate) pipeline_cache_capacity: usize,
+    pub(crate) pool_capacity_bytes: u64,
+    pub(crate) kernel_shape: Option<(u32, u32)>,
+    pub(crate) contiguous_vectors: Option<bool>,
+    pub(crate) subnormal_products: SubnormalProducts,
+    pub(crate) corrupt_results: bool,
 }
 
 impl Default for ContextOptions {
+    /// High-performance adapter of any backend, the adapter's own limits, the default paths,
+    /// validation off, a 60 s readback timeout, 64 cached kernels, 128 MiB of pooled buffers,
+    /// the default kernel shape; nothing read from the environment.
     fn default() -> Self {
         Self {
             power_preference: wgpu::PowerPreference::HighPerformance,
             backends: wgpu::Backends::all(),
             adapter_name: None,
-            use_environment: true,
+            use_environment: false,
             emulated: Vec::new(),
             native: Vec::new(),
             f64_cpu_fallback: false,
-            limits: limits_from_env(),
+            limits: None,
             max_binding_bytes: None,
             max_buffer_bytes: None,
-            validation: std::env::var(VALIDATE_ENV).is_ok_and(|v| v == "1"),
+            validation: false,
             readback_timeout: Duration::from_secs(60),
             pipeline_cache_capacity: 64,
             pool_capacity_bytes: 128 << 20,
             kernel_shape: None,
             contiguous_vectors: None,
-            subnormal_products: subnormals_from_env(),
-            corrupt_results_for_tests: false,
+            subnormal_products: SubnormalProducts::ByProbe,
+            corrupt_results: false,
         }
     }
 }
 
 impl ContextOptions {
-    /// Options with every emulated path forced on (f16, i64, u64, and f64 where one exists), to
-    /// test them on devices that have the native types.
-    pub fn emulated() -> Self {
-        Self { emulated: DType::ALL.to_vec(), ..Self::default() }
+    /// The defaults, then the environment: `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and
+    /// `WGPU_POWER_PREF` pick the adapter (as in wgpu's own examples), [`LIMITS_ENV`] lowers
+    /// the limits, [`VALIDATE_ENV`]`=1` turns validation on, and [`SUBNORMALS_ENV`] says
+    /// where products with subnormals go. Methods called after it override it.
+    pub fn from_env() -> Self {
+        Self {
+            use_environment: true,
+            limits: limits_from_env(),
+            validation: std::env::var(VALIDATE_ENV).is_ok_and(|v| v == "1"),
+            subnormal_products: subnormals_from_env(),
+            ..Self::default()
+        }
     }
 
-    /// Options with every native path the device has forced on.
-    pub fn native() -> Self {
-        Self { native: DType::ALL.to_vec(), ..Self::default() }
+    /// Every emulated path forced on (f16, i64, u64, and f64 where one exists), to test them
+    /// on devices that have the native types.
+    pub fn all_emulated(mut self) -> Self {
+        self.emulated = DType::ALL.to_vec();
+        self.native.clear();
+        self
     }
 
-    /// Sets [`ContextOptions::power_preference`].
+    /// Every native path the device has forced on, also where the default passes it over.
+    pub fn all_native(mut self) -> Self {
+        self.native = DType::ALL.to_vec();
+        self.emulated.clear();
+        self
+    }
+
+    /// The power preference of the adapter search (default: high performance);
+    /// `WGPU_POWER_PREF` wins under [`ContextOptions::from_env`].
     pub fn with_power_preference(mut self, preference: wgpu::PowerPreference) -> Self {
         self.power_preference = preference;
         self
     }
 
-    /// Sets [`ContextOptions::backends`].
+    /// The backends to search (default: all); `WGPU_BACKEND` wins under
+    /// [`ContextOptions::from_env`].
     pub fn with_backends(mut self, backends: wgpu::Backends) -> Self {
         self.backends = backends;
         self
     }
 
-    /// Sets [`ContextOptions::adapter_name`].
+    /// The first adapter whose name contains `name` (case insensitive), like
+    /// `WGPU_ADAPTER_NAME` (which wins under [`ContextOptions::from_env`]).
     pub fn with_adapter_name(mut self, name: impl Into<String>) -> Self {
         self.adapter_name = Some(name.into());
         self
     }
 
-    /// Sets [`ContextOptions::use_environment`].
+    /// Whether `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF` override the adapter
+    /// choices above (on under [`ContextOptions::from_env`], off by default).
     pub fn with_environment(mut self, use_environment: bool) -> Self {
         self.use_environment = use_environment;
         self
@@ -191,77 +182,97 @@ impl ContextOptions {
         self.with_emulated(DType::I64, force).with_emulated(DType::U64, force)
     }
 
-    /// Sets [`ContextOptions::f64_cpu_fallback`].
+    /// Runs f64 on the CPU reference when the device lacks `SHADER_F64`, instead of returning
+    /// [`crate::Error::Unsupported`] (default: off; the software f64 path serves such devices).
     pub fn with_f64_cpu_fallback(mut self, fallback: bool) -> Self {
         self.f64_cpu_fallback = fallback;
         self
     }
 
-    /// Sets [`ContextOptions::limits`].
+    /// Limits to request instead of the adapter's own, e.g. `wgpu::Limits::downlevel_defaults()`
+    /// to run as a browser's WebGPU would. Ignored by [`crate::Context::from_device`].
     pub fn with_limits(mut self, limits: wgpu::Limits) -> Self {
         self.limits = Some(limits);
         self
     }
 
-    /// Sets [`ContextOptions::max_binding_bytes`].
+    /// Caps the bytes one storage binding may cover, below the device's
+    /// `max_storage_buffer_binding_size`: larger tensors are processed in several dispatches
+    /// over windows of one buffer (lowering it exercises that path on small tensors).
     pub fn with_max_binding_bytes(mut self, bytes: u64) -> Self {
         self.max_binding_bytes = Some(bytes);
         self
     }
 
-    /// Sets [`ContextOptions::max_buffer_bytes`].
+    /// Caps the bytes of one device buffer, below the device's `max_buffer_size`: larger host
+    /// arrays are processed in pieces.
     pub fn with_max_buffer_bytes(mut self, bytes: u64) -> Self {
         self.max_buffer_bytes = Some(bytes);
         self
     }
 
-    /// Sets [`ContextOptions::validation`].
+    /// Validation mode: every result is recomputed by the CPU reference and compared with what
+    /// the chain allows (default: off; [`VALIDATE_ENV`]`=1` under [`ContextOptions::from_env`]).
     pub fn with_validation(mut self, validation: bool) -> Self {
         self.validation = validation;
         self
     }
 
-    /// Sets [`ContextOptions::readback_timeout`].
+    /// How long a readback waits for the GPU before returning [`crate::Error::Timeout`]
+    /// (default: 60 s).
     pub fn with_readback_timeout(mut self, timeout: Duration) -> Self {
         self.readback_timeout = timeout;
         self
     }
 
-    /// Sets [`ContextOptions::pipeline_cache_capacity`] (at least 1).
+    /// Compiled kernels kept (at least 1; default 64): the least recently used one is dropped
+    /// beyond this (a kernel holds about a megabyte of machine code on CPU drivers).
     pub fn with_pipeline_cache_capacity(mut self, kernels: usize) -> Self {
         self.pipeline_cache_capacity = kernels.max(1);
         self
     }
 
-    /// Sets [`ContextOptions::pool_capacity_bytes`].
+    /// Bytes of idle buffers the pool keeps for reuse (default: 128 MiB); the least recently
+    /// returned ones go beyond this.
     pub fn with_pool_capacity_bytes(mut self, bytes: u64) -> Self {
         self.pool_capacity_bytes = bytes;
         self
     }
 
-    /// Sets [`ContextOptions::kernel_shape`].
+    /// The kernels' shape: invocations per workgroup and 16-byte vectors per invocation
+    /// (default: 256 and 4, the fastest measured; `wgpu-act bench --shapes` compares others),
+    /// shrunk to the device's limits.
     pub fn with_kernel_shape(mut self, workgroup_size: u32, vectors_per_invocation: u32) -> Self {
         self.kernel_shape = Some((workgroup_size, vectors_per_invocation));
         self
     }
 
-    /// Sets [`ContextOptions::contiguous_vectors`].
+    /// Whether an invocation's Vectors are consecutive (`true`) or strided by the workgroup
+    /// (default: consecutive on CPU adapters, measured faster on llvmpipe; strided on GPUs).
     pub fn with_contiguous_vectors(mut self, contiguous: bool) -> Self {
         self.contiguous_vectors = Some(contiguous);
         self
     }
 
-    /// Sets [`ContextOptions::subnormal_products`].
+    /// Where products with subnormals are computed ([`SubnormalProducts`]; default: by the
+    /// probe).
     pub fn with_subnormal_products(mut self, products: SubnormalProducts) -> Self {
         self.subnormal_products = products;
         self
     }
 
-    /// Test hook, see [`ContextOptions::corrupt_results_for_tests`].
-    #[doc(hidden)]
-    pub fn with_corrupt_results_for_tests(mut self, corrupt: bool) -> Self {
-        self.corrupt_results_for_tests = corrupt;
+    /// Makes every kernel zero the first word of its result, on purpose, so that a test can
+    /// prove validation mode catches a wrong result. Never for real work.
+    pub fn with_corrupted_results(mut self, corrupt: bool) -> Self {
+        self.corrupt_results = corrupt;
         self
+    }
+
+    /// The backends the adapter search covers: `WGPU_BACKEND` where the options came from
+    /// [`ContextOptions::from_env`] and it is set, else [`ContextOptions::with_backends`]'s.
+    pub fn searched_backends(&self) -> wgpu::Backends {
+        let from_env = self.use_environment.then(wgpu::Backends::from_env).flatten();
+        from_env.unwrap_or(self.backends)
     }
 
     /// The path these options ask for `dtype`.

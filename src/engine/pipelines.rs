@@ -1,5 +1,5 @@
 //! Compiled kernels, built once per [`KernelKey`] and shared between threads, in a cache with a
-//! bound: beyond [`crate::ContextOptions::pipeline_cache_capacity`] kernels the least recently
+//! bound: beyond [`crate::ContextOptions::with_pipeline_cache_capacity`] kernels the least recently
 //! used one is dropped (a model of thousands of distinct chains cannot grow memory without end).
 //!
 //! In the browser a build's errors are known only later, from the event loop: there they

@@ -107,7 +107,7 @@ impl Context {
         })?;
         let out = self.download_async::<u32>(&words).await?;
         let read = |i: usize| {
-            out.get(i).copied().ok_or(Error::Gpu { during: "the subnormal probe", message: "short readback".into() })
+            out.get(i).copied().ok_or(Error::Internal { what: "the subnormal probe read back too few words".into() })
         };
         let (operands, results) = (read(0)? != KEPT[0], read(1)? != KEPT[1]);
         Ok(if operands || results { Subnormals::Flushed { operands, results } } else { Subnormals::Kept })

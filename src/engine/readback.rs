@@ -190,10 +190,7 @@ impl Readback {
         let data = &view[..self.bytes as usize];
         let target: &mut [u8] = bytemuck::cast_slice_mut(out);
         if target.len() != data.len() {
-            return Err(Error::Gpu {
-                during: "readback",
-                message: format!("{} bytes read back into {}", data.len(), target.len()),
-            });
+            return Err(Error::Internal { what: format!("{} bytes read back into {}", data.len(), target.len()) });
         }
         target.copy_from_slice(data);
         Ok(())

@@ -324,7 +324,7 @@ impl Context {
         }
         self.check_ready()?;
         ArrayD::from_shape_vec(IxDyn(&tensor.shape), values)
-            .map_err(|e| Error::Gpu { during: "readback", message: e.to_string() })
+            .map_err(|e| Error::Internal { what: format!("a downloaded tensor in its shape: {e}") })
     }
 
     /// Records a copy of `tensor` into a new staging buffer.

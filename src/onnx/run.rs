@@ -128,7 +128,7 @@ impl OnnxModel {
         Ok(ctx.run_activations(&steps, x)?)
     }
 
-    /// Runs the model on the CPU reference (the same plan, each op by [`crate::cpu`]).
+    /// Runs the model on the CPU reference (the same plan, each op by [`crate::reference`]).
     pub fn run_reference(&self, feeds: &HashMap<String, HostTensor>) -> OnnxResult<Vec<(String, HostTensor)>> {
         self.check_feeds(feeds)?;
         let mut values: HashMap<String, HostTensor> = HashMap::new();

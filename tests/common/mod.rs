@@ -3,10 +3,7 @@
 //! reference.
 #![allow(dead_code, unreachable_pub, reason = "each test binary uses a different subset of these helpers")]
 
-pub mod cli;
 pub mod exact;
-#[cfg(feature = "onnx")]
-pub mod onnx;
 
 use std::sync::OnceLock;
 
@@ -65,7 +62,7 @@ fn make(options: ContextOptions) -> Option<Context> {
 pub fn ctx() -> Option<&'static Context> {
     static CTX: OnceLock<Option<Context>> = OnceLock::new();
     CTX.get_or_init(|| {
-        let ctx = make(ContextOptions::default())?;
+        let ctx = make(ContextOptions::from_env())?;
         println!("GPU tests on: {} ({:?})", ctx.info().adapter.name, ctx.info().adapter.backend);
         Some(ctx)
     })
@@ -100,14 +97,14 @@ pub const FORCEABLE: [(DType, wgpu::Features); 4] = [
 /// checked to take the path it claims; the same contexts every dtype test runs on.
 pub fn path_contexts() -> Vec<(&'static str, Context)> {
     let mut out = Vec::new();
-    if let Some(native) = ctx_with(ContextOptions::native()) {
+    if let Some(native) = ctx_with(ContextOptions::from_env().all_native()) {
         for (dtype, feature) in FORCEABLE {
             let native_path = matches!(native.dtype_path(dtype), DTypePath::Native(_));
             assert_eq!(native_path, native.info().features.contains(feature), "{dtype}: {}", native.dtype_path(dtype));
         }
         out.push(("native paths", native));
     }
-    if let Some(emulated) = ctx_with(ContextOptions::emulated()) {
+    if let Some(emulated) = ctx_with(ContextOptions::from_env().all_emulated()) {
         for dtype in [DType::F16, DType::BF16, DType::I64, DType::U64] {
             assert!(matches!(emulated.dtype_path(dtype), DTypePath::Emulated(_)), "{dtype} must be emulated");
         }

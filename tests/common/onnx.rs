@@ -1,4 +1,5 @@
 //! Pieces of ONNX graphs that tests build by hand.
+#![allow(unreachable_pub, reason = "a test-only module, included by path")]
 
 use wgpu_activations::onnx::proto::{TypeProto, ValueInfoProto, type_proto};
 

@@ -219,10 +219,9 @@ fn reference_chain<T: FloatElement>(
 ) -> Result<ArrayD<T>, String> {
     let mut y = x.clone();
     for step in chain {
-        y = match step.onnx_name() {
-            "PRelu" => reference::prelu(y.view(), slope.view()).map_err(|e| e.to_string())?,
-            "Elu" => reference::elu(y.view(), step.alpha()),
-            _ => reference::leaky_relu(y.view(), step.alpha()),
+        y = match reference::ChainStep::<T>::of_unary(step) {
+            Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
+            _ => reference::prelu(y.view(), slope.view()).map_err(|e| e.to_string())?,
         };
     }
     Ok(y)

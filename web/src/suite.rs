@@ -10,9 +10,9 @@ use std::pin::Pin;
 use half::{bf16, f16};
 use ndarray::{Array, ArrayD, IxDyn};
 use wasm_bindgen::prelude::*;
-use wgpu_activations::cpu::{ChainStep, check_chain};
 use wgpu_activations::onnx::conformance::{CaseRun, Outcome};
 use wgpu_activations::ops::{self, ELU, PRELU, UNARY_OPS, UnaryOp};
+use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{
     Activation, Context, ContextOptions, DType, Error, FloatElement, activations_async, activations_in_place_async,
     prelu_async, reference, ulp,
@@ -319,7 +319,7 @@ async fn validation(_ctx: Context) -> Verdict {
     let want = || Ok(flat(&reference::elu(x.view(), 1.0)));
     compare("validated Elu", &flat(&x), &flat(&y), want, ELU.max_ulp.f32, 1)?;
 
-    let corrupt = page::context(options().with_corrupt_results_for_tests(true)).await?;
+    let corrupt = page::context(options().with_corrupted_results(true)).await?;
     match activations_async(&corrupt, &[Activation::leaky_relu(0.1)], x.view()).await {
         Err(Error::ValidationMismatch { .. }) => {}
         other => return Err(format!("a corrupted host result was not caught: {:?}", other.map(|_| "Ok"))),

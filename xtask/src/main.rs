@@ -14,6 +14,7 @@
 //! it compiles in seconds.
 
 mod browser;
+mod public_api;
 mod targets;
 mod web;
 
@@ -44,6 +45,9 @@ commands:
                  and Debian's chromium + chromium-driver installed if missing, clippy for
                  wasm32, the pages built into target/web/, every check in headless Chromium's
                  WebGPU, then the demo page's own check (part of `test`)
+  public-api [--bless]
+                 compare the library's public items (rustdoc JSON on nightly, every feature)
+                 with the committed public-api.txt, or rewrite it (part of `test`)
   bench-web [N]  the in-page bench in headless Chromium: each kernel against the page's own
                  WebGPU copy kernel, N elements each (default 2^22), as a Markdown table
   web [--build-only]
@@ -108,16 +112,25 @@ fn main() -> ExitCode {
         "test" => ensure_gpu_driver().and_then(|()| test(&rest)),
         "sweep" => ensure_gpu_driver().and_then(|()| {
             println!("xtask: running the exhaustive sweeps (#[ignore] tests); this may take several minutes");
-            cargo(&["test", "--release", "--workspace", "--", "--ignored"], &rest, &[])
+            cargo(&["test", "--release", "--workspace", "--all-features", "--", "--ignored"], &rest, &[])
         }),
-        "bench" => ensure_gpu_driver()
-            .and_then(|()| cargo(&["run", "--release", "--bin", "wgpu-act", "--", "bench"], &rest, &[])),
+        "bench" => {
+            ensure_gpu_driver().and_then(|()| cargo(&["run", "--release", "-p", "wgpu-act", "--", "bench"], &rest, &[]))
+        }
         "soak" => ensure_gpu_driver().and_then(|()| {
             let args =
                 if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
-            cargo(&["run", "--release", "--bin", "wgpu-act", "--", "soak"], &args, &[])
+            cargo(&["run", "--release", "-p", "wgpu-act", "--", "soak"], &args, &[])
         }),
         "test-wasm" => web::test_wasm().map(|()| ExitCode::SUCCESS),
+        "public-api" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
+            [] => public_api::check(false).map(|()| ExitCode::SUCCESS),
+            [flag] if flag == "--bless" => public_api::check(true).map(|()| ExitCode::SUCCESS),
+            _ => {
+                eprintln!("xtask: `public-api` takes only --bless");
+                return ExitCode::from(2);
+            }
+        },
         "bench-web" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
             [] => web::bench_web(None).map(|()| ExitCode::SUCCESS),
             [n] if n.parse::<u32>().is_ok() => web::bench_web(Some(n)).map(|()| ExitCode::SUCCESS),
@@ -377,7 +390,7 @@ const GPU_SUITES: &[&str] =
 /// past 5, where lavapipe takes seconds).
 const SWIFTSHADER_SUITES: &[&str] = &["unary_ops", "prelu", "engine", "onnx_conformance"];
 
-/// Crates the kernel library alone (`--no-default-features`) must not depend on.
+/// Crates the kernel library with its default features must not depend on.
 const OPTIONAL_CRATES: &[&str] = &["clap", "prost", "protox", "ndarray-npy", "image", "serde_json"];
 
 /// One cargo run of `cargo xtask test`: what it checks, its arguments, whether the user's test
@@ -405,33 +418,52 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         &[("VK_ICD_FILENAMES", &icd), ("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
     targets::ensure_rust_targets(targets::OTHER_TARGETS)?;
     targets::ensure_shader_validators()?;
-    let mut suites: Vec<&str> = vec!["test", "--release"];
+    let mut suites: Vec<&str> = vec!["test", "--release", "--features", "onnx"];
     for suite in GPU_SUITES {
         suites.extend(["--test", suite]);
     }
-    let mut swiftshader_suites: Vec<&str> = vec!["test", "--release"];
+    let mut swiftshader_suites: Vec<&str> = vec!["test", "--release", "--features", "onnx"];
     for suite in SWIFTSHADER_SUITES {
         swiftshader_suites.extend(["--test", suite]);
     }
-    let info = vec!["run", "--release", "--quiet", "--bin", "wgpu-act", "--", "info"];
+    let info = vec!["run", "--release", "--quiet", "-p", "wgpu-act", "--", "info"];
+    let deny_doc_warnings: &[(&str, &str)] = &[("RUSTDOCFLAGS", "-D warnings")];
+    let doc = |features: &[&'static str]| {
+        let mut args = vec!["doc", "--no-deps", "-p", "wgpu-activations"];
+        args.extend_from_slice(features);
+        args
+    };
     let clippy_for =
         |target| vec!["clippy", "--lib", "--no-default-features", "--target", target, "--", "-D", "warnings"];
-    let bench = vec!["run", "--release", "--bin", "wgpu-act", "--", "bench", "--elems", "4096", "--iterations", "1"];
-    let soak = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "30"];
-    let loss = vec!["run", "--release", "--bin", "wgpu-act", "--", "soak", "--seconds", "10", "--destroy-after", "5"];
+    let bench = vec!["run", "--release", "-p", "wgpu-act", "--", "bench", "--elems", "4096", "--iterations", "1"];
+    let soak = vec!["run", "--release", "-p", "wgpu-act", "--", "soak", "--seconds", "30"];
+    let loss = vec!["run", "--release", "-p", "wgpu-act", "--", "soak", "--seconds", "10", "--destroy-after", "5"];
     let clippy = vec!["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"];
     let steps = [
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
         Step { what: "lints", args: clippy, takes_extra: false, env: &[] },
+        Step { what: "documentation, default features", args: doc(&[]), takes_extra: false, env: deny_doc_warnings },
+        Step {
+            what: "documentation, onnx",
+            args: doc(&["--features", "onnx"]),
+            takes_extra: false,
+            env: deny_doc_warnings,
+        },
+        Step {
+            what: "documentation, all features",
+            args: doc(&["--all-features"]),
+            takes_extra: false,
+            env: deny_doc_warnings,
+        },
         Step {
             what: LIBRARY_ALONE,
-            args: vec!["build", "--release", "--no-default-features", "--lib"],
+            args: vec!["build", "--release", "-p", "wgpu-activations", "--lib"],
             takes_extra: false,
             env: &[],
         },
         Step {
             what: "every test, on Vulkan, validation mode on",
-            args: vec!["test", "--release", "--workspace"],
+            args: vec!["test", "--release", "--workspace", "--all-features"],
             takes_extra: true,
             env: vulkan,
         },
@@ -440,7 +472,18 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Step { what: "the GPU suites on downlevel limits", args: suites, takes_extra: true, env: downlevel },
         Step {
             what: "the operator suites on Vulkan with products with subnormals forced onto integers",
-            args: vec!["test", "--release", "--test", "unary_ops", "--test", "prelu", "--test", "onnx_conformance"],
+            args: vec![
+                "test",
+                "--release",
+                "--features",
+                "onnx",
+                "--test",
+                "unary_ops",
+                "--test",
+                "prelu",
+                "--test",
+                "onnx_conformance",
+            ],
             takes_extra: true,
             env: exact_products,
         },
@@ -495,6 +538,14 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             check_dependency_tree()?;
         }
     }
+    println!("xtask: == the declared rust-version of each package");
+    targets::check_rust_versions(&workspace_root())?;
+    println!("xtask: == the public API against public-api.txt");
+    public_api::check(false)?;
+    cargo_checked(
+        "packaging: cargo publish --dry-run of every package (each builds from its own files)",
+        &["publish", "--dry-run", "--workspace", "--allow-dirty"],
+    )?;
     println!("xtask: == the browser suite (wasm32 in headless Chromium's WebGPU)");
     web::test_wasm()?;
     println!("xtask: all checks passed");
@@ -505,7 +556,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
 fn check_dependency_tree() -> Result<()> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let output = Command::new(cargo)
-        .args(["tree", "-e", "normal", "--no-default-features", "-p", "wgpu-activations", "--prefix", "none"])
+        .args(["tree", "-e", "normal", "-p", "wgpu-activations", "--prefix", "none"])
         .current_dir(workspace_root())
         .output()
         .map_err(|e| Error(format!("could not run cargo tree: {e}")))?;
@@ -517,7 +568,7 @@ fn check_dependency_tree() -> Result<()> {
         .collect();
     if !output.status.success() || !found.is_empty() {
         return Err(Error(format!(
-            "the kernel library alone depends on {found:?} (cargo tree -e normal --no-default-features)"
+            "the kernel library with default features depends on {found:?} (cargo tree -e normal -p wgpu-activations)"
         )));
     }
     println!("xtask: the kernel library alone depends on none of {}", OPTIONAL_CRATES.join(", "));

@@ -63,3 +63,40 @@ pub(crate) fn ensure_shader_validators() -> Result<()> {
     println!("xtask: installing spirv-tools and glslang-tools (spirv-val, glslangValidator)");
     apt_install(&["spirv-tools", "glslang-tools"])
 }
+
+/// The `rust-version` a package's manifest declares.
+fn declared_rust_version(manifest: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(manifest).map_err(|e| Error(format!("{}: {e}", manifest.display())))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("rust-version = \"").and_then(|rest| rest.strip_suffix('"')))
+        .map(str::to_string)
+        .ok_or_else(|| Error(format!("{} declares no rust-version", manifest.display())))
+}
+
+/// Checks that each published package builds with the toolchain its `rust-version` names
+/// (installed with rustup when missing), all features on, in `target/msrv`: the declared
+/// version is the one the dependencies need, not a guess (metadata alone misses crates that
+/// use newer syntax without declaring it).
+pub(crate) fn check_rust_versions(root: &Path) -> Result<()> {
+    for (package, manifest) in
+        [("wgpu-activations", root.join("Cargo.toml")), ("wgpu-act", root.join("cli/Cargo.toml"))]
+    {
+        let version = declared_rust_version(&manifest)?;
+        println!("xtask: == {package} with Rust {version}, its declared rust-version");
+        let have = Command::new("rustup").args(["run", &version, "rustc", "--version"]).output();
+        if !have.is_ok_and(|o| o.status.success())
+            && !run(Command::new("rustup").args(["toolchain", "install", &version, "--profile", "minimal"]))?.success()
+        {
+            return Err(Error(format!("could not install Rust {version} with rustup")));
+        }
+        let status = run(Command::new("rustup")
+            .args(["run", &version, "cargo", "check", "--locked", "-p", package, "--all-features"])
+            .env("CARGO_TARGET_DIR", root.join("target/msrv"))
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .current_dir(root))?;
+        if !status.success() {
+            return Err(Error(format!("{package} does not build with Rust {version}, its declared rust-version")));
+        }
+    }
+    Ok(())
+}

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
-use wgpu_activations::cpu::{ChainStep, check_chain};
 use wgpu_activations::ops::UNARY_OPS;
+use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Element, Error, GpuTensor};
 
 /// What the soak runs.

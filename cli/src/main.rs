@@ -341,7 +341,7 @@ fn report_peak_memory() {
 
 /// Context options from the adapter flags.
 fn options(adapter: &AdapterArgs) -> Result<ContextOptions, String> {
-    let mut options = ContextOptions::default();
+    let mut options = ContextOptions::from_env();
     if let Some(list) = &adapter.backend {
         let backends = wgpu_activations::wgpu::Backends::from_comma_list(list);
         if backends.is_empty() {
@@ -382,11 +382,7 @@ fn print(text: &str) -> Result<(), Failure> {
 fn info(adapter: &AdapterArgs, args: &InfoArgs) -> Result<(), Failure> {
     if args.all {
         let options = options(adapter).map_err(Failure::input)?;
-        let backends = if options.use_environment {
-            wgpu_activations::wgpu::Backends::from_env().unwrap_or(options.backends)
-        } else {
-            options.backends
-        };
+        let backends = options.searched_backends();
         let adapters = pollster::block_on(wgpu_activations::enumerate_adapters(backends));
         let mut report = format!("{} adapter(s) on {backends:?}", adapters.len());
         for found in &adapters {

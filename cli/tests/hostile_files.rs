@@ -6,17 +6,21 @@
 //! `--alpha -inf`, and shapes beyond the kernels' rank. Last, randomly damaged copies of the
 //! conformance models and inputs, run on the GPU against the CPU reference.
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
+#[path = "../../tests/common/onnx.rs"]
+mod onnx_graphs;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::cli::{TempDir, assert_bad_input, npy_bytes, p, ran_on_gpu, stderr, wgpu_act};
-use common::onnx::typed_value;
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{read_npy, write_npy};
+use onnx_graphs::typed_value;
 use prost::Message;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+use support::{TempDir, assert_bad_input, npy_bytes, p, ran_on_gpu, stderr, wgpu_act};
 use wgpu_activations::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, tensor_proto,
 };
@@ -188,7 +192,7 @@ fn assert_refused(what: &str, args: &[&str]) {
     assert!(!err.contains("panicked"), "{what}: panicked:\n{err}");
     let lines = err.lines().filter(|l| l.starts_with("wgpu-act: error: ")).count();
     assert_eq!(lines, 1, "{what}: expected one error line:\n{err}");
-    common::cli::assert_error_line_is_last(&err);
+    support::assert_error_line_is_last(&err);
     assert!(peak_mib <= MAX_PEAK_MIB, "{what}: peak memory {peak_mib} MiB > {MAX_PEAK_MIB} MiB");
 }
 
@@ -274,7 +278,7 @@ fn npy_of_zero_by_max_dims_is_bad_input() {
 
 /// A committed ONNX case copied into `dir`, its expected output replaced with a wrong one.
 fn wrong_case(dir: &Path) -> PathBuf {
-    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx/node/test_leakyrelu");
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/onnx/node/test_leakyrelu");
     let case = dir.join("test_leakyrelu");
     std::fs::create_dir_all(case.join("test_data_set_0")).expect("mkdir");
     std::fs::copy(committed.join("model.onnx"), case.join("model.onnx")).expect("copy");
@@ -307,7 +311,7 @@ fn save_outputs_never_writes_over_a_case_or_outside_its_folder() {
     }
     // A correct case written to another folder lands inside it, under the case's own name,
     // even when the case is named through `..`.
-    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx/node/test_leakyrelu");
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/onnx/node/test_leakyrelu");
     let through_dots = committed.join("test_data_set_0/..");
     let save = tmp.path("saved");
     let output = wgpu_act(&["onnx-test", p(&through_dots), "--save-outputs", p(&save)]);
@@ -396,7 +400,7 @@ fn prelu_beyond_the_kernels_rank_is_computed_or_refused_as_a_shape() {
 
 /// Every model of the conformance data with its first inputs, as files hold them.
 fn conformance_cases() -> Vec<(String, Vec<u8>, Vec<Vec<u8>>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/onnx");
     let mut cases = Vec::new();
     for suite in ["node", "own", "pytorch-converted"] {
         let mut dirs: Vec<PathBuf> =

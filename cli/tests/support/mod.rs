@@ -1,4 +1,5 @@
 //! Running the `wgpu-act` binary from tests: temporary folders, exit statuses, error lines.
+#![allow(dead_code, unreachable_pub, reason = "each test binary uses a different subset of these helpers")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -43,7 +44,7 @@ pub fn stderr(output: &Output) -> String {
 /// adapter and no GPU is required; any other failure fails the test.
 pub fn ran_on_gpu(output: &Output) -> bool {
     let err = stderr(output);
-    if output.status.code() == Some(1) && err.contains("no GPU adapter found") && !super::gpu_required() {
+    if output.status.code() == Some(1) && err.contains("no GPU adapter found") && !super::common::gpu_required() {
         eprintln!("SKIPPED: no GPU adapter; set WGPU_ACTIVATIONS_REQUIRE_GPU=1 to make this a failure\n{err}");
         return false;
     }

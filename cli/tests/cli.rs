@@ -1,11 +1,13 @@
 //! The `wgpu-act` binary end to end: `info`, `apply` round trips checked against the CPU
 //! reference, and the exit status and message of each kind of bad input.
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 
-use common::cli::{TempDir, assert_bad_input, npy_bytes, p, ran_if_supported, ran_on_gpu, stderr, wgpu_act};
+use support::{TempDir, assert_bad_input, npy_bytes, p, ran_if_supported, ran_on_gpu, stderr, wgpu_act};
 
 use half::f16;
 use ndarray::{ArrayD, IxDyn};
@@ -320,7 +322,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn committed_case(suite: &str, name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx").join(suite).join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/onnx").join(suite).join(name)
 }
 
 #[test]
