@@ -22,22 +22,22 @@ fn kernels_are_compiled_once_per_kernel() {
     let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
     let x = to_dyn(samples::<f32>(100, 9), &[100]);
     leaky_relu(&ctx, x.view(), 0.1).unwrap();
-    assert_eq!(ctx.cached_pipeline_count(), 1);
+    assert_eq!(ctx.pipeline_cache_stats().cached, 1);
     for alpha in [0.2, -3.0, 0.0] {
         leaky_relu(&ctx, x.view(), alpha).unwrap();
     }
-    assert_eq!(ctx.cached_pipeline_count(), 1, "a new alpha must not compile a new kernel");
+    assert_eq!(ctx.pipeline_cache_stats().cached, 1, "a new alpha must not compile a new kernel");
     elu(&ctx, x.view(), 1.0).unwrap();
     prelu(&ctx, x.view(), array![0.5f32].view()).unwrap();
     prelu(&ctx, x.view(), x.view()).unwrap();
-    assert_eq!(ctx.cached_pipeline_count(), 4, "elu, prelu scalar, prelu same shape");
+    assert_eq!(ctx.pipeline_cache_stats().cached, 4, "elu, prelu scalar, prelu same shape");
     // Many threads asking for the same kernel at once still share one.
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| activations(&ctx, &[Activation::elu(1.0), Activation::elu(2.0)], x.view()).unwrap());
         }
     });
-    assert_eq!(ctx.cached_pipeline_count(), 5);
+    assert_eq!(ctx.pipeline_cache_stats().cached, 5);
     assert_eq!(ctx.pipeline_cache_stats().compiled, 5);
 }
 
@@ -68,10 +68,10 @@ fn idle_buffers_are_pooled_and_can_be_released() {
     let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_validation(false)) else { return };
     let x = to_dyn(samples::<f32>(10_000, 12), &[10_000]);
     elu(&ctx, x.view(), 1.0).unwrap();
-    let idle = ctx.idle_buffer_bytes();
+    let idle = ctx.pool_stats().idle_bytes;
     assert!(idle >= 2 * 40_000, "the upload and readback buffers return to the pool: {idle}");
     elu(&ctx, x.view(), 1.0).unwrap();
-    assert_eq!(ctx.idle_buffer_bytes(), idle, "a second call of the same size reuses them");
+    assert_eq!(ctx.pool_stats().idle_bytes, idle, "a second call of the same size reuses them");
     ctx.release_idle_buffers();
     assert_eq!(ctx.pool_stats().idle_bytes, 0);
     assert_eq!(elu(&ctx, x.view(), 1.0).unwrap().len(), 10_000);

@@ -34,7 +34,7 @@ pub struct BenchConfig {
     /// Kernel shapes (invocations, vectors per invocation) to compare on f32 copy and LeakyRelu.
     pub shapes: Vec<(u32, u32)>,
     /// The device's nominal memory bandwidth in GB/s (from its data sheet: wgpu cannot tell),
-    /// to report the copy kernel and LeakyRelu f32 as shares of it (issue 7's GPU target:
+    /// to report the copy kernel and LeakyRelu f32 as shares of it (the target on a GPU:
     /// LeakyRelu f32 at 85% or more).
     pub nominal_gbps: Option<f64>,
 }
@@ -209,7 +209,7 @@ fn progress(what: &str) {
     eprintln!("bench: {what}");
 }
 
-/// The issue's targets: LeakyRelu at 0.90 of copy; Elu at 0.75 on a CPU adapter (0.90 on a
+/// The speed targets: LeakyRelu at 0.90 of copy; Elu at 0.75 on a CPU adapter (0.90 on a
 /// GPU) for the 32- and 16-bit types, 0.5 for f64 on a CPU adapter.
 fn unary_target(op: &UnaryOp, dtype: DType, on_cpu: bool) -> Option<f64> {
     if std::ptr::eq(op, &LEAKY_RELU) {
@@ -523,7 +523,7 @@ fn verdict(met: bool) -> &'static str {
     if met { "yes" } else { "no" }
 }
 
-/// LeakyRelu f32's share of the nominal bandwidth that meets issue 7's GPU target.
+/// LeakyRelu f32's share of the nominal bandwidth that meets the target on a GPU.
 const NOMINAL_TARGET: f64 = 0.85;
 
 impl Report {

@@ -208,11 +208,6 @@ impl Context {
         &self.inner.queue
     }
 
-    /// Number of distinct kernels compiled and held now.
-    pub fn cached_pipeline_count(&self) -> usize {
-        self.inner.pipelines.stats().cached
-    }
-
     /// Counters of the kernel cache.
     pub fn pipeline_cache_stats(&self) -> PipelineCacheStats {
         self.inner.pipelines.stats()
@@ -221,11 +216,6 @@ impl Context {
     /// What the buffer pool holds.
     pub fn pool_stats(&self) -> PoolStats {
         self.inner.pool.stats()
-    }
-
-    /// Bytes of device memory held by idle pooled buffers (at most 512 MiB).
-    pub fn idle_buffer_bytes(&self) -> u64 {
-        self.inner.pool.stats().idle_bytes
     }
 
     /// Frees the idle pooled buffers (buffers in use are unaffected and return to the pool

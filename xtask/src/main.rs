@@ -416,7 +416,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     let icd = targets::swiftshader_icd()?.display().to_string();
     let swiftshader: &[(&str, &str)] =
         &[("VK_ICD_FILENAMES", &icd), ("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
-    targets::ensure_rust_targets(targets::OTHER_TARGETS)?;
+    targets::ensure_rust_targets(&targets::OTHER_TARGETS)?;
     targets::ensure_shader_validators()?;
     let mut suites: Vec<&str> = vec!["test", "--release", "--features", "onnx"];
     for suite in GPU_SUITES {
@@ -439,7 +439,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     let soak = vec!["run", "--release", "-p", "wgpu-act", "--", "soak", "--seconds", "30"];
     let loss = vec!["run", "--release", "-p", "wgpu-act", "--", "soak", "--seconds", "10", "--destroy-after", "5"];
     let clippy = vec!["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"];
-    let steps = [
+    let mut steps = vec![
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
         Step { what: "lints", args: clippy, takes_extra: false, env: &[] },
         Step { what: "documentation, default features", args: doc(&[]), takes_extra: false, env: deny_doc_warnings },
@@ -499,34 +499,20 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             takes_extra: true,
             env: swiftshader,
         },
-        Step {
-            what: "clippy for Metal (aarch64-apple-darwin)",
-            args: clippy_for(targets::OTHER_TARGETS[0]),
-            takes_extra: false,
-            env: &[],
-        },
-        Step {
-            what: "clippy for DX12 (x86_64-pc-windows-msvc)",
-            args: clippy_for(targets::OTHER_TARGETS[1]),
-            takes_extra: false,
-            env: &[],
-        },
-        Step {
-            what: "clippy for Android (aarch64-linux-android)",
-            args: clippy_for(targets::OTHER_TARGETS[2]),
-            takes_extra: false,
-            env: &[],
-        },
-        Step {
-            what: "clippy for the browser (wasm32-unknown-unknown)",
-            args: clippy_for(targets::OTHER_TARGETS[3]),
-            takes_extra: false,
-            env: &[],
-        },
+    ];
+    let clippy_steps: Vec<String> = targets::OTHER_TARGETS
+        .iter()
+        .zip(targets::TARGET_PLATFORMS)
+        .map(|(target, platform)| format!("clippy for {platform} ({target})"))
+        .collect();
+    for (what, target) in clippy_steps.iter().zip(targets::OTHER_TARGETS) {
+        steps.push(Step { what, args: clippy_for(target), takes_extra: false, env: &[] });
+    }
+    steps.extend([
         Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },
-    ];
+    ]);
     for step in steps {
         println!("xtask: == {}", step.what);
         let no_extra: &[OsString] = &[];

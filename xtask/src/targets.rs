@@ -9,8 +9,11 @@ use crate::{Error, Result, apt_install, run};
 
 /// Targets the kernel library is linted for without running there: Metal on macOS, DX12 on
 /// Windows, Vulkan and GL on Android, and the browser's WebGPU.
-pub(crate) const OTHER_TARGETS: &[&str] =
-    &["aarch64-apple-darwin", "x86_64-pc-windows-msvc", "aarch64-linux-android", "wasm32-unknown-unknown"];
+pub(crate) const OTHER_TARGETS: [&str; 4] =
+    ["aarch64-apple-darwin", "x86_64-pc-windows-msvc", "aarch64-linux-android", "wasm32-unknown-unknown"];
+
+/// What each of [`OTHER_TARGETS`] stands for.
+pub(crate) const TARGET_PLATFORMS: [&str; 4] = ["Metal", "DX12", "Android", "the browser"];
 
 /// Adds the rustup targets in `targets` that are missing.
 pub(crate) fn ensure_rust_targets(targets: &[&str]) -> Result<()> {
