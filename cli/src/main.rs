@@ -597,10 +597,10 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    if let Plan::Unary(step) = &plan {
-        if !step.accepts(x.dtype) {
-            return Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype: x.dtype, version: None }.into());
-        }
+    if let Plan::Unary(step) = &plan
+        && !step.accepts(x.dtype)
+    {
+        return Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype: x.dtype, version: None }.into());
     }
     match x.dtype {
         DType::F16 => apply_typed::<f16>(adapter, &plan, x, slope, &args.output),

@@ -339,11 +339,11 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
         // The watcher: memory after the warm-up, and the device's destruction.
         while started.elapsed() < duration {
             std::thread::sleep(Duration::from_millis(100));
-            if let Some((rss, _)) = memory() {
-                if started.elapsed() >= warm_up {
-                    rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(rss);
-                    peak_after_warm_up.fetch_max(rss, Ordering::Relaxed);
-                }
+            if let Some((rss, _)) = memory()
+                && started.elapsed() >= warm_up
+            {
+                rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(rss);
+                peak_after_warm_up.fetch_max(rss, Ordering::Relaxed);
             }
             if config.destroy_after.is_some_and(|s| started.elapsed().as_secs_f64() >= s)
                 && !destroyed.load(Ordering::Relaxed)
