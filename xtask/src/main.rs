@@ -557,7 +557,7 @@ fn check_dependency_tree() -> Result<()> {
             "the kernel library with default features depends on {found:?} (cargo tree -e normal -p wgpu-activations)"
         )));
     }
-    println!("xtask: the kernel library alone depends on none of {}", OPTIONAL_CRATES.join(", "));
+    println!("xtask: the library with its default features depends on none of {}", OPTIONAL_CRATES.join(", "));
     Ok(())
 }
 
