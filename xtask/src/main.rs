@@ -524,8 +524,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             check_dependency_tree()?;
         }
     }
-    println!("xtask: == the declared rust-version of each package");
-    targets::check_rust_versions(&workspace_root())?;
+    targets::check_rust_version(&workspace_root())?;
     println!("xtask: == the public API against public-api.txt");
     public_api::check(false)?;
     cargo_checked(

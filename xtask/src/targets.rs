@@ -81,24 +81,23 @@ fn declared_rust_version(manifest: &Path) -> Result<String> {
 /// the dependencies need, not a guess (metadata alone misses crates that use newer syntax
 /// without declaring it). `wgpu-act`'s (1.88, for ndarray-npy's dependencies) was found the
 /// same way; checking it on every run would cost CI two more minutes of compiling.
-pub(crate) fn check_rust_versions(root: &Path) -> Result<()> {
-    for (package, manifest) in [("wgpu-activations", root.join("Cargo.toml"))] {
-        let version = declared_rust_version(&manifest)?;
-        println!("xtask: == {package} with Rust {version}, its declared rust-version");
-        let have = Command::new("rustup").args(["run", &version, "rustc", "--version"]).output();
-        if !have.is_ok_and(|o| o.status.success())
-            && !run(Command::new("rustup").args(["toolchain", "install", &version, "--profile", "minimal"]))?.success()
-        {
-            return Err(Error(format!("could not install Rust {version} with rustup")));
-        }
-        let status = run(Command::new("rustup")
-            .args(["run", &version, "cargo", "check", "--locked", "-p", package, "--all-features"])
-            .env("CARGO_TARGET_DIR", root.join("target/msrv"))
-            .env_remove("RUSTUP_TOOLCHAIN")
-            .current_dir(root))?;
-        if !status.success() {
-            return Err(Error(format!("{package} does not build with Rust {version}, its declared rust-version")));
-        }
+pub(crate) fn check_rust_version(root: &Path) -> Result<()> {
+    let package = "wgpu-activations";
+    let version = declared_rust_version(&root.join("Cargo.toml"))?;
+    println!("xtask: == {package} with Rust {version}, its declared rust-version");
+    let have = Command::new("rustup").args(["run", &version, "rustc", "--version"]).output();
+    if !have.is_ok_and(|o| o.status.success())
+        && !run(Command::new("rustup").args(["toolchain", "install", &version, "--profile", "minimal"]))?.success()
+    {
+        return Err(Error(format!("could not install Rust {version} with rustup")));
+    }
+    let status = run(Command::new("rustup")
+        .args(["run", &version, "cargo", "check", "--locked", "-p", package, "--all-features"])
+        .env("CARGO_TARGET_DIR", root.join("target/msrv"))
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .current_dir(root))?;
+    if !status.success() {
+        return Err(Error(format!("{package} does not build with Rust {version}, its declared rust-version")));
     }
     Ok(())
 }
