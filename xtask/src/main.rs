@@ -123,10 +123,9 @@ fn main() -> ExitCode {
             cargo(&["run", "--release", "-p", "wgpu-act", "--", "soak"], &args, &[])
         }),
         "test-wasm" => web::test_wasm().map(|()| ExitCode::SUCCESS),
-        "public-api" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
-            [] => public_api::check(false).map(|()| ExitCode::SUCCESS),
-            [flag] if flag == "--bless" => public_api::check(true).map(|()| ExitCode::SUCCESS),
-            _ => {
+        "public-api" => match only_flag(&rest, "--bless") {
+            Some(bless) => public_api::check(bless).map(|()| ExitCode::SUCCESS),
+            None => {
                 eprintln!("xtask: `public-api` takes only --bless");
                 return ExitCode::from(2);
             }
@@ -139,10 +138,9 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        "web" => match rest.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().as_slice() {
-            [] => web::web(false).map(|()| ExitCode::SUCCESS),
-            [flag] if flag == "--build-only" => web::web(true).map(|()| ExitCode::SUCCESS),
-            _ => {
+        "web" => match only_flag(&rest, "--build-only") {
+            Some(build_only) => web::web(build_only).map(|()| ExitCode::SUCCESS),
+            None => {
                 eprintln!("xtask: `web` takes only --build-only");
                 return ExitCode::from(2);
             }
@@ -163,6 +161,15 @@ fn main() -> ExitCode {
             eprintln!("xtask: error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Arguments that are nothing (`Some(false)`) or just `flag` (`Some(true)`); `None` otherwise.
+fn only_flag(args: &[OsString], flag: &str) -> Option<bool> {
+    match args {
+        [] => Some(false),
+        [one] if one == flag => Some(true),
+        _ => None,
     }
 }
 
