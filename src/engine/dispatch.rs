@@ -75,6 +75,22 @@ pub(crate) fn chain_name(steps: &[JobStep<'_>]) -> String {
     }
 }
 
+/// One dispatch's part of X: a window of whole Vectors (the main pass), or the elements after
+/// the last whole Vector (the tail pass, on Words).
+enum Piece {
+    Vectors(Range<u64>),
+    Tail { from_vector: u64, elements: u64 },
+}
+
+/// What every piece of a segment binds from: X, Y, and where X starts in the whole tensor.
+struct PieceEnds<'a> {
+    source: &'a GpuTensor,
+    target: &'a GpuTensor,
+    in_place: bool,
+    repr: Repr,
+    element_base: u64,
+}
+
 /// Per-call GPU resources that must live until the GPU has run the work recorded with them.
 #[derive(Default)]
 pub(crate) struct KeepAlive {
@@ -271,136 +287,124 @@ impl Context {
                 ),
             });
         }
-        let spec = repr.spec();
-        let lanes = spec.vector_lanes();
+        let lanes = repr.spec().vector_lanes();
         let len = source.len() as u64;
         let full = len / lanes;
-        let tail_elements = len % lanes;
         let window = self.window_vectors();
-        let windows: Vec<Range<u64>> =
-            (0..full.div_ceil(window)).map(|i| i * window..((i + 1) * window).min(full)).collect();
+        let mut pieces: Vec<Piece> =
+            (0..full.div_ceil(window)).map(|i| Piece::Vectors(i * window..((i + 1) * window).min(full))).collect();
+        if !len.is_multiple_of(lanes) {
+            pieces.push(Piece::Tail { from_vector: full, elements: len % lanes });
+        }
         let slot = params_size.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment).max(16));
-        let slots = windows.len() + usize::from(tail_elements > 0);
         let uniform = self.take_internal_buffer(
-            slot * slots as u64,
+            slot * pieces.len() as u64,
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             "wgpu-activations.params",
         )?;
-        let mut data = vec![0u8; (slot * slots as u64) as usize];
+        let mut data = vec![0u8; (slot * pieces.len() as u64) as usize];
         let template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
-        let elem = repr.dtype().size_bytes() as u64;
-        let align = self.offset_alignment();
-
-        struct Dispatch {
-            pass: Pass,
-            bind_group: wgpu::BindGroup,
-            groups: (u32, u32),
-        }
-        let mut dispatches = Vec::with_capacity(slots);
-        for (i, w) in windows.iter().enumerate() {
-            let first_element = job.element_base + w.start * lanes;
-            let elements = first_element..first_element + (w.end - w.start) * lanes;
-            let mut params = template;
-            params.vectors = (w.end - w.start) as u32;
-            params.first_element = first_element as u32;
-            let mut entries: Vec<(u32, wgpu::BufferBinding<'_>)> = vec![(
-                binding::X,
-                binding_of(source.buffer(), source.offset() + w.start * VECTOR_BYTES, (w.end - w.start) * VECTOR_BYTES),
-            )];
-            if !kernel.key.in_place {
-                entries.push((
-                    binding::Y,
-                    binding_of(
-                        target.buffer(),
-                        target.offset() + w.start * VECTOR_BYTES,
-                        (w.end - w.start) * VECTOR_BYTES,
-                    ),
-                ));
-            }
-            for (k, p) in segment.iter().enumerate() {
-                let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
-                if plan.access == SlopeAccess::Same {
-                    let offset = slope.offset() + (first_element - first) * elem;
-                    if !offset.is_multiple_of(align) {
-                        return Err(Error::Internal {
-                            what: format!("PRelu slope window at byte {offset} is not aligned to {align}"),
-                        });
-                    }
-                    params.steps[k].slope[2] = first_element as u32;
-                    entries.push((
-                        binding::slope_vectors(k),
-                        binding_of(slope.buffer(), offset, (w.end - w.start) * VECTOR_BYTES),
-                    ));
-                } else {
-                    let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
-                    params.steps[k].slope[2] = z as u32;
-                    // A trailing slope is bound whole (its pattern is not monotonic) from an
-                    // aligned offset, and its length is whole Vectors: it can be read as Vectors.
-                    let trailing = matches!(p.kind, StepKind::Prelu(SlopeAccess::Trailing));
-                    let number = if trailing { binding::slope_vectors(k) } else { binding::slope_words(k) };
-                    entries.push((number, binding_of(slope.buffer(), range.start, range.end - range.start)));
-                }
-            }
+        let ends = PieceEnds { source, target, in_place: kernel.key.in_place, repr, element_base: job.element_base };
+        let mut dispatches = Vec::with_capacity(pieces.len());
+        for (i, piece) in pieces.iter().enumerate() {
+            let (params, mut entries) = self.piece_bindings(&ends, segment, template, piece)?;
             let uniform_offset = slot * i as u64;
             write_params(&mut data, uniform_offset, &params);
             entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
-            let groups = self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup()));
-            dispatches.push(Dispatch {
-                pass: Pass::Main,
-                bind_group: self.bind_group(kernel, Pass::Main, entries)?,
-                groups,
-            });
-        }
-        if tail_elements > 0 {
-            let first_element = job.element_base + full * lanes;
-            let elements = first_element..first_element + tail_elements;
-            let start = full * VECTOR_BYTES;
-            let aligned = start / align * align;
-            let end = (len * elem).next_multiple_of(4);
-            let mut params = template;
-            params.tail_word = ((start - aligned) / spec.word_bytes()) as u32;
-            params.tail_elements = tail_elements as u32;
-            params.first_element = first_element as u32;
-            let mut entries =
-                vec![(binding::X_WORDS, binding_of(source.buffer(), source.offset() + aligned, end - aligned))];
-            if !kernel.key.in_place {
-                entries.push((binding::Y_WORDS, binding_of(target.buffer(), target.offset() + aligned, end - aligned)));
-            }
-            for (k, p) in segment.iter().enumerate() {
-                let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
-                let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
-                params.steps[k].slope[2] = z as u32;
-                entries
-                    .push((binding::slope_words(k), binding_of(slope.buffer(), range.start, range.end - range.start)));
-            }
-            let uniform_offset = slot * windows.len() as u64;
-            write_params(&mut data, uniform_offset, &params);
-            entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
-            dispatches.push(Dispatch {
-                pass: Pass::Tail,
-                bind_group: self.bind_group(kernel, Pass::Tail, entries)?,
-                groups: (1, 1),
-            });
+            let (pass, groups) = match piece {
+                Piece::Vectors(w) => {
+                    (Pass::Main, self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup())))
+                }
+                Piece::Tail { .. } => (Pass::Tail, (1, 1)),
+            };
+            dispatches.push((pass, self.bind_group(kernel, pass, entries)?, groups));
         }
         self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
-        let main = kernel.pipeline(&self.inner.device, Pass::Main)?;
-        let tail = if tail_elements > 0 { Some(kernel.pipeline(&self.inner.device, Pass::Tail)?) } else { None };
+        // Built before the pass opens (the tail pipeline is built on first use).
+        let pipelines: Vec<_> =
+            dispatches.iter().map(|(which, ..)| kernel.pipeline(&self.inner.device, *which)).collect::<Result<_>>()?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&kernel.label),
             timestamp_writes: timestamps,
         });
-        for dispatch in &dispatches {
-            let pipeline = match (dispatch.pass, tail) {
-                (Pass::Tail, Some(tail)) => tail,
-                _ => main,
-            };
+        for ((_, bind_group, groups), pipeline) in dispatches.iter().zip(pipelines) {
             pass.set_pipeline(&pipeline.pipeline);
-            pass.set_bind_group(0, &dispatch.bind_group, &[]);
-            pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
         }
         drop(pass);
         keep.buffers.push(uniform);
         Ok(())
+    }
+
+    /// One dispatch's parameters and bindings (all but the parameters' own): its window of X
+    /// and Y, as Vectors for the main pass or as Words for the tail, and each PRelu slope's
+    /// part that the window reads.
+    fn piece_bindings<'a>(
+        &self,
+        ends: &PieceEnds<'a>,
+        segment: &[Planned<'a>],
+        template: Params,
+        piece: &Piece,
+    ) -> Result<(Params, Vec<(u32, wgpu::BufferBinding<'a>)>)> {
+        let spec = ends.repr.spec();
+        let lanes = spec.vector_lanes();
+        let elem = ends.repr.dtype().size_bytes() as u64;
+        let align = self.offset_alignment();
+        let mut params = template;
+        let (x_binding, y_binding, byte_range, elements) = match piece {
+            Piece::Vectors(w) => {
+                params.vectors = (w.end - w.start) as u32;
+                let first = ends.element_base + w.start * lanes;
+                (
+                    binding::X,
+                    binding::Y,
+                    w.start * VECTOR_BYTES..w.end * VECTOR_BYTES,
+                    first..first + (w.end - w.start) * lanes,
+                )
+            }
+            Piece::Tail { from_vector, elements } => {
+                let start = from_vector * VECTOR_BYTES;
+                let aligned = start / align * align;
+                params.tail_word = ((start - aligned) / spec.word_bytes()) as u32;
+                params.tail_elements = *elements as u32;
+                let first = ends.element_base + from_vector * lanes;
+                let end = ((from_vector * lanes + elements) * elem).next_multiple_of(4);
+                (binding::X_WORDS, binding::Y_WORDS, aligned..end, first..first + elements)
+            }
+        };
+        params.first_element = elements.start as u32;
+        let bytes = byte_range.end - byte_range.start;
+        let mut entries =
+            vec![(x_binding, binding_of(ends.source.buffer(), ends.source.offset() + byte_range.start, bytes))];
+        if !ends.in_place {
+            entries.push((y_binding, binding_of(ends.target.buffer(), ends.target.offset() + byte_range.start, bytes)));
+        }
+        for (k, p) in segment.iter().enumerate() {
+            let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
+            let main = matches!(piece, Piece::Vectors(_));
+            if main && plan.access == SlopeAccess::Same {
+                // Same shape as X: the slope's window is X's, read as Vectors.
+                let offset = slope.offset() + (elements.start - first) * elem;
+                if !offset.is_multiple_of(align) {
+                    return Err(Error::Internal {
+                        what: format!("PRelu slope window at byte {offset} is not aligned to {align}"),
+                    });
+                }
+                params.steps[k].slope[2] = elements.start as u32;
+                entries.push((binding::slope_vectors(k), binding_of(slope.buffer(), offset, bytes)));
+            } else {
+                let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
+                params.steps[k].slope[2] = z as u32;
+                // A trailing slope is bound whole (its pattern is not monotonic) from an
+                // aligned offset, and its length is whole Vectors: the main pass reads it as
+                // Vectors.
+                let trailing = main && matches!(p.kind, StepKind::Prelu(SlopeAccess::Trailing));
+                let number = if trailing { binding::slope_vectors(k) } else { binding::slope_words(k) };
+                entries.push((number, binding_of(slope.buffer(), range.start, range.end - range.start)));
+            }
+        }
+        Ok((params, entries))
     }
 
     /// The byte range of `slope` to bind as Words for X's flat `elements`, and the flat slope
