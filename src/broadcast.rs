@@ -1,7 +1,10 @@
 //! PRelu's slope broadcasting: the ONNX rules, and the collapsed plan the kernel reads.
 
 use crate::error::{Error, Result};
-use crate::kernel::MAX_RANK;
+
+/// Largest collapsed rank of the general slope pattern (the size of the kernels'
+/// `Params.general_dims`).
+pub(crate) const MAX_RANK: usize = 16;
 
 /// The rule name quoted in [`Error::NotBroadcastable`] for opset 7+.
 pub(crate) const UNIDIRECTIONAL_RULE: &str = "unidirectional broadcasting (ONNX PRelu-7+): slope \

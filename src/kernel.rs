@@ -9,14 +9,12 @@
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
-use crate::broadcast::SlopeAccess;
+use crate::broadcast::{MAX_RANK, SlopeAccess};
 use crate::ops::UnaryOp;
 use crate::repr::{Repr, WIDE_U32};
 
 /// Longest chain of steps one kernel runs (the size of `Params.steps`).
 pub(crate) const MAX_CHAIN: usize = 8;
-/// Largest collapsed rank of the general slope pattern (the size of `Params.general_dims`).
-pub(crate) const MAX_RANK: usize = 16;
 /// Bytes of one storage Vector.
 pub(crate) const VECTOR_BYTES: u64 = 16;
 
