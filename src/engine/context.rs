@@ -81,12 +81,7 @@ impl Context {
                 ..Default::default()
             })
             .await?;
-        let info = adapter.get_info();
-        let measuring =
-            Self::assemble(device.clone(), queue.clone(), info.clone(), options.clone(), Subnormals::NotMeasured);
-        let subnormals = measuring.probe_subnormals().await.unwrap_or(Subnormals::NotMeasured);
-        drop(measuring);
-        Ok(Self::assemble(device, queue, info, options, subnormals))
+        Ok(Self::measured(device, queue, adapter.get_info(), options).await)
     }
 
     /// Blocking form of [`Context::new_async`] (not in the browser, whose thread must not wait).
@@ -114,16 +109,26 @@ impl Context {
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
     ) -> Self {
-        let measuring =
-            Self::assemble(device.clone(), queue.clone(), adapter.clone(), options.clone(), Subnormals::NotMeasured);
         // The browser's thread cannot wait for the probe here; `new_async` awaits it.
         #[cfg(target_arch = "wasm32")]
-        let subnormals = {
-            let _ = &measuring;
-            Subnormals::NotMeasured
-        };
+        return Self::assemble(device, queue, adapter, options, Subnormals::NotMeasured);
         #[cfg(not(target_arch = "wasm32"))]
-        let subnormals = pollster::block_on(measuring.probe_subnormals()).unwrap_or(Subnormals::NotMeasured);
+        pollster::block_on(Self::measured(device, queue, adapter, options))
+    }
+
+    /// The context, its kernels chosen by what the subnormal probe finds: the probe runs on a
+    /// provisional context of the same device (it needs only upload and download), whose
+    /// caches are then dropped unused. A probe that fails counts as not measured.
+    async fn measured(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: wgpu::AdapterInfo,
+        options: ContextOptions,
+    ) -> Self {
+        let measuring =
+            Self::assemble(device.clone(), queue.clone(), adapter.clone(), options.clone(), Subnormals::NotMeasured);
+        let subnormals = measuring.probe_subnormals().await.unwrap_or(Subnormals::NotMeasured);
+        drop(measuring);
         Self::assemble(device, queue, adapter, options, subnormals)
     }
 

@@ -26,7 +26,8 @@ pub enum Subnormals {
         results: bool,
     },
     /// Not measured: a device adopted in the browser, where [`crate::Context::from_device`]
-    /// cannot wait for the probe. Kernels then assume flushing (exact either way).
+    /// cannot wait for the probe, or a probe that failed. Kernels then assume flushing (exact
+    /// either way).
     NotMeasured,
 }
 
