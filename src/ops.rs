@@ -190,6 +190,13 @@ pub fn chain_bound(bounds: impl IntoIterator<Item = u64>) -> u64 {
     }
 }
 
+/// A chain's name in messages: `copy` when it has no steps, else its steps' ONNX names joined
+/// by ` -> `.
+pub(crate) fn chain_label(names: impl IntoIterator<Item = &'static str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    if names.is_empty() { "copy".into() } else { names.join(" -> ") }
+}
+
 /// The version of an operator with `versions` that a model importing `opset` runs: the newest
 /// one not newer than the opset.
 pub fn version_at(versions: &'static [OpVersion], opset: i64) -> Option<&'static OpVersion> {

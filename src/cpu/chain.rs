@@ -157,17 +157,10 @@ impl<T> ChainStep<'_, T> {
 /// result of whatever its input was, so earlier rounding is carried through later steps,
 /// scaled as they scale it. The first element outside is [`Error::ValidationMismatch`].
 pub fn check_chain<T: Element>(x: ArrayViewD<'_, T>, steps: &[ChainStep<'_, T>], y: ArrayViewD<'_, T>) -> Result<()> {
-    let name = match steps {
-        [] => "copy".to_string(),
-        _ => steps
-            .iter()
-            .map(|s| match s {
-                ChainStep::Unary(op, _) => op.onnx_name,
-                ChainStep::Prelu(_) => PRELU.onnx_name,
-            })
-            .collect::<Vec<_>>()
-            .join(" -> "),
-    };
+    let name = crate::ops::chain_label(steps.iter().map(|s| match s {
+        ChainStep::Unary(op, _) => op.onnx_name,
+        ChainStep::Prelu(_) => PRELU.onnx_name,
+    }));
     if x.shape() != y.shape() {
         return Err(Error::ShapeMismatch { what: name, expected: x.shape().to_vec(), actual: y.shape().to_vec() });
     }

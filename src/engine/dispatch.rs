@@ -68,11 +68,7 @@ struct Planned<'a> {
 
 /// The name errors about a chain use.
 pub(crate) fn chain_name(steps: &[JobStep<'_>]) -> String {
-    match steps {
-        [] => "copy".into(),
-        [single] => single.name().into(),
-        _ => steps.iter().map(JobStep::name).collect::<Vec<_>>().join(" -> "),
-    }
+    crate::ops::chain_label(steps.iter().map(JobStep::name))
 }
 
 /// One dispatch's part of X: a window of whole Vectors (the main pass), or the elements after
