@@ -44,12 +44,7 @@ pub(crate) fn check(bless: bool) -> Result<()> {
 /// rustdoc's JSON of the library with every feature, on the nightly toolchain (installed with
 /// rustup when missing), walked from the crate root.
 fn listing(root: &Path) -> Result<String> {
-    let have = Command::new("rustup").args(["run", "nightly", "rustdoc", "--version"]).output();
-    if !have.is_ok_and(|o| o.status.success())
-        && !run(Command::new("rustup").args(["toolchain", "install", "nightly", "--profile", "minimal"]))?.success()
-    {
-        return Err(Error("could not install the nightly toolchain for rustdoc's JSON".into()));
-    }
+    crate::targets::ensure_toolchain("nightly")?;
     let target = root.join("target/public-api");
     let status = run(Command::new("rustup")
         .args(["run", "nightly", "cargo", "rustdoc", "--locked", "-p", "wgpu-activations", "--lib", "--all-features"])

@@ -85,12 +85,7 @@ pub(crate) fn check_rust_version(root: &Path) -> Result<()> {
     let package = "wgpu-activations";
     let version = declared_rust_version(&root.join("Cargo.toml"))?;
     println!("xtask: == {package} with Rust {version}, its declared rust-version");
-    let have = Command::new("rustup").args(["run", &version, "rustc", "--version"]).output();
-    if !have.is_ok_and(|o| o.status.success())
-        && !run(Command::new("rustup").args(["toolchain", "install", &version, "--profile", "minimal"]))?.success()
-    {
-        return Err(Error(format!("could not install Rust {version} with rustup")));
-    }
+    ensure_toolchain(&version)?;
     let status = run(Command::new("rustup")
         .args(["run", &version, "cargo", "check", "--locked", "-p", package, "--all-features"])
         .env("CARGO_TARGET_DIR", root.join("target/msrv"))
@@ -100,4 +95,16 @@ pub(crate) fn check_rust_version(root: &Path) -> Result<()> {
         return Err(Error(format!("{package} does not build with Rust {version}, its declared rust-version")));
     }
     Ok(())
+}
+
+/// Installs the rustup toolchain `name` (minimal profile) unless it is there.
+pub(crate) fn ensure_toolchain(name: &str) -> Result<()> {
+    let have = Command::new("rustup").args(["run", name, "rustc", "--version"]).output();
+    if have.is_ok_and(|o| o.status.success())
+        || run(Command::new("rustup").args(["toolchain", "install", name, "--profile", "minimal"]))?.success()
+    {
+        Ok(())
+    } else {
+        Err(Error(format!("could not install the {name} toolchain with rustup")))
+    }
 }
