@@ -165,6 +165,32 @@ fn an_adopted_device_destroyed_by_its_owner_turns_every_call_into_device_lost() 
     }
 }
 
+#[test]
+fn the_subnormal_probe_measures_every_native_context_and_chooses_the_products() {
+    let Some(ctx) = common::ctx() else { return };
+    let (adapter, device, queue) = own_device(wgpu::Limits::default());
+    let adopted = Context::from_device(device, queue, &adapter, ContextOptions::default());
+    for (what, ctx) in [("created", ctx), ("adopted", &adopted)] {
+        let info = ctx.info();
+        assert_ne!(
+            info.subnormals,
+            wgpu_activations::Subnormals::NotMeasured,
+            "{what}: natively the probe is waited for"
+        );
+        if std::env::var_os(wgpu_activations::SUBNORMALS_ENV).is_none() {
+            assert_eq!(info.subnormal_products_on_integers, info.subnormals.may_flush(), "{what}: {}", info.subnormals);
+        }
+    }
+    // Forced either way, whatever the probe found.
+    for (products, on_integers) in [
+        (wgpu_activations::SubnormalProducts::OnIntegers, true),
+        (wgpu_activations::SubnormalProducts::OnHardware, false),
+    ] {
+        let forced = common::ctx_with(ContextOptions::from_env().with_subnormal_products(products)).unwrap();
+        assert_eq!(forced.info().subnormal_products_on_integers, on_integers, "{products:?}");
+    }
+}
+
 /// An adapter, device and queue of our own, with `limits`.
 fn own_device(limits: wgpu::Limits) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
