@@ -155,6 +155,7 @@ const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl")
 const LANES_HALVES: &str = include_str!("../shaders/shared/lanes_halves.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/shared/compute_f32.wgsl");
+const ORDER_F32: &str = include_str!("../shaders/shared/order_f32.wgsl");
 const COMPUTE_F32_EXACT: &str = include_str!("../shaders/shared/compute_f32_exact.wgsl");
 const EXPM1_HALF: &str = include_str!("../shaders/shared/expm1_half.wgsl");
 const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
@@ -184,7 +185,7 @@ const HALF_ROW: ReprSpec = ReprSpec {
     native: false,
     layout: &HALVES,
     description: "emulated: 2 per u32, f32 math, RNE",
-    arithmetic: &[COMPUTE_F32, EXPM1_HALF, FLOAT_MULTIPLY],
+    arithmetic: &[COMPUTE_F32, ORDER_F32, EXPM1_HALF, FLOAT_MULTIPLY],
     ..EVERY_ADAPTER
 };
 /// The native 64-bit integers.
@@ -196,7 +197,7 @@ const PAIR_ROW: ReprSpec =
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
 pub(crate) static REPRS: [ReprSpec; 12] = [
-    ReprSpec { arithmetic: &[COMPUTE_F32, EXPM1_F32, FLOAT_MULTIPLY], ..EVERY_ADAPTER },
+    ReprSpec { arithmetic: &[COMPUTE_F32, ORDER_F32, EXPM1_F32, FLOAT_MULTIPLY], ..EVERY_ADAPTER },
     ReprSpec {
         repr: Repr::F16,
         dtype: DType::F16,

@@ -20,7 +20,8 @@
 //   fn multiply(a, b) -> Lanes         PRelu's product: one rounding (floats), wrapping (integers)
 // and, for the float representations, what the unary ops use:
 //   alias Compute; fn to_compute(l) -> Compute; fn from_compute(c) -> Lanes (one rounding)
-//   fn from_attribute(a: f32) -> Compute (exact); fn mul(a, b) -> Compute; fn expm1(c) -> Compute
+//   fn from_attribute(a: f32) -> Compute (exact); fn mul(a, b) -> Compute; fn add(a, b) -> Compute;
+//   fn expm1(c) -> Compute; fn greater(a, b) -> Mask (ONNX Greater: false for NaN, -0.0 == +0.0)
 //
 // Here elements travel as their bits in u32 words and negativity is decided on the bits, so
 // values that are not negative pass through bit for bit (NaN payloads, -0.0) even on drivers

@@ -28,3 +28,11 @@ fn mul(a: Compute, b: Compute) -> Compute {
 fn expm1(c: Compute) -> Compute {
     return expm1_f64(c);
 }
+
+fn greater(a: Compute, b: Compute) -> Mask {
+    return a > b;
+}
+
+fn add(a: Compute, b: Compute) -> Compute {
+    return a + b;
+}

@@ -36,3 +36,29 @@ fn mul(a: Compute, b: Compute) -> Compute {
 fn expm1(c: Compute) -> Compute {
     return Compute(f64_expm1(c.xy), f64_expm1(c.zw));
 }
+
+// ONNX Greater on one value: false when either is NaN; -0.0 equals +0.0.
+fn f64_greater(a: U64, b: U64) -> bool {
+    if (f64_is_nan(a) || f64_is_nan(b)) {
+        return false;
+    }
+    let negative_a = f64_sign(a) == 1u;
+    let negative_b = f64_sign(b) == 1u;
+    let zero_a = u64_is_zero(U64(a.x, a.y & 0x7fffffffu));
+    let zero_b = u64_is_zero(U64(b.x, b.y & 0x7fffffffu));
+    if (zero_a && zero_b) {
+        return false;
+    }
+    if (negative_a != negative_b) {
+        return negative_b;
+    }
+    return select(f64_magnitude_less(b, a), f64_magnitude_less(a, b), negative_a);
+}
+
+fn greater(a: Compute, b: Compute) -> Mask {
+    return pair_mask(f64_greater(a.xy, b.xy), f64_greater(a.zw, b.zw));
+}
+
+fn add(a: Compute, b: Compute) -> Compute {
+    return Compute(f64_add(a.xy, b.xy), f64_add(a.zw, b.zw));
+}
