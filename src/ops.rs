@@ -85,6 +85,53 @@ pub struct UnaryOp {
     pub cpu: fn(f64, &Attributes) -> Option<f64>,
     /// Accuracy of the GPU kernels against the correctly rounded result.
     pub max_ulp: UlpBounds,
+    /// The real result, for the test-data generator (`tests/data/onnx/generate.py`) and the
+    /// docs: a Python expression over `x` and the attribute names, with `expm1` and `exp`;
+    /// `X` is the input passed through bit for bit.
+    pub formula: &'static str,
+    /// The spec's function body as the pattern the ONNX runner recognises in `_expanded`
+    /// models: ops with their inputs, `X`, attribute names (rank-0 constants, through
+    /// `CastLike`), numbers, and `Op[attribute=value]` for a node's own attribute; `Mul` matches
+    /// either order. Empty where the spec gives no body.
+    pub expansion: &'static str,
+    /// The kernel's parameter block from the attribute values (what the WGSL function receives
+    /// as `attributes`): the values themselves unless the kernel wants something derived.
+    pub(crate) kernel_parameters: fn(&Attributes) -> Attributes,
+    /// The bench's target for the kernel, as a share of the copy kernel's speed.
+    pub speed_target: SpeedTarget,
+}
+
+/// A kernel's speed target as a share of the copy kernel: on a GPU, and on a CPU adapter (where
+/// arithmetic, not memory, can bound a kernel) for the 16- and 32-bit types and for f64.
+#[derive(Debug, Clone, Copy)]
+pub struct SpeedTarget {
+    /// On a GPU.
+    pub gpu: f64,
+    /// On a CPU adapter, 16- and 32-bit types.
+    pub cpu_adapter: f64,
+    /// On a CPU adapter, f64.
+    pub cpu_adapter_f64: f64,
+}
+
+impl SpeedTarget {
+    /// Memory-bound everywhere: 0.90 of copy.
+    pub const STREAMING: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.90, cpu_adapter_f64: 0.90 };
+    /// An expm1 per negative element: 0.90 on a GPU, 0.75 on a CPU adapter, 0.5 for f64 there.
+    pub const EXPM1: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.75, cpu_adapter_f64: 0.5 };
+
+    /// The target for `dtype` on a GPU or a CPU adapter.
+    pub fn for_dtype(&self, dtype: DType, on_cpu_adapter: bool) -> f64 {
+        match (on_cpu_adapter, dtype) {
+            (false, _) => self.gpu,
+            (true, DType::F64) => self.cpu_adapter_f64,
+            (true, _) => self.cpu_adapter,
+        }
+    }
+}
+
+/// [`UnaryOp::kernel_parameters`] of a kernel that takes the attribute values as they are.
+fn same_parameters(attributes: &Attributes) -> Attributes {
+    *attributes
 }
 
 impl fmt::Debug for UnaryOp {
@@ -111,6 +158,10 @@ pub struct BinaryOp {
     pub versions: &'static [OpVersion],
     /// Accuracy against the correctly rounded result.
     pub max_ulp: UlpBounds,
+    /// The real result (see [`UnaryOp::formula`]); `slope` is the broadcast slope.
+    pub formula: &'static str,
+    /// The function body's pattern (see [`UnaryOp::expansion`]); `slope` is the second input.
+    pub expansion: &'static str,
 }
 
 const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
@@ -131,6 +182,10 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
     wgsl_fn: "leaky_relu",
     cpu: crate::cpu::leaky_relu::leaky_relu,
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
+    formula: "alpha * x if x < 0 else X",
+    expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
+    kernel_parameters: same_parameters,
+    speed_target: SpeedTarget::STREAMING,
 };
 
 /// Elu: `Where(X < 0, alpha * (exp(X) - 1), X)`.
@@ -147,6 +202,10 @@ pub static ELU: UnaryOp = UnaryOp {
     wgsl_fn: "elu",
     cpu: crate::cpu::elu::elu,
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+    formula: "alpha * expm1(x) if x < 0 else X",
+    expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
+    kernel_parameters: same_parameters,
+    speed_target: SpeedTarget::EXPM1,
 };
 
 /// PRelu: `Where(X < 0, slope * X, X)`.
@@ -164,6 +223,8 @@ pub static PRELU: BinaryOp = BinaryOp {
         },
     ],
     max_ulp: UlpBounds::EXACT,
+    formula: "slope * x if x < 0 else X",
+    expansion: "Where(Less(X, 0), Mul(slope, X), X)",
 };
 
 /// Every unary operator.
@@ -235,20 +296,21 @@ impl UnaryOp {
 /// first, or `-` where no version does. `wgpu-act ops` prints it and the README carries it.
 pub fn markdown_table() -> String {
     let dtypes = DType::ALL;
-    let mut table = String::from("| op | ONNX versions |");
+    let mut table = String::from("| op | ONNX versions | Y |");
     for dtype in dtypes {
         table.push_str(&format!(" {} |", dtype.name()));
     }
-    table.push_str("\n|---|---|");
+    table.push_str("\n|---|---|---|");
     table.push_str(&"---|".repeat(dtypes.len()));
-    let rows = UNARY_OPS.iter().map(|op| (op.onnx_name, op.versions, op.max_ulp)).chain([(
+    let rows = UNARY_OPS.iter().map(|op| (op.onnx_name, op.versions, op.formula, op.max_ulp)).chain([(
         PRELU.onnx_name,
         PRELU.versions,
+        PRELU.formula,
         PRELU.max_ulp,
     )]);
-    for (name, versions, bounds) in rows {
+    for (name, versions, formula, bounds) in rows {
         let listed: Vec<String> = versions.iter().map(|v| v.since.to_string()).collect();
-        table.push_str(&format!("\n| {name} | {} |", listed.join(", ")));
+        table.push_str(&format!("\n| {name} | {} | `{formula}` |", listed.join(", ")));
         for dtype in dtypes {
             let cell = match versions.iter().find(|v| v.dtypes.contains(&dtype)) {
                 None => "-".to_string(),
@@ -406,12 +468,23 @@ impl Activation {
 mod tests {
     use super::*;
 
+    /// With `WGPU_ACTIVATIONS_BLESS=1` the test writes the table into README.md instead.
     #[test]
     fn the_readme_carries_the_generated_operator_table() {
         let readme = include_str!("../README.md");
-        assert!(
-            readme.contains(markdown_table().trim()),
-            "README.md's operator table differs from `wgpu-act ops`; paste its output:\n{}",
+        if readme.contains(markdown_table().trim()) {
+            return;
+        }
+        let (begin, end) = ("<!-- generated by `wgpu-act ops`", "<!-- end of generated table -->");
+        if std::env::var("WGPU_ACTIVATIONS_BLESS").is_ok_and(|v| v == "1") {
+            let (Some(b), Some(e)) = (readme.find(begin), readme.find(end)) else { panic!("README.md lost its markers") };
+            let b = b + readme[b..].find('\n').map_or(0, |n| n + 1);
+            let updated = format!("{}{}\n{}", &readme[..b], markdown_table(), &readme[e..]);
+            std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"), updated).expect("README.md is writable");
+            return;
+        }
+        panic!(
+            "README.md's operator table differs from `wgpu-act ops`: rerun with WGPU_ACTIVATIONS_BLESS=1, or paste:\n{}",
             markdown_table()
         );
     }

@@ -1,4 +1,4 @@
-//! `wgpu-act`: ONNX LeakyRelu, Elu and PRelu on the GPU from the command line.
+//! `wgpu-act`: the ONNX activations of `wgpu-activations` on the GPU from the command line.
 //!
 //! ```text
 //! wgpu-act [--backend vulkan|gl|metal|dx12] [--adapter NAME] [--native DTYPES] [--emulated DTYPES] <command>
@@ -40,7 +40,7 @@ use wgpu_activations::{Activation, Context, ContextOptions, DType, Error};
 #[command(
     name = "wgpu-act",
     version,
-    about = "ONNX LeakyRelu, Elu and PRelu on the GPU (wgpu)",
+    about = "ONNX activations on the GPU (wgpu); `wgpu-act ops` lists them",
     after_help = "Exit status: 0 success, 2 bad input, 1 no GPU adapter or GPU failure (onnx-test: 1 when a case fails)."
 )]
 struct Cli {
@@ -70,17 +70,24 @@ struct AdapterArgs {
     emulated: Vec<DType>,
 }
 
+#[derive(Debug, Args)]
+struct OpsArgs {
+    /// Print the whole operator table as JSON instead (what the test-data generator reads).
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the GPU adapter, backend, driver, native element types, limits and dtype paths.
     Info(InfoArgs),
     /// Print the operators, their ONNX versions and accuracy per element type (markdown).
-    Ops,
+    Ops(OpsArgs),
     /// Apply an operator to a .npy tensor on the GPU and write the result as .npy.
     Apply(ApplyArgs),
     /// Run ONNX backend-test case directories and judge each against its expected outputs.
     OnnxTest(OnnxTestArgs),
-    /// Run an ONNX model made of LeakyRelu, Elu and PRelu nodes on the GPU.
+    /// Run an ONNX model made of the operators `wgpu-act ops` lists on the GPU.
     Run(RunArgs),
     /// Measure the kernels and the host path against a copy kernel and a minimal wgpu program.
     Bench(BenchArgs),
@@ -103,7 +110,7 @@ struct SoakArgs {
 
 #[derive(Debug, Args)]
 struct BenchArgs {
-    /// Operators to measure (comma separated): leaky-relu, elu, prelu. Default: all.
+    /// Operators to measure (comma separated CLI names, as `wgpu-act ops --json` gives them). Default: all.
     #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(op_names()))]
     ops: Vec<String>,
     /// Element types to measure (comma separated): bf16, f16, f32, f64, i32, i64, u32, u64.
@@ -186,7 +193,7 @@ struct ApplyArgs {
     /// The operator to run.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(op_names()))]
     op: String,
-    /// The attribute alpha (LeakyRelu default 0.01, Elu default 1.0); any f32, -inf included.
+    /// The attribute alpha (its default is the operator's: `wgpu-act ops --json`); any f32, -inf included.
     #[arg(long, allow_hyphen_values = true)]
     alpha: Option<f32>,
     /// Any attribute of the operator as NAME=VALUE (repeatable).
@@ -250,6 +257,46 @@ fn without_the_wayland_probe() {
     let _failed = command.args(args).env("NODEVICE_SELECT", "1").exec();
 }
 
+/// The operator table as JSON: per operator its names, versions with their dtypes, attributes
+/// with defaults, formula, function-body pattern, inputs, ULP bounds and speed target.
+fn ops_json() -> String {
+    use wgpu_activations::ops::{OpVersion, UlpBounds};
+    let versions = |versions: &[OpVersion]| -> Vec<serde_json::Value> {
+        versions
+            .iter()
+            .map(|v| serde_json::json!({"since": v.since, "dtypes": v.dtypes.iter().map(|d| d.name()).collect::<Vec<_>>()}))
+            .collect()
+    };
+    let bounds = |b: UlpBounds| serde_json::json!({"bf16": b.bf16, "f16": b.f16, "f32": b.f32, "f64": b.f64});
+    let mut ops: Vec<serde_json::Value> = UNARY_OPS
+        .iter()
+        .map(|op| {
+            serde_json::json!({
+                "onnx_name": op.onnx_name,
+                "cli_name": op.cli_name,
+                "inputs": ["X"],
+                "versions": versions(op.versions),
+                "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default})).collect::<Vec<_>>(),
+                "formula": op.formula,
+                "expansion": op.expansion,
+                "max_ulp": bounds(op.max_ulp),
+                "speed_target": {"gpu": op.speed_target.gpu, "cpu_adapter": op.speed_target.cpu_adapter, "cpu_adapter_f64": op.speed_target.cpu_adapter_f64},
+            })
+        })
+        .collect();
+    ops.push(serde_json::json!({
+        "onnx_name": PRELU.onnx_name,
+        "cli_name": PRELU.cli_name,
+        "inputs": ["X", "slope"],
+        "versions": versions(PRELU.versions),
+        "attributes": [],
+        "formula": PRELU.formula,
+        "expansion": PRELU.expansion,
+        "max_ulp": bounds(PRELU.max_ulp),
+    }));
+    serde_json::to_string_pretty(&serde_json::json!({"ops": ops})).unwrap_or_default()
+}
+
 fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     without_the_wayland_probe();
@@ -273,7 +320,8 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Info(args) => info(&cli.adapter, args),
-        Command::Ops => print(&wgpu_activations::ops::markdown_table()),
+        Command::Ops(args) if args.json => print(&ops_json()),
+        Command::Ops(_) => print(&wgpu_activations::ops::markdown_table()),
         Command::Apply(args) => apply(&cli.adapter, args),
         Command::OnnxTest(args) => onnx_test(&cli.adapter, args),
         Command::Run(args) => run_model(&cli.adapter, args),

@@ -145,7 +145,7 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         }
         for &dtype in dtypes.iter().filter(|d| d.is_float() && runnable(d)) {
             progress(&format!("{} {dtype}", op.onnx_name));
-            let target = unary_target(op, dtype, meter.on_cpu);
+            let target = Some(op.speed_target.for_dtype(dtype, meter.on_cpu));
             kernels.push(meter.unary_row(op, dtype, n, config.iterations, target)?);
         }
     }
@@ -207,22 +207,6 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
 
 fn progress(what: &str) {
     eprintln!("bench: {what}");
-}
-
-/// The speed targets: LeakyRelu at 0.90 of copy; Elu at 0.75 on a CPU adapter (0.90 on a
-/// GPU) for the 32- and 16-bit types, 0.5 for f64 on a CPU adapter.
-fn unary_target(op: &UnaryOp, dtype: DType, on_cpu: bool) -> Option<f64> {
-    if std::ptr::eq(op, &LEAKY_RELU) {
-        return Some(0.90);
-    }
-    if std::ptr::eq(op, &ELU) {
-        return Some(match (dtype, on_cpu) {
-            (DType::F64, true) => 0.5,
-            (_, true) => 0.75,
-            (_, false) => 0.90,
-        });
-    }
-    None
 }
 
 /// PRelu's slope patterns over `n` elements: (name, X shape, slope shape).

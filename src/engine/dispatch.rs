@@ -494,8 +494,8 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
     let mut params: Params = bytemuck::Zeroable::zeroed();
     for (k, p) in segment.iter().enumerate() {
         match (p.step, &p.plan) {
-            (JobStep::Unary { attributes, .. }, _) => {
-                params.steps[k] = StepParams { attributes: *attributes, ..Default::default() }
+            (JobStep::Unary { op, attributes }, _) => {
+                params.steps[k] = StepParams { attributes: (op.kernel_parameters)(attributes), ..Default::default() }
             }
             (JobStep::Prelu { .. }, Some(plan)) => {
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
