@@ -1,4 +1,4 @@
-//! Graph planning: a `ModelProto` becomes operator nodes (the three operators, and the spec's
+//! Graph planning: a `ModelProto` becomes operator nodes (the operators of the table, and the spec's
 //! function-body expansions recognised as the operator they expand), checked the way ONNX
 //! Runtime checks them, ordered, and grouped into chains that each run as one fused kernel.
 
@@ -10,7 +10,7 @@ use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::Attri
 use super::versions::{Operator, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
-use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
+use crate::ops::{Attributes, PRELU, UNARY_OPS, UnaryOp};
 
 /// One operator application after loading.
 #[derive(Debug, Clone)]
@@ -178,8 +178,8 @@ fn attributes_of(node: &NodeProto, op: &UnaryOp) -> OnnxResult<Attributes> {
 }
 
 /// Turns the graph's nodes into operator nodes: the operators directly, and their function-body
-/// expansions (Constant, CastLike, Less, Mul, Exp, Sub, Where) recognised as the operator they
-/// expand; anything else is refused, naming the op.
+/// expansions recognised as the operator they expand (each operator's `expansion` pattern in
+/// the table); anything else is refused, naming the op.
 fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxResult<Vec<Node>> {
     let mut producer: HashMap<&str, &NodeProto> = HashMap::new();
     for node in graph_nodes {
@@ -201,8 +201,8 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
         let recognised = match (Operator::find(op_type), op_type) {
             (Some(op @ Operator::Unary(unary)), _) => Some((op, attributes_of(node, unary)?, node.input.clone())),
             (Some(Operator::PRelu), _) => Some((Operator::PRelu, [0.0; 4], node.input.clone())),
-            // Where exists from opset 9: an expansion that uses it earlier is not a valid model.
-            (None, "Where") if opset >= 9 => match_expansion(node, &producer),
+            // Where exists from opset 9 and CastLike from 15: the function bodies use them.
+            (None, _) if opset >= 9 => match_expansion(node, &producer),
             _ => None,
         };
         let Some((op, attributes, inputs)) = recognised else { continue };
@@ -223,6 +223,16 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             output,
             name: node.name().to_string(),
         });
+    }
+    // A recognised node inside another's expansion (Celu's body holds an Elu) feeds nothing
+    // that is kept: drop such nodes until every one left feeds a node or a graph output.
+    loop {
+        let consumed: HashSet<&str> = nodes.iter().flat_map(|n| n.inputs.iter().map(String::as_str)).collect();
+        let dead = nodes.iter().position(|n| !consumed.contains(n.output.as_str()) && !outputs.contains(&n.output));
+        match dead {
+            Some(i) => drop(nodes.remove(i)),
+            None => break,
+        }
     }
     // Everything not feeding a recognised node or a graph output must be an expansion helper.
     let mut needed: HashSet<&str> = outputs.iter().map(String::as_str).collect();
@@ -276,42 +286,179 @@ fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f
     None
 }
 
-/// Recognises `Where(Less(X, 0), f, X)` where f is `Mul(alpha, X)` (LeakyRelu), `Mul(slope, X)`
-/// with a non-constant slope (PRelu), or `Mul(alpha, Sub(Exp(X), 1))` (Elu): the function
-/// bodies of the spec. Returns the operator, its attributes and its inputs.
+/// A parsed function-body pattern ([`crate::ops::UnaryOp::expansion`]).
+#[derive(Debug)]
+enum Pattern {
+    /// `X`, or PRelu's `slope`: a value of the graph.
+    Input(String),
+    /// A number: a rank-0 constant equal to it.
+    Number(f64),
+    /// An attribute name: a rank-0 constant whose value the attribute takes.
+    Attribute(String),
+    /// A node of this op type with these inputs, and attributes of its own with these values.
+    Node { op: String, attributes: Vec<(String, f64)>, inputs: Vec<Pattern> },
+}
+
+impl Pattern {
+    /// Parses `Where(Less(X, 0), Mul(alpha, X), X)` and the like; `inputs` are the names that
+    /// stand for values of the graph.
+    fn parse(text: &str, inputs: &[&str]) -> Option<Pattern> {
+        let tokens = tokenize(text);
+        let mut at = 0;
+        let pattern = Self::parse_at(&tokens, &mut at, inputs)?;
+        (at == tokens.len()).then_some(pattern)
+    }
+
+    fn parse_at(tokens: &[String], at: &mut usize, inputs: &[&str]) -> Option<Pattern> {
+        let word = tokens.get(*at)?.clone();
+        *at += 1;
+        if let Ok(number) = word.parse::<f64>() {
+            return Some(Pattern::Number(number));
+        }
+        let mut attributes = Vec::new();
+        if tokens.get(*at).map(String::as_str) == Some("[") {
+            while tokens.get(*at).map(String::as_str) != Some("]") {
+                let (name, equals, value) = (tokens.get(*at + 1)?, tokens.get(*at + 2)?, tokens.get(*at + 3)?);
+                (equals == "=").then_some(())?;
+                attributes.push((name.clone(), value.parse().ok()?));
+                *at += 4;
+            }
+            *at += 1;
+        }
+        if tokens.get(*at).map(String::as_str) != Some("(") {
+            if !attributes.is_empty() {
+                return None;
+            }
+            return Some(if inputs.contains(&word.as_str()) { Pattern::Input(word) } else { Pattern::Attribute(word) });
+        }
+        *at += 1;
+        let mut operands = Vec::new();
+        loop {
+            operands.push(Self::parse_at(tokens, at, inputs)?);
+            let separator = tokens.get(*at)?.clone();
+            *at += 1;
+            match separator.as_str() {
+                "," => continue,
+                ")" => break,
+                _ => return None,
+            }
+        }
+        Some(Pattern::Node { op: word, attributes, inputs: operands })
+    }
+}
+
+fn tokenize(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' || c == '.' || c == '-' {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            tokens.push(std::mem::take(&mut word));
+        }
+        if !c.is_whitespace() {
+            tokens.push(c.to_string());
+        }
+    }
+    if !word.is_empty() {
+        tokens.push(word);
+    }
+    tokens
+}
+
+/// What a match binds: the graph values standing for the inputs, and the attribute values.
+#[derive(Debug, Clone, Default)]
+struct Bindings {
+    inputs: Vec<(String, String)>,
+    attributes: Vec<(String, f64)>,
+}
+
+impl Bindings {
+    fn bind<T: PartialEq + Clone>(list: &mut Vec<(String, T)>, name: &str, value: T) -> bool {
+        match list.iter().find(|(n, _)| n == name) {
+            Some((_, bound)) => *bound == value,
+            None => {
+                list.push((name.to_string(), value));
+                true
+            }
+        }
+    }
+
+    fn input(&self, name: &str) -> Option<String> {
+        self.inputs.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    }
+}
+
+/// Whether graph value `value` is what `pattern` describes, binding its inputs and attributes.
+fn value_matches(pattern: &Pattern, value: &str, bound: &mut Bindings, producer: &HashMap<&str, &NodeProto>) -> bool {
+    match pattern {
+        Pattern::Input(name) => Bindings::bind(&mut bound.inputs, name, value.to_string()),
+        Pattern::Number(number) => constant_scalar(value, producer) == Some(*number),
+        Pattern::Attribute(name) => {
+            constant_scalar(value, producer).is_some_and(|v| Bindings::bind(&mut bound.attributes, name, v))
+        }
+        Pattern::Node { op, .. } => {
+            produced_by(value, op, producer).is_some_and(|node| node_matches(pattern, node, bound, producer))
+        }
+    }
+}
+
+/// Whether `node` is what the `Pattern::Node` describes; `Mul` matches either operand order.
+fn node_matches(pattern: &Pattern, node: &NodeProto, bound: &mut Bindings, producer: &HashMap<&str, &NodeProto>) -> bool {
+    let Pattern::Node { op, attributes, inputs } = pattern else { return false };
+    if node.op_type() != op || node.input.len() != inputs.len() {
+        return false;
+    }
+    let own_attributes_match = attributes.iter().all(|(name, wanted)| {
+        let default = UnaryOp::find(op).and_then(|o| o.attribute_index(name).map(|i| o.default_attributes()[i]));
+        let value = attribute(node, name).and_then(|a| a.f).or(default);
+        value.map(f64::from) == Some(*wanted)
+    });
+    if !own_attributes_match {
+        return false;
+    }
+    let mut orders = vec![node.input.clone()];
+    if op == "Mul" {
+        orders.push(node.input.iter().rev().cloned().collect());
+    }
+    for order in orders {
+        let mut attempt = bound.clone();
+        if inputs.iter().zip(&order).all(|(p, value)| value_matches(p, value, &mut attempt, producer)) {
+            *bound = attempt;
+            return true;
+        }
+    }
+    false
+}
+
+/// Recognises the spec's function body of an operator of the table, rooted at `root` (the
+/// patterns in [`crate::ops::UnaryOp::expansion`] and `PRELU.expansion`), and returns the
+/// operator, its attributes and its inputs.
 fn match_expansion(
-    where_node: &NodeProto,
+    root: &NodeProto,
     producer: &HashMap<&str, &NodeProto>,
 ) -> Option<(Operator, Attributes, Vec<String>)> {
-    let [cond, then, x] = where_node.input.as_slice() else { return None };
-    let less = produced_by(cond, "Less", producer)?;
-    let [lx, zero] = less.input.as_slice() else { return None };
-    if lx != x || constant_scalar(zero, producer) != Some(0.0) {
-        return None;
-    }
-    let mul = produced_by(then, "Mul", producer)?;
-    let [a, b] = mul.input.as_slice() else { return None };
-    let other = if a == x {
-        Some(b)
-    } else if b == x {
-        Some(a)
-    } else {
-        None
-    };
-    if let Some(factor) = other {
-        return Some(match constant_scalar(factor, producer) {
-            Some(alpha) => (Operator::Unary(&LEAKY_RELU), [alpha as f32, 0.0, 0.0, 0.0], vec![x.clone()]),
-            None => (Operator::PRelu, [0.0; 4], vec![x.clone(), factor.clone()]),
-        });
-    }
-    for (alpha, sub) in [(a, b), (b, a)] {
-        let Some(alpha) = constant_scalar(alpha, producer) else { continue };
-        let Some(sub) = produced_by(sub, "Sub", producer) else { continue };
-        let [exp, one] = sub.input.as_slice() else { continue };
-        let is_exp_x = produced_by(exp, "Exp", producer).is_some_and(|n| n.input.first() == Some(x));
-        if is_exp_x && constant_scalar(one, producer) == Some(1.0) {
-            return Some((Operator::Unary(&ELU), [alpha as f32, 0.0, 0.0, 0.0], vec![x.clone()]));
+    let unary = UNARY_OPS.iter().map(|&op| (Operator::Unary(op), op.expansion, &["X"][..]));
+    let prelu = std::iter::once((Operator::PRelu, PRELU.expansion, &["X", "slope"][..]));
+    for (op, expansion, inputs) in unary.chain(prelu) {
+        let Some(pattern) = Pattern::parse(expansion, inputs) else { continue };
+        let mut bound = Bindings::default();
+        if !node_matches(&pattern, root, &mut bound, producer) {
+            continue;
         }
+        let mut attributes = [0.0; 4];
+        if let Operator::Unary(unary) = op {
+            attributes = unary.default_attributes();
+            for (slot, spec) in attributes.iter_mut().zip(unary.attributes) {
+                if let Some((_, value)) = bound.attributes.iter().find(|(n, _)| n == spec.name) {
+                    *slot = *value as f32;
+                }
+            }
+        }
+        let values: Option<Vec<String>> = inputs.iter().map(|name| bound.input(name)).collect();
+        return Some((op, attributes, values?));
     }
     None
 }
