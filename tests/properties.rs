@@ -9,6 +9,7 @@ use common::{Sample, assert_close, samples};
 use half::{bf16, f16};
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use proptest::prelude::*;
+use wgpu_activations::ops::{MAX_ATTRIBUTES, UNARY_OPS, UnaryOp};
 use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{Activation, Context, Element, FloatElement, activations, prelu, reference};
 
@@ -20,10 +21,11 @@ enum Layout {
     Reversed,
 }
 
+/// A unary step: an operator of the table (by its ONNX name) and attribute values.
 #[derive(Debug, Clone)]
-enum Step {
-    LeakyRelu(f32),
-    Elu(f32),
+struct Step {
+    op: &'static str,
+    values: Vec<f32>,
 }
 
 #[derive(Debug, Clone)]
@@ -66,7 +68,8 @@ fn layout() -> impl Strategy<Value = Layout> {
 }
 
 fn unary_case() -> impl Strategy<Value = UnaryCase> {
-    let step = prop_oneof![alpha().prop_map(Step::LeakyRelu), alpha().prop_map(Step::Elu)];
+    let step = (0..UNARY_OPS.len(), prop::collection::vec(alpha(), MAX_ATTRIBUTES))
+        .prop_map(|(op, values)| Step { op: UNARY_OPS[op].onnx_name, values });
     (shape(), layout(), prop::collection::vec(step, 1..=4), any::<u64>())
         .prop_map(|(shape, layout, chain, seed)| UnaryCase { shape, layout, chain, seed })
 }
@@ -113,10 +116,7 @@ fn array<T: Sample>(shape: &[usize], layout: Layout, seed: u64) -> ArrayD<T> {
 fn gpu_chain(chain: &[Step]) -> Vec<Activation> {
     chain
         .iter()
-        .map(|step| match *step {
-            Step::LeakyRelu(alpha) => Activation::leaky_relu(alpha),
-            Step::Elu(alpha) => Activation::elu(alpha),
-        })
+        .filter_map(|step| UnaryOp::find(step.op).map(|op| Activation::with_attributes(op, &step.values)))
         .collect()
 }
 

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, Dimension};
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use wgpu_activations::{Context, ContextOptions, DType, DTypePath, Element, ulp};
+use wgpu_activations::ops::{Attributes, UnaryOp};
+use wgpu_activations::{Context, ContextOptions, DType, DTypePath, Element, FloatElement, ulp};
 
 /// One `#[test]` per element type, in a module named after the generic check:
 /// `tests_per_dtype!(every_pattern: f32, f16)` runs `every_pattern::<f32>()` as the test
@@ -160,6 +161,22 @@ pub fn assert_passthrough<T: Element>(what: &str, actual: &ArrayD<T>, input: &Ar
                 bytemuck::bytes_of(x),
                 "{what}: passthrough of {x:?} changed it to {a:?}"
             );
+        }
+    }
+}
+
+/// Where the operator's twin passes X through (its formula's `X`: for most operators the inputs
+/// that are not negative), the result holds X's bits, NaN payloads and -0.0 included.
+pub fn assert_unary_passthrough<T: FloatElement>(
+    what: &str,
+    op: &UnaryOp,
+    attributes: &Attributes,
+    actual: &ArrayD<T>,
+    input: &ArrayD<T>,
+) {
+    for (a, x) in actual.iter().zip(input) {
+        if (op.cpu)(x.to_f64(), attributes).is_none() {
+            assert_eq!(bytemuck::bytes_of(a), bytemuck::bytes_of(x), "{what}: passthrough of {x:?} changed it to {a:?}");
         }
     }
 }
