@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Regenerate the ONNX test data for LeakyRelu, Elu and PRelu.
+"""Regenerate the ONNX test data for the operators of the crate's table.
+
+The operators, their versions and dtypes, attribute defaults and formulas are
+read from the table itself (`wgpu-act ops --json`, run through cargo, or the
+binary named by $WGPU_ACT): adding an operator to src/ops.rs adds its node
+cases, its pytorch-converted cases and one own case per (opset, dtype).
 
 Usage (from the repository root; any Python >= 3.10):
 
@@ -10,13 +15,13 @@ Everything under tests/data/onnx/{node,pytorch-converted,own}/ is deleted and
 written again, deterministically (fixed seeds; the same pinned package versions
 give byte-identical files):
 
-* node/<case>/               the official ONNX node test cases test_leakyrelu*,
-                             test_elu*, test_prelu* (with their *_expanded*
-                             variants), regenerated with ONNX's own generator
+* node/<case>/               the official ONNX node test cases test_<op>*
+                             of every operator in the table (with their
+                             *_expanded* variants), regenerated with ONNX's own generator
                              (onnx.backend.test.case.node.collect_testcases) and
                              written exactly like `backend-test-tools
                              generate-data` writes them.
-* pytorch-converted/<case>/  test_PReLU_*, test_ELU, test_LeakyReLU* copied
+* pytorch-converted/<case>/  test_<Op>* (any case) of every operator, copied
                              from the installed wheel
                              (onnx/backend/test/data/pytorch-converted/).
 * own/<case>/                our own cases: one per (op, opset, dtype) allowed
@@ -31,8 +36,8 @@ Expected outputs of own cases are computed independently of any ONNX runtime:
 the exact real result of the formula, rounded ONCE, to nearest-even, to the
 output dtype (with gradual underflow and overflow to +-inf). LeakyRelu/PRelu
 products are formed in float64 (exact for float16/bfloat16/float inputs, one
-correctly rounded multiply for double); Elu's alpha*expm1(x) is evaluated with
-mpmath at 300 bits. Integer
+correctly rounded multiply for double); every other formula of the table
+(an expm1, a quotient) is evaluated with mpmath at 300 bits. Integer
 PRelu uses exact Python integers reduced modulo 2^bits (two's complement wrap).
 A multi-node case rounds after every node.
 
@@ -64,8 +69,25 @@ HERE = Path(__file__).resolve().parent
 PINNED_ONNX = "1.23.2"
 FOLDERS = ("node", "pytorch-converted", "own")
 
-NODE_RE = re.compile(r"^test_(leakyrelu|elu|prelu)(_|$)")
-TORCH_RE = re.compile(r"^test_(PReLU|ELU|LeakyReLU)(_|$)")
+
+
+def load_table() -> dict:
+    """The operator table, from `wgpu-act ops --json`."""
+    import json
+    import os
+    import subprocess
+
+    command = [os.environ["WGPU_ACT"]] if os.environ.get("WGPU_ACT") else [
+        "cargo", "run", "--quiet", "--release", "-p", "wgpu-act", "--"]
+    root = HERE.parent.parent.parent
+    out = subprocess.run(command + ["ops", "--json"], cwd=root, check=True, capture_output=True, text=True).stdout
+    return {op["onnx_name"]: op for op in json.loads(out)["ops"]}
+
+
+TABLE = load_table()
+_NAMES = "|".join(sorted((n.lower() for n in TABLE), key=len, reverse=True))
+NODE_RE = re.compile(rf"^test_({_NAMES})(_|$)")
+TORCH_RE = re.compile(rf"^test_({_NAMES})(_|$)", re.IGNORECASE)
 
 PRODUCER = "wgpu-activations tests/data/onnx/generate.py"
 
@@ -306,31 +328,57 @@ def f32(alpha: float) -> float:
     return float(np.float32(alpha))
 
 
-def ref_leakyrelu(fmt: str, x_stored: np.ndarray, alpha: float) -> np.ndarray:
-    x = widen(fmt, x_stored)
-    a = f32(alpha)
-    with np.errstate(all="ignore"):
-        # a*x is exact in float64 for float16/bfloat16/float inputs (<= 48-bit
-        # significands) and correctly rounded for double, so this is ONE rounding.
-        y = np.where(x < 0, a * x, x)
-    return round_f64(fmt, y)
+class _Pass:
+    """The formula's `X`: the input passes through unchanged."""
 
 
-def ref_elu(fmt: str, x_stored: np.ndarray, alpha: float) -> np.ndarray:
+PASS = _Pass()
+
+
+def evaluate(formula: str, x: float, attributes: dict):
+    """One element of an operator's formula from the table: PASS, an exact mpmath value, or
+    (for +-0, +-inf and NaN inputs, where IEEE rules give exact signed zeros, infinities and
+    NaNs) a float. A zero from mpmath takes its sign from the IEEE evaluation."""
+
+    def run(exact: bool):
+        if exact:
+            env = {k: mpmath.mpf(v) for k, v in attributes.items()}
+            env.update(x=mpmath.mpf(x), expm1=mpmath.expm1, exp=mpmath.exp)
+        else:
+            env = {k: np.float64(v) for k, v in attributes.items()}
+            env.update(x=np.float64(x), expm1=np.expm1, exp=np.exp)
+        env["X"] = PASS
+        with np.errstate(all="ignore"):
+            return eval(formula, {"__builtins__": {}}, env)  # noqa: S307 (the crate's own table)
+
+    if np.isfinite(x) and x != 0:
+        value = run(True)
+        if value is PASS or value != 0:
+            return value
+    value = run(False)
+    return value if value is PASS else float(value)
+
+
+def ref_unary(op: str, fmt: str, x_stored: np.ndarray, attributes: dict) -> np.ndarray:
+    """The table's formula for `op`, rounded once to fmt; attributes are float32 values."""
     x = widen(fmt, x_stored)
-    a = f32(alpha)
     ff = FLOAT_FMTS[fmt]
-    y = np.array(x, dtype=np.float64)  # x >= 0, -0.0, NaN: y = x (exact)
+    formula = TABLE[op]["formula"]
+    y = np.array(x, dtype=np.float64)  # PASS: y = x (exact)
     mpmath.mp.prec = 300
+    attributes = {k: f32(v) for k, v in attributes.items()}
     for i, xi in np.ndenumerate(x):
-        if xi < 0:
-            if np.isinf(xi):
-                v = -Fraction(a)  # expm1(-inf) = -1
-                y[i] = round_exact(ff, v)
-            else:
-                v = mpmath.mpf(a) * mpmath.expm1(mpmath.mpf(float(xi)))
-                y[i] = round_exact(ff, v)
+        v = evaluate(formula, float(xi), attributes)
+        if v is PASS:
+            continue
+        y[i] = v if isinstance(v, float) else round_exact(ff, v)
     return round_f64(fmt, y)  # exact: values already representable
+
+
+def default_attributes(op: str) -> dict:
+    # The table's defaults are float32 values widened; their shortest float32 spelling is
+    # the spec's (0.01, not 0.009999999776482582).
+    return {a["name"]: float(str(np.float32(a["default"]))) for a in TABLE[op]["attributes"]}
 
 
 def channel_slope(x_shape, slope: np.ndarray) -> np.ndarray:
@@ -381,7 +429,7 @@ def seed_of(name: str, k: int = 0) -> int:
     return zlib.crc32(f"{name}/{k}".encode())
 
 
-def float_inputs(rng, fmt: str, shape, specials: bool = True, elu: bool = False) -> np.ndarray:
+def float_inputs(rng, fmt: str, shape, specials: bool = True, elu: bool = False, around=()) -> np.ndarray:
     """Mixed float data, returned as the stored (rounded) array.
 
     ~45% normal(0, 1), ~20% near zero (+-1e-6..1e-3), ~15% large magnitudes
@@ -398,6 +446,12 @@ def float_inputs(rng, fmt: str, shape, specials: bool = True, elu: bool = False)
         fixed += [-20.0, -100.0, -1e4, -1e-7, -2.0**-20, 5e-4, -5e-4]
         if fmt in ("float", "bfloat16", "double"):
             fixed += [-88.0, -1e30]
+    for t in around:
+        # a threshold, and its neighbours in the dtype
+        t = float(widen(fmt, round_f64(fmt, [t]))[0])
+        if np.isfinite(t) and t != 0:
+            ulp = 2.0 ** (np.frexp(t)[1] - FLOAT_FMTS[fmt].prec)
+            fixed += [t, t + ulp, t - ulp]
     fixed = fixed[: n // 2]
     m = n - len(fixed)
     cat = rng.choice(5, size=m, p=[0.45, 0.20, 0.15, 0.10, 0.10])
@@ -524,28 +578,55 @@ def legacy_attrs(opset: int, op: str, style: str) -> list:
 
 def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5),
               storage="raw", n_sets=1, consumed="empty", covers="", overflow_values=None):
+    """One unary case: `alpha` sets the operator's first attribute (the others keep their
+    defaults), None keeps every default."""
     name = f"own_{op.lower()}_opset{opset}_{dtype}{name_extra}"
-    node = helper.make_node(op, ["X"], ["Y"], **({} if alpha is None else {"alpha": alpha}))
+    defaults = default_attributes(op)
+    first = next(iter(defaults))
+    node = helper.make_node(op, ["X"], ["Y"], **({} if alpha is None else {first: alpha}))
     node.attribute.extend(legacy_attrs(opset, op, consumed))
     et = elem_type(dtype)
     graph = helper.make_graph([node], name, [vi("X", et, shape)], [vi("Y", et, shape)])
-    default_alpha = {"LeakyRelu": 0.01, "Elu": 1.0}[op]
-    a = default_alpha if alpha is None else alpha
-    doc = f"{op}-{opset} {dtype} alpha={'default ' if alpha is None else ''}{a}"
+    a = defaults[first] if alpha is None else alpha
+    attributes = dict(defaults, **{first: a})
+    doc = f"{op}-{opset} {dtype} {first}={'default ' if alpha is None else ''}{a}"
     model = finish_model(graph, opset, doc)
     sets = []
     for k in range(n_sets):
         rng = np.random.default_rng(seed_of(name, k))
-        x = float_inputs(rng, dtype, shape, specials=True, elu=(op == "Elu"))
+        x = float_inputs(rng, dtype, shape, specials=True, elu="expm1" in TABLE[op]["formula"],
+                         around=[v for v in attributes.values()] if "x >" in TABLE[op]["formula"] else [])
         if overflow_values is not None:
             flat = x.reshape(-1)
             flat[: len(overflow_values)] = round_f64(dtype, overflow_values)
             x = flat.reshape(shape)
-        y = ref_leakyrelu(dtype, x, a) if op == "LeakyRelu" else ref_elu(dtype, x, a)
+        y = ref_unary(op, dtype, x, attributes)
         sets.append(([make_tensor("X", dtype, x, storage)], [make_tensor("Y", dtype, y, storage)]))
     write_case(root, name, model, sets)
-    cov = [f"alpha={'default (' + str(a) + ')' if alpha is None else a}"]
+    cov = [f"{first}={'default (' + str(a) + ')' if alpha is None else a}"]
     own_case(name, op, opset, dtype, cov, consumed, "[0]", storage, n_sets, covers)
+
+
+# Attribute values the table-driven cases take in turn (None: the defaults).
+ROTATING_ALPHAS = [None, 0.2, 2.5, None, 1.5, 0.7]
+
+
+def own_every_version(root) -> None:
+    """One case per (unary operator, opset, dtype) of the table that has none yet: a new
+    operator gets its cases without an edit here."""
+    for op, spec in TABLE.items():
+        if spec["inputs"] != ["X"]:
+            continue
+        k = 0
+        for version in spec["versions"]:
+            for dtype in version["dtypes"]:
+                fmt = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "f64": "double"}[dtype]
+                name = f"own_{op.lower()}_opset{version['since']}_{fmt}"
+                if any(o.name == name for o in OWN):
+                    continue
+                own_unary(root, op, version["since"], fmt, alpha=ROTATING_ALPHAS[k % len(ROTATING_ALPHAS)],
+                          storage="typed" if k % 3 == 2 else "raw")
+                k += 1
 
 
 def own_case(name, op, opset, dtype, cov, consumed, consumed_all, storage, n_sets, covers):
@@ -733,8 +814,8 @@ def own_dag(root, dtype: str, storage="raw"):
     rng = np.random.default_rng(seed_of(name, 0))
     x = float_inputs(rng, dtype, shape, specials=True, elu=True)
     s = float_slope(rng, dtype, s_shape)
-    a = ref_leakyrelu(dtype, x, a_lr)  # rounded to dtype: A is a tensor of dtype
-    b = ref_elu(dtype, a, a_elu)
+    a = ref_unary("LeakyRelu", dtype, x, {"alpha": a_lr})  # rounded to dtype: A is a tensor of dtype
+    b = ref_unary("Elu", dtype, a, {"alpha": a_elu})
     c = ref_prelu_float(dtype, a, s, per_channel=False)
     sets = [(
         [make_tensor("X", dtype, x, storage), make_tensor("slope", dtype, s, storage)],
@@ -827,6 +908,8 @@ def gen_own(root: Path) -> None:
                   covers="top bit set values; y = x always")
         own_prelu(root, opset, "uint64", ish, (1,) if opset == 9 else (3, 1, 1), storage=typed,
                   covers="top bit set values, beyond 2^53; y = x always")
+    # ---- every other (operator, opset, dtype) of the table
+    own_every_version(root)
     # ---- multi-node
     own_dag(root, "float")
     own_dag(root, "float16")
@@ -865,20 +948,41 @@ README_BEGIN = "<!-- own-cases:begin (generated by generate.py) -->"
 README_END = "<!-- own-cases:end -->"
 
 
-def update_readme_table() -> None:
-    """Rewrite the own-case table in README.md between the markers."""
+def replace_block(text: str, begin: str, end: str, rows: list[str]) -> str:
+    if begin not in text or end not in text:
+        return text
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + "\n".join(rows) + "\n" + end + tail
+
+
+def update_readme_table(node: list[str], torch: list[str]) -> None:
+    """Rewrite the generated tables of README.md: folders, node cases and own cases."""
     readme = HERE / "README.md"
     if not readme.exists():
         return
     text = readme.read_text()
-    if README_BEGIN not in text or README_END not in text:
-        return
+    ops = ", ".join(TABLE)
+    folders = [
+        "| folder | cases | what |",
+        "|---|---|---|",
+        f"| `node/` | {len(node)} | official ONNX node tests of {ops}, incl. `*_expanded*` |",
+        f"| `pytorch-converted/` | {len(torch)} | {', '.join(f'`{t}`' for t in torch)} from the onnx wheel |",
+        f"| `own/` | {len(OWN)} | our cases: every (op, opset, dtype) the schemas allow, plus edge cases (table below) |",
+    ]
+    text = replace_block(text, "<!-- folders:begin (generated by generate.py) -->", "<!-- folders:end -->", folders)
+    cases = ["| case | opset (IR) | dtype | graph |", "|---|---|---|---|"]
+    for name in node:
+        model = onnx.load(HERE / "node" / name / "model.onnx")
+        graph_ops = ", ".join(dict.fromkeys(n.op_type for n in model.graph.node))
+        elem = model.graph.input[0].type.tensor_type.elem_type
+        dtype = next((k for k, f in FLOAT_FMTS.items() if f.onnx_type == elem), str(elem))
+        cases.append(f"| `{name}` | {model.opset_import[0].version} ({model.ir_version}) | {dtype} | {graph_ops} |")
+    text = replace_block(text, "<!-- node-cases:begin (generated by generate.py) -->", "<!-- node-cases:end -->", cases)
     rows = ["| case | op | opset | dtype | covers |", "|---|---|---|---|---|"]
     for o in OWN:
         rows.append(f"| `{o.name}` | {o.op} | {o.opset} | {o.dtype} | {o.covers} |")
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    readme.write_text(head + README_BEGIN + "\n" + "\n".join(rows) + "\n" + README_END + tail)
+    readme.write_text(replace_block(text, README_BEGIN, README_END, rows))
 
 
 def main() -> int:
@@ -902,7 +1006,7 @@ def main() -> int:
     torch = copy_pytorch(HERE / "pytorch-converted")
     gen_own(HERE / "own")
     print(f"node: {len(node)} cases, pytorch-converted: {len(torch)}, own: {len(OWN)}")
-    update_readme_table()
+    update_readme_table(node, torch)
     print(f"validated {validate_layout()} case directories")
     return 0
 
