@@ -1,4 +1,4 @@
-//! ONNX's LeakyRelu, Elu and PRelu on any GPU through WebGPU (`wgpu`: Vulkan, Metal, DX12, GL,
+//! ONNX's activations of the Elu/Relu family on any GPU through WebGPU (`wgpu`: Vulkan, Metal, DX12, GL,
 //! the browser), every opset and element type the specification allows, with a CPU reference
 //! that every GPU result is tested against.
 //!

@@ -26,7 +26,7 @@ pub enum OnnxError {
     Malformed(String),
 
     /// A tensor has an element type the operators never accept.
-    #[error("ONNX tensor {tensor:?} has data type {code}, which LeakyRelu, Elu and PRelu do not accept")]
+    #[error("ONNX tensor {tensor:?} has data type {code}, which none of the operators accepts")]
     UnsupportedDataType {
         /// Tensor name.
         tensor: String,
@@ -36,7 +36,7 @@ pub enum OnnxError {
 
     /// The model contains an operator this crate does not run.
     #[error(
-        "ONNX operator {op} (node {node:?}) is not supported: only LeakyRelu, Elu and PRelu (and their function-body expansions) run"
+        "ONNX operator {op} (node {node:?}) is not supported: only the operators of `wgpu-act ops` (and their function-body expansions) run"
     )]
     UnsupportedOp {
         /// The op type (and domain, when not the default one).

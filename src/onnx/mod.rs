@@ -1,4 +1,4 @@
-//! ONNX support (feature `onnx`): models made of LeakyRelu, Elu and PRelu (every opset),
+//! ONNX support (feature `onnx`): models made of the activations of the operator table ([`crate::ops`], every opset),
 //! TensorProto files in every storage form, and the backend-test runner behind
 //! `wgpu-act onnx-test`. Loading ([`load`]), operator versions read from the operator table
 //! (`versions`), graph planning and fusion (`plan`), execution (`run`), conformance cases
