@@ -32,8 +32,22 @@ pub struct OpVersion {
 pub struct Attribute {
     /// The ONNX attribute name.
     pub name: &'static str,
-    /// Its default value.
+    /// Its default value (in the newest version).
     pub default: f32,
+    /// Older versions whose default differs: (the version, its default), oldest first.
+    pub earlier_defaults: &'static [(u32, f32)],
+}
+
+impl Attribute {
+    /// An attribute whose default never changed.
+    pub const fn new(name: &'static str, default: f32) -> Self {
+        Attribute { name, default, earlier_defaults: &[] }
+    }
+
+    /// Its default in operator version `version`.
+    pub fn default_at(&self, version: u32) -> f32 {
+        self.earlier_defaults.iter().find(|(v, _)| *v == version).map_or(self.default, |(_, d)| *d)
+    }
 }
 
 /// Largest error against the correctly rounded result, in ULPs, per float dtype (integer results
@@ -177,7 +191,7 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
         OpVersion { since: 6, dtypes: FLOATS },
         OpVersion { since: 16, dtypes: FLOATS_BF16 },
     ],
-    attributes: &[Attribute { name: "alpha", default: 0.01 }],
+    attributes: &[Attribute::new("alpha", 0.01)],
     wgsl: include_str!("../shaders/ops/leaky_relu.wgsl"),
     wgsl_fn: "leaky_relu",
     cpu: crate::cpu::leaky_relu::leaky_relu,
@@ -197,7 +211,7 @@ pub static ELU: UnaryOp = UnaryOp {
         OpVersion { since: 6, dtypes: FLOATS },
         OpVersion { since: 22, dtypes: FLOATS_BF16 },
     ],
-    attributes: &[Attribute { name: "alpha", default: 1.0 }],
+    attributes: &[Attribute::new("alpha", 1.0)],
     wgsl: include_str!("../shaders/ops/elu.wgsl"),
     wgsl_fn: "elu",
     cpu: crate::cpu::elu::elu,
@@ -280,6 +294,15 @@ impl UnaryOp {
         let mut values = [0.0; MAX_ATTRIBUTES];
         for (slot, attribute) in values.iter_mut().zip(self.attributes) {
             *slot = attribute.default;
+        }
+        values
+    }
+
+    /// The default attribute values of operator version `version`, in parameter-block order.
+    pub fn default_attributes_at(&self, version: u32) -> Attributes {
+        let mut values = [0.0; MAX_ATTRIBUTES];
+        for (slot, attribute) in values.iter_mut().zip(self.attributes) {
+            *slot = attribute.default_at(version);
         }
         values
     }

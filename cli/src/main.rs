@@ -276,7 +276,7 @@ fn ops_json() -> String {
                 "cli_name": op.cli_name,
                 "inputs": ["X"],
                 "versions": versions(op.versions),
-                "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default})).collect::<Vec<_>>(),
+                "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default, "earlier_defaults": a.earlier_defaults})).collect::<Vec<_>>(),
                 "formula": op.formula,
                 "expansion": op.expansion,
                 "max_ulp": bounds(op.max_ulp),

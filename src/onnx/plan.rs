@@ -155,10 +155,11 @@ fn attribute<'a>(node: &'a NodeProto, name: &str) -> Option<&'a AttributeProto> 
     node.attribute.iter().find(|a| a.name.as_deref() == Some(name))
 }
 
-/// The attribute values of a unary node, defaults where absent; a present attribute must be a
+/// The attribute values of a unary node of operator version `version`, that version's defaults
+/// where absent; a present attribute must be a
 /// FLOAT, as the spec types them (ONNX Runtime refuses an INT alpha).
-fn attributes_of(node: &NodeProto, op: &UnaryOp) -> OnnxResult<Attributes> {
-    let mut values = op.default_attributes();
+fn attributes_of(node: &NodeProto, op: &UnaryOp, version: u32) -> OnnxResult<Attributes> {
+    let mut values = op.default_attributes_at(version);
     for (slot, spec) in values.iter_mut().zip(op.attributes) {
         let Some(a) = attribute(node, spec.name) else { continue };
         let typed_float = a.r#type.is_none_or(|t| t == AttributeType::Float as i32);
@@ -199,7 +200,9 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             continue; // refused below unless it is dead code
         }
         let recognised = match (Operator::find(op_type), op_type) {
-            (Some(op @ Operator::Unary(unary)), _) => Some((op, attributes_of(node, unary)?, node.input.clone())),
+            (Some(op @ Operator::Unary(unary)), _) => {
+                Some((op, attributes_of(node, unary, version(op_type)?)?, node.input.clone()))
+            }
             (Some(Operator::PRelu), _) => Some((Operator::PRelu, [0.0; 4], node.input.clone())),
             // Where exists from opset 9 and CastLike from 15: the function bodies use them.
             (None, _) if opset >= 9 => match_expansion(node, &producer),

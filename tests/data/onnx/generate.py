@@ -375,10 +375,17 @@ def ref_unary(op: str, fmt: str, x_stored: np.ndarray, attributes: dict) -> np.n
     return round_f64(fmt, y)  # exact: values already representable
 
 
-def default_attributes(op: str) -> dict:
-    # The table's defaults are float32 values widened; their shortest float32 spelling is
-    # the spec's (0.01, not 0.009999999776482582).
-    return {a["name"]: float(str(np.float32(a["default"]))) for a in TABLE[op]["attributes"]}
+def default_attributes(op: str, opset: int) -> dict:
+    """The defaults of the version of `op` that `opset` runs. The table's defaults are float32
+    values widened; their shortest float32 spelling is the spec's (0.01, not
+    0.009999999776482582)."""
+    version = max(v["since"] for v in TABLE[op]["versions"] if v["since"] <= opset)
+
+    def default(a):
+        value = next((d for v, d in a.get("earlier_defaults", []) if v == version), a["default"])
+        return float(str(np.float32(value)))
+
+    return {a["name"]: default(a) for a in TABLE[op]["attributes"]}
 
 
 def channel_slope(x_shape, slope: np.ndarray) -> np.ndarray:
@@ -581,7 +588,7 @@ def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5)
     """One unary case: `alpha` sets the operator's first attribute (the others keep their
     defaults), None keeps every default."""
     name = f"own_{op.lower()}_opset{opset}_{dtype}{name_extra}"
-    defaults = default_attributes(op)
+    defaults = default_attributes(op, opset)
     first = next(iter(defaults))
     node = helper.make_node(op, ["X"], ["Y"], **({} if alpha is None else {first: alpha}))
     node.attribute.extend(legacy_attrs(opset, op, consumed))
