@@ -222,6 +222,29 @@ pub static ELU: UnaryOp = UnaryOp {
     speed_target: SpeedTarget::EXPM1,
 };
 
+/// Selu: `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
+pub static SELU: UnaryOp = UnaryOp {
+    onnx_name: "Selu",
+    cli_name: "selu",
+    versions: &[
+        OpVersion { since: 1, dtypes: FLOATS },
+        OpVersion { since: 6, dtypes: FLOATS },
+        OpVersion { since: 22, dtypes: FLOATS_BF16 },
+    ],
+    attributes: &[
+        Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)] },
+        Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)] },
+    ],
+    wgsl: include_str!("../shaders/ops/selu.wgsl"),
+    wgsl_fn: "selu",
+    cpu: crate::cpu::selu::selu,
+    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+    formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
+    expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
+    kernel_parameters: same_parameters,
+    speed_target: SpeedTarget::EXPM1,
+};
+
 /// PRelu: `Where(X < 0, slope * X, X)`.
 pub static PRELU: BinaryOp = BinaryOp {
     onnx_name: "PRelu",
@@ -242,7 +265,7 @@ pub static PRELU: BinaryOp = BinaryOp {
 };
 
 /// Every unary operator.
-pub static UNARY_OPS: [&UnaryOp; 2] = [&LEAKY_RELU, &ELU];
+pub static UNARY_OPS: [&UnaryOp; 3] = [&LEAKY_RELU, &ELU, &SELU];
 
 /// LeakyRelu's default alpha (ONNX).
 pub const LEAKY_RELU_DEFAULT_ALPHA: f32 = 0.01;

@@ -7,6 +7,7 @@
 //! | `leaky_relu.rs` | `shaders/ops/leaky_relu.wgsl` |
 //! | `elu.rs` | `shaders/ops/elu.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
+//! | `selu.rs` | `shaders/ops/selu.wgsl` |
 //! | `expm1_f32.rs` | `shaders/shared/expm1_f32.wgsl` |
 //! | `expm1_f64.rs` | `shaders/shared/expm1_f64.wgsl` |
 //! | `expm1_half.rs` | `shaders/shared/expm1_half.wgsl` |
@@ -34,6 +35,7 @@ pub(crate) mod expm1_f64;
 pub(crate) mod expm1_half;
 pub(crate) mod leaky_relu;
 pub(crate) mod prelu;
+pub(crate) mod selu;
 #[cfg(test)]
 pub(crate) mod soft_f64;
 
