@@ -245,6 +245,22 @@ pub static SELU: UnaryOp = UnaryOp {
     speed_target: SpeedTarget::EXPM1,
 };
 
+/// Celu: `alpha * Elu(X / alpha)`, i.e. `max(0, X) + min(0, alpha * (exp(X / alpha) - 1))`.
+pub static CELU: UnaryOp = UnaryOp {
+    onnx_name: "Celu",
+    cli_name: "celu",
+    versions: &[OpVersion { since: 12, dtypes: &[DType::F32] }, OpVersion { since: 28, dtypes: FLOATS_BF16 }],
+    attributes: &[Attribute::new("alpha", 1.0)],
+    wgsl: include_str!("../shaders/ops/celu.wgsl"),
+    wgsl_fn: "celu",
+    cpu: crate::cpu::celu::celu,
+    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 3 },
+    formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
+    expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
+    kernel_parameters: crate::cpu::celu::celu_parameters,
+    speed_target: SpeedTarget::EXPM1,
+};
+
 /// PRelu: `Where(X < 0, slope * X, X)`.
 pub static PRELU: BinaryOp = BinaryOp {
     onnx_name: "PRelu",
@@ -265,7 +281,7 @@ pub static PRELU: BinaryOp = BinaryOp {
 };
 
 /// Every unary operator.
-pub static UNARY_OPS: [&UnaryOp; 3] = [&LEAKY_RELU, &ELU, &SELU];
+pub static UNARY_OPS: [&UnaryOp; 4] = [&LEAKY_RELU, &ELU, &SELU, &CELU];
 
 /// LeakyRelu's default alpha (ONNX).
 pub const LEAKY_RELU_DEFAULT_ALPHA: f32 = 0.01;

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `leaky_relu.rs` | `shaders/ops/leaky_relu.wgsl` |
 //! | `elu.rs` | `shaders/ops/elu.wgsl` |
+//! | `celu.rs` | `shaders/ops/celu.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
 //! | `selu.rs` | `shaders/ops/selu.wgsl` |
 //! | `expm1_f32.rs` | `shaders/shared/expm1_f32.wgsl` |
@@ -22,6 +23,7 @@
 //! exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
+pub(crate) mod celu;
 pub(crate) mod chain;
 #[cfg(test)]
 pub(crate) mod compute_f32_exact;
