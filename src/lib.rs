@@ -119,7 +119,7 @@ pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
 pub mod reference {
     pub use crate::cpu::{
         ChainStep, check_chain, elu, elu_scalar, leaky_relu, leaky_relu_scalar, prelu, prelu_scalar, unary,
-        unary_scalar,
+        unary_passes_through, unary_scalar,
     };
 }
 pub use dtype::{DType, Element, FloatElement};

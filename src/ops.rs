@@ -108,6 +108,11 @@ pub struct UnaryOp {
     /// `CastLike`), numbers, and `Op[attribute=value]` for a node's own attribute; `Mul` matches
     /// either order. Empty where the spec gives no body.
     pub expansion: &'static str,
+    /// The function body casts the attributes to X's dtype (`CastLike(alpha, X)`) and the
+    /// operator only compares with them: the kernel and the reference round them to the dtype
+    /// first. False where the kernels compute with them as f32 (products, as ONNX Runtime's
+    /// kernels do).
+    pub attributes_like_x: bool,
     /// The kernel's parameter block from the attribute values (what the WGSL function receives
     /// as `attributes`): the values themselves unless the kernel wants something derived.
     pub(crate) kernel_parameters: fn(&Attributes) -> Attributes,
@@ -198,6 +203,7 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
     formula: "alpha * x if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
+    attributes_like_x: false,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::STREAMING,
 };
@@ -218,6 +224,7 @@ pub static ELU: UnaryOp = UnaryOp {
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
     formula: "alpha * expm1(x) if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
+    attributes_like_x: false,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::EXPM1,
 };
@@ -241,6 +248,7 @@ pub static SELU: UnaryOp = UnaryOp {
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
     formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
     expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
+    attributes_like_x: false,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::EXPM1,
 };
@@ -257,6 +265,7 @@ pub static CELU: UnaryOp = UnaryOp {
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 3 },
     formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
     expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
+    attributes_like_x: false,
     kernel_parameters: crate::cpu::celu::celu_parameters,
     speed_target: SpeedTarget::EXPM1,
 };

@@ -278,6 +278,7 @@ fn ops_json() -> String {
                 "versions": versions(op.versions),
                 "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default, "earlier_defaults": a.earlier_defaults})).collect::<Vec<_>>(),
                 "formula": op.formula,
+                "attributes_like_x": op.attributes_like_x,
                 "expansion": op.expansion,
                 "max_ulp": bounds(op.max_ulp),
                 "speed_target": {"gpu": op.speed_target.gpu, "cpu_adapter": op.speed_target.cpu_adapter, "cpu_adapter_f64": op.speed_target.cpu_adapter_f64},

@@ -53,10 +53,24 @@ pub use prelu::{prelu, prelu_scalar};
 /// `op` on one element: its twin on the value widened exactly to f64, rounded once to `T`, or
 /// `x` itself (bit for bit) where the operator passes X through.
 pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
-    match (op.cpu)(x.to_f64(), attributes) {
+    match (op.cpu)(x.to_f64(), &attributes_for::<T>(op, attributes)) {
         Some(value) => T::from_f64(value),
         None => x,
     }
+}
+
+/// True where `op` passes `x` through unchanged (its formula's `X`), bit for bit.
+pub fn unary_passes_through<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> bool {
+    (op.cpu)(x.to_f64(), &attributes_for::<T>(op, attributes)).is_none()
+}
+
+/// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body
+/// casts them like X ([`UnaryOp::attributes_like_x`]).
+fn attributes_for<T: FloatElement>(op: &UnaryOp, attributes: &Attributes) -> Attributes {
+    if !op.attributes_like_x {
+        return *attributes;
+    }
+    attributes.map(|a| T::from_f64(f64::from(a)).to_f64() as f32)
 }
 
 /// `op` on every element. Output has X's shape in standard layout.

@@ -367,6 +367,9 @@ def ref_unary(op: str, fmt: str, x_stored: np.ndarray, attributes: dict) -> np.n
     y = np.array(x, dtype=np.float64)  # PASS: y = x (exact)
     mpmath.mp.prec = 300
     attributes = {k: f32(v) for k, v in attributes.items()}
+    if TABLE[op].get("attributes_like_x"):
+        # CastLike(attribute, X): the function body rounds it to X's dtype first.
+        attributes = {k: float(widen(fmt, round_f64(fmt, [v]))[0]) for k, v in attributes.items()}
     for i, xi in np.ndenumerate(x):
         v = evaluate(formula, float(xi), attributes)
         if v is PASS:
