@@ -270,6 +270,23 @@ pub static CELU: UnaryOp = UnaryOp {
     speed_target: SpeedTarget::EXPM1,
 };
 
+/// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
+pub static THRESHOLDED_RELU: UnaryOp = UnaryOp {
+    onnx_name: "ThresholdedRelu",
+    cli_name: "thresholded-relu",
+    versions: &[OpVersion { since: 10, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
+    attributes: &[Attribute::new("alpha", 1.0)],
+    wgsl: include_str!("../shaders/ops/thresholded_relu.wgsl"),
+    wgsl_fn: "thresholded_relu",
+    cpu: crate::cpu::thresholded_relu::thresholded_relu,
+    max_ulp: UlpBounds::EXACT,
+    formula: "X if x > alpha else 0",
+    expansion: "Where(Less(alpha, X), X, 0)",
+    attributes_like_x: true,
+    kernel_parameters: same_parameters,
+    speed_target: SpeedTarget::STREAMING,
+};
+
 /// PRelu: `Where(X < 0, slope * X, X)`.
 pub static PRELU: BinaryOp = BinaryOp {
     onnx_name: "PRelu",
@@ -290,7 +307,7 @@ pub static PRELU: BinaryOp = BinaryOp {
 };
 
 /// Every unary operator.
-pub static UNARY_OPS: [&UnaryOp; 4] = [&LEAKY_RELU, &ELU, &SELU, &CELU];
+pub static UNARY_OPS: [&UnaryOp; 5] = [&LEAKY_RELU, &ELU, &SELU, &CELU, &THRESHOLDED_RELU];
 
 /// LeakyRelu's default alpha (ONNX).
 pub const LEAKY_RELU_DEFAULT_ALPHA: f32 = 0.01;

@@ -9,6 +9,7 @@
 //! | `celu.rs` | `shaders/ops/celu.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
 //! | `selu.rs` | `shaders/ops/selu.wgsl` |
+//! | `thresholded_relu.rs` | `shaders/ops/thresholded_relu.wgsl` |
 //! | `expm1_f32.rs` | `shaders/shared/expm1_f32.wgsl` |
 //! | `expm1_f64.rs` | `shaders/shared/expm1_f64.wgsl` |
 //! | `expm1_half.rs` | `shaders/shared/expm1_half.wgsl` |
@@ -38,6 +39,7 @@ pub(crate) mod expm1_half;
 pub(crate) mod leaky_relu;
 pub(crate) mod prelu;
 pub(crate) mod selu;
+pub(crate) mod thresholded_relu;
 #[cfg(test)]
 pub(crate) mod soft_f64;
 
