@@ -4,8 +4,9 @@
 //! ONNX layer, the CLI, the tests' tolerances and the README's table all read these.
 //!
 //! Adding a unary operator takes its WGSL file (`shaders/ops/<name>.wgsl`, a function
-//! `fn <name>(x: Lanes, attributes: vec4<f32>) -> Lanes`), its CPU twin (`src/cpu/<name>.rs`),
-//! one entry here, and its test data.
+//! `fn <name>(x: Lanes, attributes: vec4<f32>) -> Lanes`), its CPU twin (`src/cpu/<name>.rs`,
+//! declared in `src/cpu/mod.rs`), one entry here, and its regenerated test data (ARCHITECTURE.md,
+//! "adding one", has the commands).
 
 use std::fmt;
 
