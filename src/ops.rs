@@ -119,6 +119,53 @@ pub struct UnaryOp {
     pub(crate) kernel_parameters: fn(&Attributes) -> Attributes,
     /// The bench's target for the kernel, as a share of the copy kernel's speed.
     pub speed_target: SpeedTarget,
+    /// The inputs the operator suites sweep, log-spaced: where the operator computes something.
+    pub sweep: Sweep,
+}
+
+/// Log-spaced test inputs: the signs and the magnitudes (per float width) swept.
+#[derive(Debug, Clone, Copy)]
+pub struct Sweep {
+    /// Negative inputs.
+    pub negatives: bool,
+    /// Positive inputs.
+    pub positives: bool,
+    /// Smallest and largest magnitude for f32 (and the 16-bit types computed in f32).
+    pub f32_magnitudes: (f64, f64),
+    /// Smallest and largest magnitude for f64.
+    pub f64_magnitudes: (f64, f64),
+}
+
+impl Sweep {
+    /// Negatives over the whole range of each width.
+    pub const NEGATIVES: Sweep = Sweep {
+        negatives: true,
+        positives: false,
+        f32_magnitudes: (1e-45, 3.4e38),
+        f64_magnitudes: (5e-324, 1.7e308),
+    };
+    /// Negatives up to where an expm1 saturates at -1 (and a little beyond).
+    pub const EXPM1_NEGATIVES: Sweep =
+        Sweep { negatives: true, positives: false, f32_magnitudes: (1e-38, 104.0), f64_magnitudes: (1e-300, 800.0) };
+    /// The values the input is cut at when it is compared with attributes of moderate size.
+    pub const AROUND_ONE: Sweep =
+        Sweep { negatives: true, positives: true, f32_magnitudes: (1e-6, 1e6), f64_magnitudes: (1e-12, 1e12) };
+
+    /// `n` log-spaced values over this sweep for f32 (`wide` false) or f64 (`wide` true):
+    /// half of each sign when both are swept.
+    pub fn values(&self, n: usize, wide: bool) -> Vec<f64> {
+        let (lo, hi) = if wide { self.f64_magnitudes } else { self.f32_magnitudes };
+        let signs: Vec<f64> = [(self.negatives, -1.0), (self.positives, 1.0)]
+            .into_iter()
+            .filter_map(|(on, sign)| on.then_some(sign))
+            .collect();
+        let per_sign = n / signs.len().max(1);
+        let (lo, hi) = (lo.ln(), hi.ln());
+        signs
+            .iter()
+            .flat_map(|sign| (0..per_sign).map(move |i| sign * (lo + (hi - lo) * i as f64 / (per_sign - 1).max(1) as f64).exp()))
+            .collect()
+    }
 }
 
 /// A kernel's speed target as a share of the copy kernel: on a GPU, and on a CPU adapter (where
@@ -207,6 +254,7 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
     attributes_like_x: false,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::STREAMING,
+    sweep: Sweep::NEGATIVES,
 };
 
 /// Elu: `Where(X < 0, alpha * (exp(X) - 1), X)`.
@@ -228,6 +276,7 @@ pub static ELU: UnaryOp = UnaryOp {
     attributes_like_x: false,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::EXPM1,
+    sweep: Sweep::EXPM1_NEGATIVES,
 };
 
 /// Selu: `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
@@ -252,6 +301,7 @@ pub static SELU: UnaryOp = UnaryOp {
     attributes_like_x: false,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::EXPM1,
+    sweep: Sweep { positives: true, ..Sweep::EXPM1_NEGATIVES },
 };
 
 /// Celu: `alpha * Elu(X / alpha)`, i.e. `max(0, X) + min(0, alpha * (exp(X / alpha) - 1))`.
@@ -269,6 +319,7 @@ pub static CELU: UnaryOp = UnaryOp {
     attributes_like_x: false,
     kernel_parameters: crate::cpu::celu::celu_parameters,
     speed_target: SpeedTarget::EXPM1,
+    sweep: Sweep::EXPM1_NEGATIVES,
 };
 
 /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
@@ -286,6 +337,7 @@ pub static THRESHOLDED_RELU: UnaryOp = UnaryOp {
     attributes_like_x: true,
     kernel_parameters: same_parameters,
     speed_target: SpeedTarget::STREAMING,
+    sweep: Sweep::AROUND_ONE,
 };
 
 /// PRelu: `Where(X < 0, slope * X, X)`.

@@ -129,17 +129,15 @@ fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {
     }
 }
 
+/// 2^20 log-spaced f32 values over each operator's sweep (its table entry), plus the specials.
 #[test]
-fn f32_log_spaced_negatives_within_each_bound() {
+fn f32_log_spaced_sweeps_within_each_bound() {
     let Some(ctx) = common::ctx() else { return };
-    // 2^20 log-spaced negatives from -1e-38 to -104, plus the specials.
-    let n = 1 << 20;
-    let (lo, hi) = (1e-38f64.ln(), 104f64.ln());
-    let mut xs: Vec<f32> = (0..n).map(|i| -((lo + (hi - lo) * i as f64 / (n - 1) as f64).exp() as f32)).collect();
-    xs.extend(f32::specials());
-    let len = xs.len();
-    let x = to_dyn(xs, &[len]);
     for op in UNARY_OPS {
+        let mut xs: Vec<f32> = op.sweep.values(1 << 20, false).into_iter().map(|v| v as f32).collect();
+        xs.extend(f32::specials());
+        let len = xs.len();
+        let x = to_dyn(xs, &[len]);
         for values in attribute_sets(op) {
             let (y, expected) = run(ctx, op, &values, &x);
             let what = format!("{}({values:?}) f32 log-spaced", op.onnx_name);
@@ -151,16 +149,14 @@ fn f32_log_spaced_negatives_within_each_bound() {
 }
 
 #[test]
-fn f64_log_spaced_negatives_random_values_and_specials() {
+fn f64_log_spaced_sweeps_random_values_and_specials() {
     for (path, ctx) in path_contexts() {
-        // 2^16 log-spaced negatives from -1e-300 to -800, random values, specials.
-        let n = 1 << 16;
-        let (lo, hi) = (1e-300f64.ln(), 800f64.ln());
-        let mut xs: Vec<f64> = (0..n).map(|i| -(lo + (hi - lo) * i as f64 / (n - 1) as f64).exp()).collect();
-        xs.extend(samples::<f64>(4096, 64));
-        let len = xs.len();
-        let x = to_dyn(xs, &[len]);
         for op in UNARY_OPS {
+            // 2^16 log-spaced values over the operator's sweep, random values, specials.
+            let mut xs = op.sweep.values(1 << 16, true);
+            xs.extend(samples::<f64>(4096, 64));
+            let len = xs.len();
+            let x = to_dyn(xs, &[len]);
             for values in attribute_sets(op) {
                 let (y, expected) = run(&ctx, op, &values, &x);
                 let what = format!("{}({values:?}) f64 {path}", op.onnx_name);
