@@ -39,9 +39,9 @@ pub(crate) mod expm1_half;
 pub(crate) mod leaky_relu;
 pub(crate) mod prelu;
 pub(crate) mod selu;
-pub(crate) mod thresholded_relu;
 #[cfg(test)]
 pub(crate) mod soft_f64;
+pub(crate) mod thresholded_relu;
 
 use ndarray::{Array, ArrayView, Dimension};
 

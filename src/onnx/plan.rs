@@ -409,7 +409,12 @@ fn value_matches(pattern: &Pattern, value: &str, bound: &mut Bindings, producer:
 }
 
 /// Whether `node` is what the `Pattern::Node` describes; `Mul` matches either operand order.
-fn node_matches(pattern: &Pattern, node: &NodeProto, bound: &mut Bindings, producer: &HashMap<&str, &NodeProto>) -> bool {
+fn node_matches(
+    pattern: &Pattern,
+    node: &NodeProto,
+    bound: &mut Bindings,
+    producer: &HashMap<&str, &NodeProto>,
+) -> bool {
     let Pattern::Node { op, attributes, inputs } = pattern else { return false };
     if node.op_type() != op || node.input.len() != inputs.len() {
         return false;

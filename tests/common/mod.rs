@@ -176,7 +176,11 @@ pub fn assert_unary_passthrough<T: FloatElement>(
 ) {
     for (a, x) in actual.iter().zip(input) {
         if wgpu_activations::reference::unary_passes_through(op, attributes, *x) {
-            assert_eq!(bytemuck::bytes_of(a), bytemuck::bytes_of(x), "{what}: passthrough of {x:?} changed it to {a:?}");
+            assert_eq!(
+                bytemuck::bytes_of(a),
+                bytemuck::bytes_of(x),
+                "{what}: passthrough of {x:?} changed it to {a:?}"
+            );
         }
     }
 }
