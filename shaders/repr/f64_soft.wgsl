@@ -16,6 +16,10 @@ fn is_negative(l: Lanes) -> Mask {
     return pair_mask(f64_is_negative(l.xy), f64_is_negative(l.zw));
 }
 
+fn is_nan(l: Lanes) -> Mask {
+    return pair_mask(f64_is_nan(l.xy), f64_is_nan(l.zw));
+}
+
 fn to_compute(l: Lanes) -> Compute {
     return l;
 }
@@ -29,30 +33,39 @@ fn from_attribute(a: f32) -> Compute {
     return Compute(d, d);
 }
 
+// The arithmetic runs one lane per loop iteration, so each call site holds one copy of the
+// soft-float routine, not two: shader compilers inline every call, and SwiftShader's takes
+// minutes over a kernel with a few dozen inlined soft-float products.
+fn lane_of(c: Compute, i: u32) -> U64 {
+    return select(c.xy, c.zw, i == 1u);
+}
+
 fn mul(a: Compute, b: Compute) -> Compute {
-    return Compute(f64_mul(a.xy, b.xy), f64_mul(a.zw, b.zw));
+    var lanes: array<U64, 2>;
+    for (var i = 0u; i < 2u; i++) {
+        lanes[i] = f64_mul(lane_of(a, i), lane_of(b, i));
+    }
+    return Compute(lanes[0], lanes[1]);
 }
 
 fn expm1(c: Compute) -> Compute {
-    return Compute(f64_expm1(c.xy), f64_expm1(c.zw));
+    var lanes: array<U64, 2>;
+    for (var i = 0u; i < 2u; i++) {
+        lanes[i] = f64_expm1(lane_of(c, i));
+    }
+    return Compute(lanes[0], lanes[1]);
 }
 
-// ONNX Greater on one value: false when either is NaN; -0.0 equals +0.0.
+// A key whose unsigned order is the order of the values (-0.0 just below +0.0).
+fn f64_order_key(a: U64) -> U64 {
+    return select(U64(a.x, a.y | 0x80000000u), U64(~a.x, ~a.y), f64_sign(a) == 1u);
+}
+
+// ONNX Greater on one value: false when either is NaN; -0.0 equals +0.0. Branch-free: a
+// shader compiler inlines it several times per kernel.
 fn f64_greater(a: U64, b: U64) -> bool {
-    if (f64_is_nan(a) || f64_is_nan(b)) {
-        return false;
-    }
-    let negative_a = f64_sign(a) == 1u;
-    let negative_b = f64_sign(b) == 1u;
-    let zero_a = u64_is_zero(U64(a.x, a.y & 0x7fffffffu));
-    let zero_b = u64_is_zero(U64(b.x, b.y & 0x7fffffffu));
-    if (zero_a && zero_b) {
-        return false;
-    }
-    if (negative_a != negative_b) {
-        return negative_b;
-    }
-    return select(f64_magnitude_less(b, a), f64_magnitude_less(a, b), negative_a);
+    let zeros = u64_is_zero(U64(a.x | b.x, (a.y | b.y) & 0x7fffffffu));
+    return !(f64_is_nan(a) | f64_is_nan(b) | zeros) & u64_less(f64_order_key(b), f64_order_key(a));
 }
 
 fn greater(a: Compute, b: Compute) -> Mask {
@@ -60,5 +73,14 @@ fn greater(a: Compute, b: Compute) -> Mask {
 }
 
 fn add(a: Compute, b: Compute) -> Compute {
-    return Compute(f64_add(a.xy, b.xy), f64_add(a.zw, b.zw));
+    var lanes: array<U64, 2>;
+    for (var i = 0u; i < 2u; i++) {
+        lanes[i] = f64_add(lane_of(a, i), lane_of(b, i));
+    }
+    return Compute(lanes[0], lanes[1]);
+}
+
+// An f64 attribute derived on the host, from its (low, high) bits.
+fn from_f64_attribute(bits: vec2<u32>, nearest_f32: f32) -> Compute {
+    return Compute(bits, bits);
 }
