@@ -7,6 +7,10 @@ fn is_negative(l: Lanes) -> Mask {
     return (l > Lanes(0x8000u)) & (l <= Lanes(0xff80u));
 }
 
+fn is_nan(l: Lanes) -> Mask {
+    return (l & Lanes(0x7fffu)) > Lanes(0x7f80u);
+}
+
 fn to_compute(h: Lanes) -> Compute {
     return bitcast<Compute>(h << vec4(16u));
 }

@@ -73,6 +73,12 @@ fn is_negative(l: Lanes) -> Mask {
     return l < Lanes(0.0h);
 }
 
+// On the bits of the exact f32 (shared/order_f32.wgsl): drivers may compile float compares as
+// if no value were NaN, and naga has no bitcast from f16.
+fn is_nan(l: Lanes) -> Mask {
+    return f32_is_nan(to_compute(l));
+}
+
 fn to_compute(l: Lanes) -> Compute {
     return Compute(l);
 }

@@ -10,6 +10,10 @@ fn is_negative(l: Lanes) -> Mask {
     return (l > Lanes(0x8000u)) & (l <= Lanes(0xfc00u));
 }
 
+fn is_nan(l: Lanes) -> Mask {
+    return (l & Lanes(0x7fffu)) > Lanes(0x7c00u);
+}
+
 // binary16 bits -> f32, exact (subnormals included).
 fn to_compute(h: Lanes) -> Compute {
     let sign = (h & vec4(0x8000u)) << vec4(16u);

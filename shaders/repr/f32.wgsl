@@ -17,11 +17,14 @@
 //   (shared/lanes_*.wgsl and shared/words_indexed.wgsl implement these for the common layouts)
 // Arithmetic:
 //   fn is_negative(l) -> Mask          ONNX Less(X, 0): false for -0.0, NaN and unsigned types
+//   fn is_nan(l) -> Mask               ONNX IsNaN (the float representations)
 //   fn multiply(a, b) -> Lanes         PRelu's product: one rounding (floats), wrapping (integers)
 // and, for the float representations, what the unary ops use:
 //   alias Compute; fn to_compute(l) -> Compute; fn from_compute(c) -> Lanes (one rounding)
 //   fn from_attribute(a: f32) -> Compute (exact); fn mul(a, b) -> Compute; fn add(a, b) -> Compute;
 //   fn expm1(c) -> Compute; fn greater(a, b) -> Mask (ONNX Greater: false for NaN, -0.0 == +0.0)
+//   fn from_f64_attribute(bits: vec2<u32>, nearest_f32: f32) -> Compute (an f64 the host derived
+//   from the attributes, as exactly as Compute holds it)
 //
 // Here elements travel as their bits in u32 words and negativity is decided on the bits, so
 // values that are not negative pass through bit for bit (NaN payloads, -0.0) even on drivers
@@ -30,6 +33,10 @@
 fn is_negative(l: Lanes) -> Mask {
     // 0x80000000 is -0.0, 0xff800000 is -inf, above it are the negative-signed NaNs.
     return (l > Lanes(0x80000000u)) & (l <= Lanes(0xff800000u));
+}
+
+fn is_nan(l: Lanes) -> Mask {
+    return (l & Lanes(0x7fffffffu)) > Lanes(0x7f800000u);
 }
 
 fn to_compute(l: Lanes) -> Compute {

@@ -1,4 +1,4 @@
-// Comparison and addition for the representations that compute in f32 (f32, f16, bf16), with
+// Comparison, addition and f64 attributes for the representations that compute in f32 (f32, f16, bf16), with
 // either shared/compute_f32.wgsl or shared/compute_f32_exact.wgsl.
 //
 // greater is ONNX's Greater: false when either side is NaN, and -0.0 equals +0.0. It is decided
@@ -20,4 +20,9 @@ fn greater(a: Compute, b: Compute) -> vec4<bool> {
 
 fn add(a: Compute, b: Compute) -> Compute {
     return a + b;
+}
+
+// An f64 attribute derived on the host: f32 arithmetic takes its nearest f32.
+fn from_f64_attribute(bits: vec2<u32>, nearest_f32: f32) -> Compute {
+    return Compute(nearest_f32);
 }

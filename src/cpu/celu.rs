@@ -20,16 +20,10 @@ pub(crate) fn celu(x: f64, attributes: &Attributes) -> Option<f64> {
     }
 }
 
-/// The kernel's parameters: alpha, and 1 / alpha (correctly rounded in f64) as the sum of
-/// three f32, largest first (zeros after the first where it is not finite).
+/// The kernel's parameters: alpha; 1 / alpha rounded once to f64, as the bits of its low and high
+/// words (carried in f32 slots); and 1 / alpha's nearest f32.
 pub(crate) fn celu_parameters(attributes: &Attributes) -> Attributes {
     let reciprocal = 1.0 / f64::from(attributes[0]);
-    let high = reciprocal as f32;
-    if !reciprocal.is_finite() || !high.is_finite() {
-        return [attributes[0], high, 0.0, 0.0];
-    }
-    let rest = reciprocal - f64::from(high);
-    let middle = rest as f32;
-    let low = (rest - f64::from(middle)) as f32;
-    [attributes[0], high, middle, low]
+    let bits = reciprocal.to_bits();
+    [attributes[0], f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32), reciprocal as f32]
 }
