@@ -2,13 +2,14 @@
 //! ([`leaky_relu`]`(&ctx, x, alpha)`), device tensors ([`Context::run_activations`]), in place,
 //! and recorded into the caller's own command encoder ([`Context::encode_activations`]).
 
-use ndarray::{Array, ArrayView, ArrayViewD, ArrayViewMut, Dimension};
+use ndarray::{Array, ArrayView, ArrayViewMut, Dimension};
 
 use crate::dtype::{DType, Element, FloatElement};
-use crate::engine::{Context, GpuTensor, Job, JobStep, KeepAlive, Report, Wait};
+pub use crate::engine::Blocking;
+use crate::engine::{Activation, Context, GpuTensor, HostData, HostSlope, Wait, host_steps};
 use crate::error::{Error, Result};
 use crate::kernel::MAX_CHAIN;
-use crate::ops::{Activation, Step};
+use crate::ops::Step;
 
 /// Refuses an empty chain or one longer than one kernel runs.
 fn check_chain(chain: &[Activation]) -> Result<()> {
@@ -66,16 +67,7 @@ impl Context {
     ) -> Result<()> {
         check_chain(chain)?;
         check_dtype(chain, x.dtype())?;
-        let steps: Vec<JobStep<'_>> = chain.iter().map(JobStep::from_activation).collect();
-        let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
-        self.scoped("encoding", || {
-            let pending = self.begin_validation(encoder, &job)?;
-            let mut keep = KeepAlive::default();
-            self.encode_job(encoder, &job, &mut keep, None)?;
-            self.finish_validation(encoder, pending, y, Report::Queue)?;
-            encoder.on_submitted_work_done(move || drop(keep));
-            Ok(())
-        })
+        self.encode_chain(encoder, chain, x, y)
     }
 
     /// Records PRelu from `x` into `y` (which may be `x` itself) into the caller's `encoder`.
@@ -88,146 +80,6 @@ impl Context {
     ) -> Result<()> {
         self.encode_activations(encoder, &[Activation::prelu(slope)], x, y)
     }
-
-    fn submit_chain(&self, chain: &[Activation], x: &GpuTensor, y: &GpuTensor) -> Result<()> {
-        let steps: Vec<JobStep<'_>> = chain.iter().map(JobStep::from_activation).collect();
-        let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
-        self.scoped("activation", || {
-            let mut encoder = self.encoder("wgpu-activations.chain");
-            let pending = self.begin_validation(&mut encoder, &job)?;
-            let mut keep = KeepAlive::default();
-            self.encode_job(&mut encoder, &job, &mut keep, None)?;
-            self.finish_validation(&mut encoder, pending, y, Report::Queue)?;
-            self.inner.queue.submit([encoder.finish()]);
-            // Pooled buffers may go back now: later work on the queue runs after this.
-            drop(keep);
-            Ok(())
-        })
-    }
-
-    /// Runs `chain` over a host array's elements in standard order: one upload, the kernels in
-    /// place, one readback straight into `data`'s output, in one submission per piece (arrays
-    /// larger than one buffer run in pieces).
-    async fn run_host<T: Element>(
-        &self,
-        mut data: HostData<'_, T>,
-        shape: &[usize],
-        chain: HostChain<'_, T>,
-        wait: Wait,
-    ) -> Result<()> {
-        let len = data.len();
-        let elem = T::DTYPE.size_bytes() as u64;
-        // Pieces start at multiples of the binding alignment, so slope windows stay aligned.
-        let align = self.offset_alignment();
-        let per_piece = ((self.max_buffer_bytes() / align * align) / elem).max(1) as usize;
-        let pieces: Vec<std::ops::Range<usize>> =
-            (0..len.div_ceil(per_piece)).map(|i| i * per_piece..((i + 1) * per_piece).min(len)).collect();
-        let whole_slope = match &chain {
-            HostChain::Prelu(slope) if pieces.len() == 1 || slope_fits(self, slope) => Some(self.upload(slope.view())?),
-            _ => None,
-        };
-        for piece in pieces {
-            let (mut readback, check) = self
-                .scoped_async("activation", || {
-                    let tensor = self.new_tensor(&[piece.len()], T::DTYPE, "wgpu-activations.upload")?;
-                    self.write_tensor(&tensor, bytemuck::cast_slice(data.input(piece.clone())));
-                    let part;
-                    let steps: Vec<JobStep<'_>> = match (&chain, &whole_slope) {
-                        (HostChain::Steps(steps), _) => steps.iter().map(JobStep::from_activation).collect(),
-                        (HostChain::Prelu(slope), Some(whole)) => {
-                            vec![JobStep::Prelu { slope: whole, shape: slope.shape(), first: 0 }]
-                        }
-                        (HostChain::Prelu(slope), None) => {
-                            let (first, uploaded) = self.slope_part(slope, shape, &piece)?;
-                            part = uploaded;
-                            vec![JobStep::Prelu { slope: &part, shape: slope.shape(), first }]
-                        }
-                    };
-                    let job = Job { x: &tensor, y: &tensor, steps: &steps, shape, element_base: piece.start as u64 };
-                    let mut encoder = self.encoder("wgpu-activations.host");
-                    let pending = self.begin_validation(&mut encoder, &job)?;
-                    let mut keep = KeepAlive::default();
-                    self.encode_job(&mut encoder, &job, &mut keep, None)?;
-                    let check = self.finish_validation(&mut encoder, pending, &tensor, Report::Handle)?;
-                    let mut readback = self.encode_readback(&mut encoder, &tensor)?;
-                    self.inner.queue.submit([encoder.finish()]);
-                    readback.start();
-                    Ok((readback, check))
-                })
-                .await?;
-            self.finish_read(&mut readback, wait, data.output(piece)).await?;
-            if let Some(check) = check {
-                self.lost_or(check.outcome(self.inner.options.readback_timeout).await)?;
-            }
-        }
-        self.check_ready()
-    }
-
-    /// The part of a host slope that X's elements `piece` read (a monotonic pattern reads one
-    /// window), uploaded, with the flat index of its first element.
-    fn slope_part<T: Element>(
-        &self,
-        slope: &ArrayViewD<'_, T>,
-        x_shape: &[usize],
-        piece: &std::ops::Range<usize>,
-    ) -> Result<(u64, GpuTensor)> {
-        let aligned = crate::broadcast::unidirectional_slope_shape(x_shape, slope.shape())?;
-        let plan = crate::broadcast::plan(x_shape, &aligned)?;
-        let standard = slope.as_standard_layout();
-        let flat = standard.as_slice().unwrap_or_default();
-        let window = plan.slope_window(&(piece.start as u64..piece.end as u64)).unwrap_or(0..flat.len() as u64);
-        // Start the part at an aligned element so windows inside it align as in the whole slope.
-        let align = (self.offset_alignment() / T::DTYPE.size_bytes() as u64).max(1);
-        let first = window.start / align * align;
-        let values = &flat[first as usize..window.end as usize];
-        Ok((first, self.upload_slice(values, &[values.len()])?))
-    }
-}
-
-fn slope_fits<T: Element>(ctx: &Context, slope: &ArrayViewD<'_, T>) -> bool {
-    (slope.len() * T::DTYPE.size_bytes()) as u64 <= ctx.max_buffer_bytes()
-}
-
-/// Where a host call reads X and writes Y.
-enum HostData<'a, T> {
-    /// A new result: `output` is sized (and its memory faulted in) while the GPU works.
-    Separate { input: &'a [T], output: &'a mut Vec<T> },
-    /// X overwritten with Y.
-    InPlace(&'a mut [T]),
-}
-
-impl<T: Element> HostData<'_, T> {
-    fn len(&self) -> usize {
-        match self {
-            HostData::Separate { input, .. } => input.len(),
-            HostData::InPlace(values) => values.len(),
-        }
-    }
-
-    fn input(&self, piece: std::ops::Range<usize>) -> &[T] {
-        match self {
-            HostData::Separate { input, .. } => &input[piece],
-            HostData::InPlace(values) => &values[piece],
-        }
-    }
-
-    fn output(&mut self, piece: std::ops::Range<usize>) -> &mut [T] {
-        match self {
-            HostData::Separate { input, output } => {
-                if output.len() != input.len() {
-                    output.resize(input.len(), T::zeroed());
-                }
-                &mut output[piece]
-            }
-            HostData::InPlace(values) => &mut values[piece],
-        }
-    }
-}
-
-/// What a host call runs: a chain (slopes already on the device), or PRelu with a host slope.
-enum HostChain<'a, T> {
-    Steps(&'a [Activation]),
-    Prelu(ArrayViewD<'a, T>),
 }
 
 /// A host array's elements in standard order, borrowed when it is already contiguous.
@@ -249,7 +101,7 @@ async fn activations_impl<T: Element, D: Dimension>(
     let contiguous = standard(&x);
     let mut values = Vec::new();
     let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
-    ctx.run_host(data, x.shape(), HostChain::Steps(chain), wait).await?;
+    ctx.run_host(data, x.shape(), &host_steps(chain), wait).await?;
     into_array(values, x.raw_dim())
 }
 
@@ -266,7 +118,7 @@ async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
     let contiguous = standard(&x);
     let mut values = Vec::new();
     let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
-    ctx.run_host(data, x.shape(), HostChain::Prelu(slope.into_dyn()), wait).await?;
+    ctx.run_host(data, x.shape(), &[Step::Prelu(HostSlope::Host(slope.into_dyn()))], wait).await?;
     into_array(values, x.raw_dim())
 }
 
@@ -283,40 +135,14 @@ async fn cpu_chain<T: Element, D: Dimension>(
 ) -> Result<Array<T, D>> {
     let mut y = x.as_standard_layout().into_owned();
     for step in chain {
-        y = match &step.0 {
-            Step::Unary { op, attributes } => {
-                crate::cpu::map_standard(y.view(), |v| v.unary_reference(op, attributes).unwrap_or(v))
+        y = match step.step() {
+            Step::Unary(op, attributes) => {
+                crate::cpu::map_standard(y.view(), |v| crate::cpu::unary_element(op, attributes, v))
             }
-            Step::Prelu { slope } => crate::cpu::prelu(y.view(), ctx.read_tensor::<T>(slope, wait).await?.view())?,
+            Step::Prelu(slope) => crate::cpu::prelu(y.view(), ctx.read_tensor::<T>(slope, wait).await?.view())?,
         };
     }
     Ok(y)
-}
-
-/// What lets a host call block its thread until the GPU answers: every element type has it,
-/// except in the browser (wasm32), where a thread that waits never sees the GPU's answer (the
-/// page's event loop delivers it). There the blocking calls do not compile, and the error
-/// names their `_async` twins.
-#[cfg_attr(
-    target_arch = "wasm32",
-    diagnostic::on_unimplemented(
-        message = "blocking calls do not exist in the browser: call the `_async` twin and await it",
-        label = "this call would wait for the GPU on the page's only thread, which never sees the answer",
-        note = "leaky_relu_async, elu_async, prelu_async, activations_async, activations_in_place_async, \
-                prelu_in_place_async, Context::new_async, Context::download_async"
-    )
-)]
-pub trait Blocking: Element {
-    /// Runs `future` to completion on this thread.
-    #[doc(hidden)]
-    fn block_on<F: std::future::Future>(future: F) -> F::Output;
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<T: Element> Blocking for T {
-    fn block_on<F: std::future::Future>(future: F) -> F::Output {
-        pollster::block_on(future)
-    }
 }
 
 /// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout. Blocks until
@@ -409,10 +235,8 @@ async fn activations_in_place_impl<T: Element, D: Dimension>(
         x.assign(&y);
         return Ok(());
     }
-    in_place(x, async |values, shape| {
-        ctx.run_host(HostData::InPlace(values), shape, HostChain::Steps(chain), wait).await
-    })
-    .await
+    in_place(x, async |values, shape| ctx.run_host(HostData::InPlace(values), shape, &host_steps(chain), wait).await)
+        .await
 }
 
 /// Runs `work` on `x`'s elements in standard order, through a contiguous copy when `x` is not
@@ -484,7 +308,7 @@ async fn prelu_in_place_impl<T: Element, D: Dimension, E: Dimension>(
     }
     let slope = slope.into_dyn();
     in_place(x, async |values, shape| {
-        ctx.run_host(HostData::InPlace(values), shape, HostChain::Prelu(slope), wait).await
+        ctx.run_host(HostData::InPlace(values), shape, &[Step::Prelu(HostSlope::Host(slope))], wait).await
     })
     .await
 }

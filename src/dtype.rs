@@ -4,8 +4,6 @@ use std::fmt;
 
 use half::{bf16, f16};
 
-use crate::ops::{Attributes, UnaryOp};
-
 /// The ONNX element types the operators accept, as a runtime value (for the ONNX runner and CLI).
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -124,13 +122,9 @@ pub trait Element: bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug +
 
     /// True if the value is a subnormal float (always false for integers).
     fn is_subnormal(self) -> bool;
-
-    /// `op` applied to this value by the CPU reference; `None` for the integer types, on which
-    /// no unary operator is defined.
-    fn unary_reference(self, op: &UnaryOp, attributes: &Attributes) -> Option<Self>;
 }
 
-/// The floating-point element types, the only ones LeakyRelu and Elu are defined on.
+/// The floating-point element types, the only ones the unary operators are defined on.
 pub trait FloatElement: Element {
     /// Widen exactly to f64.
     fn to_f64(self) -> f64;
@@ -164,9 +158,6 @@ macro_rules! float_element {
             fn is_subnormal(self) -> bool {
                 let v = self.to_f64();
                 v != 0.0 && v.abs() < <$t>::MIN_POSITIVE.to_f64()
-            }
-            fn unary_reference(self, op: &UnaryOp, attributes: &Attributes) -> Option<Self> {
-                Some(crate::cpu::unary_scalar(op, attributes, self))
             }
         }
         impl FloatElement for $t {
@@ -216,9 +207,6 @@ macro_rules! int_element {
             }
             fn is_subnormal(self) -> bool {
                 false
-            }
-            fn unary_reference(self, _op: &UnaryOp, _attributes: &Attributes) -> Option<Self> {
-                None
             }
         }
     };

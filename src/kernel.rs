@@ -7,10 +7,9 @@
 //! so one pipeline serves every alpha and every shape.
 
 use std::fmt::Write as _;
-use std::hash::{Hash, Hasher};
 
 use crate::broadcast::{MAX_RANK, SlopeAccess};
-use crate::ops::UnaryOp;
+use crate::ops::Step;
 use crate::repr::{Repr, WIDE_U32};
 
 /// Longest chain of steps one kernel runs (the size of `Params.steps`).
@@ -103,33 +102,9 @@ impl Default for Tuning {
     }
 }
 
-/// What one chain step contributes to the shader text.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum StepKind {
-    Unary(&'static UnaryOp),
-    Prelu(SlopeAccess),
-}
-
-impl PartialEq for StepKind {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (StepKind::Unary(a), StepKind::Unary(b)) => std::ptr::eq(*a, *b),
-            (StepKind::Prelu(a), StepKind::Prelu(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl Eq for StepKind {}
-
-impl Hash for StepKind {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        match self {
-            StepKind::Unary(op) => (0u8, op.onnx_name).hash(state),
-            StepKind::Prelu(access) => (1u8, access).hash(state),
-        }
-    }
-}
+/// What one chain step contributes to the shader text: its operator and, for PRelu, how the
+/// slope is gathered. Attributes are not shader text (`A = ()`).
+pub(crate) type StepKind = Step<SlopeAccess, ()>;
 
 /// One kernel: the unit of compilation and of the pipeline cache. Copy and allocation-free, so
 /// looking a kernel up costs a hash of a few words.
@@ -177,8 +152,8 @@ impl KernelKey {
         let names: Vec<String> = self
             .steps()
             .map(|s| match s {
-                StepKind::Unary(op) => op.wgsl_fn.to_string(),
-                StepKind::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
+                Step::Unary(op, ()) => op.wgsl_fn.to_string(),
+                Step::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
             })
             .collect();
         let chain = if names.is_empty() { "copy".to_string() } else { names.join("+") };
@@ -198,7 +173,7 @@ impl KernelKey {
             used.push(if pass == Pass::Main { binding::Y } else { binding::Y_WORDS });
         }
         for (k, step) in self.steps().enumerate() {
-            if let StepKind::Prelu(access) = step {
+            if let Step::Prelu(access) = step {
                 let vectors = pass == Pass::Main && matches!(access, SlopeAccess::Same | SlopeAccess::Trailing);
                 used.push(if vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
             }
@@ -234,7 +209,7 @@ impl KernelKey {
         let mut text = StepText::default();
         for (k, step) in self.steps().enumerate() {
             match step {
-                StepKind::Unary(op) => {
+                Step::Unary(op, ()) => {
                     include(op.wgsl);
                     // Read once per invocation, not per Vector: the shader compiler cannot
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
@@ -242,47 +217,17 @@ impl KernelKey {
                     let _ = writeln!(text.prepare, "    let attributes_{k} = params.steps[{k}].attributes;");
                     text.both(&format!("b = {}(b, attributes_{k});", op.wgsl_fn));
                 }
-                StepKind::Prelu(access) => {
+                Step::Prelu(access) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
-                    text.slopes.push_str(
-                        &PRELU_SLOPE
-                            .replace("{{K}}", &k.to_string())
-                            .replace("{{VECTORS_BINDING}}", &binding::slope_vectors(k).to_string())
-                            .replace("{{WORDS_BINDING}}", &binding::slope_words(k).to_string()),
-                    );
-                    match access {
-                        SlopeAccess::Scalar => {
-                            let _ = writeln!(text.prepare, "    let scalar_{k} = slope_scalar_{k}();");
-                            text.both(&format!("b = prelu(b, scalar_{k});"));
-                        }
-                        SlopeAccess::Same => {
-                            let _ = writeln!(text.main, "            b = prelu(b, group(slope_vectors_{k}[v], g));");
-                            let _ = writeln!(text.tail, "        b = prelu(b, slope_same_{k}(element, g));");
-                        }
-                        SlopeAccess::Channel | SlopeAccess::ChannelAligned => {
-                            let _ = writeln!(text.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
-                            if access == SlopeAccess::Channel {
-                                text.both(&format!("b = prelu(b, slope_channel_{k}(cursor_{k}, g));"));
-                            } else {
-                                text.both(&format!("b = prelu(b, slope_channel_aligned_{k}(cursor_{k}));"));
-                            }
-                            let _ = writeln!(text.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
-                        }
-                        SlopeAccess::Trailing => {
-                            let _ = writeln!(text.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
-                            let _ = writeln!(text.main, "            b = prelu(b, slope_trailing_{k}(cursor_{k}, g));");
-                            let _ = writeln!(text.tail, "        b = prelu(b, slope_channel_{k}(cursor_{k}, g));");
-                            let _ = writeln!(text.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
-                        }
-                        SlopeAccess::ChannelUniform => {
-                            let _ = writeln!(
-                                text.prepare,
-                                "    let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));"
-                            );
-                            text.both(&format!("b = prelu(b, uniform_{k});"));
-                        }
-                        SlopeAccess::General => text.both(&format!("b = prelu(b, slope_general_{k}(element, g));")),
-                    }
+                    text.slopes.push_str(&fill(
+                        PRELU_SLOPE,
+                        &[
+                            ("{{K}}", &k.to_string()),
+                            ("{{VECTORS_BINDING}}", &binding::slope_vectors(k).to_string()),
+                            ("{{WORDS_BINDING}}", &binding::slope_words(k).to_string()),
+                        ],
+                    ));
+                    text.prelu(k, access);
                 }
             }
         }
@@ -319,16 +264,61 @@ impl StepText {
         let _ = writeln!(self.main, "            {statement}");
         let _ = writeln!(self.tail, "        {statement}");
     }
+
+    /// How the PRelu step at chain position `k` gathers its slope, per [`SlopeAccess`].
+    fn prelu(&mut self, k: usize, access: SlopeAccess) {
+        match access {
+            SlopeAccess::Scalar => {
+                let _ = writeln!(self.prepare, "    let scalar_{k} = slope_scalar_{k}();");
+                self.both(&format!("b = prelu(b, scalar_{k});"));
+            }
+            SlopeAccess::Same => {
+                let _ = writeln!(self.main, "            b = prelu(b, group(slope_vectors_{k}[v], g));");
+                let _ = writeln!(self.tail, "        b = prelu(b, slope_same_{k}(element, g));");
+            }
+            SlopeAccess::Channel | SlopeAccess::ChannelAligned => {
+                let _ = writeln!(self.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
+                if access == SlopeAccess::Channel {
+                    self.both(&format!("b = prelu(b, slope_channel_{k}(cursor_{k}, g));"));
+                } else {
+                    self.both(&format!("b = prelu(b, slope_channel_aligned_{k}(cursor_{k}));"));
+                }
+                let _ = writeln!(self.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
+            }
+            SlopeAccess::Trailing => {
+                let _ = writeln!(self.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
+                let _ = writeln!(self.main, "            b = prelu(b, slope_trailing_{k}(cursor_{k}, g));");
+                let _ = writeln!(self.tail, "        b = prelu(b, slope_channel_{k}(cursor_{k}, g));");
+                let _ = writeln!(self.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
+            }
+            SlopeAccess::ChannelUniform => {
+                let _ = writeln!(
+                    self.prepare,
+                    "    let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));"
+                );
+                self.both(&format!("b = prelu(b, uniform_{k});"));
+            }
+            SlopeAccess::General => self.both(&format!("b = prelu(b, slope_general_{k}(element, g));")),
+        }
+    }
 }
 
-/// Replaces each line that consists of a placeholder alone (mentions in comments stay as they
-/// are, documenting it).
+/// The one template mechanism of the WGSL expansion: every `{{NAME}}` of `fills` in the code of
+/// `template` becomes its text; a line holding a placeholder alone becomes the text's lines as
+/// they are. Comment lines stay as they are: their mentions document the placeholders.
 fn fill(template: &str, fills: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() * 2);
     for line in template.lines() {
-        match fills.iter().find(|(placeholder, _)| line.trim() == *placeholder) {
-            Some((_, text)) => out.push_str(text.trim_end_matches('\n')),
-            None => out.push_str(line),
+        if line.trim_start().starts_with("//") {
+            out.push_str(line);
+        } else if let Some((_, text)) = fills.iter().find(|(placeholder, _)| line.trim() == *placeholder) {
+            out.push_str(text.trim_end_matches('\n'));
+        } else {
+            let mut line = line.to_string();
+            for (placeholder, text) in fills {
+                line = line.replace(placeholder, text);
+            }
+            out.push_str(&line);
         }
         out.push('\n');
     }
@@ -384,22 +374,22 @@ pub(crate) mod tests {
         for spec in &REPRS {
             let mut chains: Vec<Vec<StepKind>> = vec![vec![]];
             for access in SlopeAccess::ALL {
-                chains.push(vec![StepKind::Prelu(access)]);
+                chains.push(vec![Step::Prelu(access)]);
             }
             if spec.dtype.is_float() {
                 for a in UNARY_OPS {
-                    chains.push(vec![StepKind::Unary(a)]);
+                    chains.push(vec![Step::Unary(a, ())]);
                     for b in UNARY_OPS {
-                        chains.push(vec![StepKind::Unary(a), StepKind::Unary(b)]);
+                        chains.push(vec![Step::Unary(a, ()), Step::Unary(b, ())]);
                     }
                 }
-                chains.push(vec![StepKind::Unary(UNARY_OPS[1]); MAX_CHAIN]);
+                chains.push(vec![Step::Unary(UNARY_OPS[1], ()); MAX_CHAIN]);
                 chains.push(vec![
-                    StepKind::Prelu(SlopeAccess::Same),
-                    StepKind::Unary(UNARY_OPS[1]),
-                    StepKind::Prelu(SlopeAccess::Channel),
-                    StepKind::Unary(UNARY_OPS[0]),
-                    StepKind::Prelu(SlopeAccess::General),
+                    Step::Prelu(SlopeAccess::Same),
+                    Step::Unary(UNARY_OPS[1], ()),
+                    Step::Prelu(SlopeAccess::Channel),
+                    Step::Unary(UNARY_OPS[0], ()),
+                    Step::Prelu(SlopeAccess::General),
                 ]);
             }
             let exact_products: &[bool] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
@@ -480,7 +470,7 @@ pub(crate) mod tests {
     #[test]
     fn params_layout_matches_the_wgsl_struct() {
         use std::mem::{offset_of, size_of};
-        let key = KernelKey::new(Repr::F32, &[StepKind::Unary(UNARY_OPS[0])], false, Tuning::default());
+        let key = KernelKey::new(Repr::F32, &[Step::Unary(UNARY_OPS[0], ())], false, Tuning::default());
         let module = parse_and_validate(&key).unwrap();
         let mut layouter = naga::proc::Layouter::default();
         layouter.update(module.to_ctx()).unwrap();
@@ -520,7 +510,7 @@ pub(crate) mod tests {
 
     #[test]
     fn attributes_and_shapes_are_not_shader_text() {
-        let key = KernelKey::new(Repr::F32, &[StepKind::Unary(UNARY_OPS[1])], false, Tuning::default());
+        let key = KernelKey::new(Repr::F32, &[Step::Unary(UNARY_OPS[1], ())], false, Tuning::default());
         assert!(!key.wgsl().contains("0.01"));
         assert_eq!(key.label(), "wgpu-activations.elu.f32");
         for key in all_variants() {

@@ -124,11 +124,11 @@ pub mod reference {
 }
 pub use dtype::{DType, Element, FloatElement};
 pub use engine::{
-    Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, LIMITS_ENV, PipelineCacheStats, PoolStats,
+    Activation, Context, ContextInfo, ContextOptions, DTypePath, GpuTensor, LIMITS_ENV, PipelineCacheStats, PoolStats,
     SUBNORMALS_ENV, SubnormalProducts, Subnormals, VALIDATE_ENV, enumerate_adapters, limits_report, native_dtypes,
 };
 pub use error::{Error, Result};
-pub use ops::{Activation, ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA};
+pub use ops::{ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA};
 pub use wgpu;
 
 /// The README's code blocks, compiled and run as doc tests.

@@ -149,7 +149,7 @@ fn wrong<T: Element>(x: &ArrayD<T>, chain: &[Step<T>], got: &ArrayD<T>) -> Optio
     let steps: Vec<ChainStep<'_, T>> = chain
         .iter()
         .filter_map(|step| match step {
-            Step::Unary(activation) => ChainStep::of_unary(activation),
+            Step::Unary(activation) => activation.reference_step(),
             Step::Prelu(slope) => Some(ChainStep::Prelu(slope.view())),
         })
         .collect();
@@ -313,27 +313,7 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
         let workers: Vec<_> = (0..config.threads)
             .map(|t| {
                 let (ctx, counters, destroyed, destroyed_at) = (&ctx, &counters, &destroyed, &destroyed_at);
-                scope.spawn(move || {
-                    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (t as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
-                    while started.elapsed() < duration {
-                        let began = Instant::now();
-                        let outcome = call(ctx, &mut rng, counters);
-                        counters.calls.fetch_add(1, Ordering::Relaxed);
-                        let after_loss = destroyed.load(Ordering::Relaxed)
-                            && destroyed_at.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|at| began > at);
-                        match outcome {
-                            Ok(()) if after_loss => counters
-                                .problem(&counters.errors, "a call after the device was destroyed succeeded".into()),
-                            Ok(()) => {}
-                            Err(Error::DeviceLost { .. }) if destroyed.load(Ordering::Relaxed) => {
-                                counters.lost.fetch_add(1, Ordering::Relaxed);
-                                let mut slowest = counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
-                                *slowest = (*slowest).max(began.elapsed());
-                            }
-                            Err(error) => counters.problem(&counters.errors, error.to_string()),
-                        }
-                    }
-                })
+                scope.spawn(move || work(t, ctx, counters, (destroyed, destroyed_at), started, duration))
             })
             .collect();
         // The watcher: memory after the warm-up, and the device's destruction.
@@ -355,68 +335,14 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
         }
         workers.into_iter().map(|w| w.join()).filter(Result::is_err).count()
     });
-    let elapsed = started.elapsed();
-    let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
-    let info = ctx.info();
-    println!(
-        "soak: {} threads, {:.1} s on {} ({:?})",
-        config.threads,
-        elapsed.as_secs_f64(),
-        info.adapter.name,
-        info.adapter.backend
-    );
-    println!(
-        "calls: {} (host arrays {}, device tensors {}, encoded {}, in place {}, async {} of which {} dropped mid-flight)",
-        count(&counters.calls),
-        count(&counters.host),
-        count(&counters.device),
-        count(&counters.encoded),
-        count(&counters.in_place),
-        count(&counters.asynchronous),
-        count(&counters.dropped)
-    );
-    println!("errors: {}, wrong results: {}, panics: {panics}", count(&counters.errors), count(&counters.wrong));
-    let (_, peak) = memory().unwrap_or((0, 0));
     let warm = rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(0);
-    let later_peak = count(&peak_after_warm_up);
-    println!(
-        "peak RSS: {:.1} MiB; after warm-up: {:.1} MiB at its end, at most {:.1} MiB later",
-        mib(peak),
-        mib(warm),
-        mib(later_peak)
-    );
-    let pool = ctx.pool_stats();
-    let cache = ctx.pipeline_cache_stats();
-    println!(
-        "buffer pool: {} idle buffers, {:.1} MiB; kernel cache: {} held, {} compiled, {} evicted (capacity {})",
-        pool.idle_buffers,
-        mib(pool.idle_bytes),
-        cache.cached,
-        cache.compiled,
-        cache.evicted,
-        cache.capacity
-    );
+    let later_peak = peak_after_warm_up.load(Ordering::Relaxed);
+    report(&ctx, config, &counters, panics, started.elapsed(), (warm, later_peak));
     let mut failures = Vec::new();
     if config.destroy_after.is_some() {
-        let slowest = *counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
-        println!(
-            "device destroyed: {} calls failed with DeviceLost, the slowest in {slowest:?}",
-            count(&counters.lost)
-        );
-        if !ctx.is_lost() {
-            failures.push("the context did not see its device lost".to_string());
-        }
-        if slowest > Duration::from_secs(10) {
-            failures.push(format!("a call took {slowest:?} to report the loss"));
-        }
-        let fresh = Context::new(options).map_err(|e| format!("no new context after the loss: {e}"))?;
-        let y = wgpu_activations::leaky_relu(&fresh, ndarray::arr1(&[-2.0f32, 1.0]).view(), 0.5)
-            .map_err(|e| e.to_string())?;
-        if y.as_slice() != Some(&[-1.0f32, 1.0][..]) {
-            failures.push("a new context after the loss computed a wrong result".into());
-        }
-        println!("a new context after the loss works");
+        failures.extend(loss_failures(&ctx, &counters, options)?);
     }
+    let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
     if count(&counters.errors) > 0 || count(&counters.wrong) > 0 || panics > 0 {
         let first = counters.first_problem.lock().unwrap_or_else(|p| p.into_inner()).clone().unwrap_or_default();
         failures.push(format!(
@@ -439,4 +365,111 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
     } else {
         Err(failures.join("; "))
     }
+}
+
+/// One worker thread: random calls until the soak's time is up, each outcome counted; after the
+/// device's destruction (`loss`: whether, and when) every call must fail with `DeviceLost`.
+fn work(
+    t: usize,
+    ctx: &Context,
+    counters: &Counters,
+    loss: (&AtomicBool, &Mutex<Option<Instant>>),
+    started: Instant,
+    duration: Duration,
+) {
+    let (destroyed, destroyed_at) = loss;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (t as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
+    while started.elapsed() < duration {
+        let began = Instant::now();
+        let outcome = call(ctx, &mut rng, counters);
+        counters.calls.fetch_add(1, Ordering::Relaxed);
+        let after_loss = destroyed.load(Ordering::Relaxed)
+            && destroyed_at.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|at| began > at);
+        match outcome {
+            Ok(()) if after_loss => {
+                counters.problem(&counters.errors, "a call after the device was destroyed succeeded".into())
+            }
+            Ok(()) => {}
+            Err(Error::DeviceLost { .. }) if destroyed.load(Ordering::Relaxed) => {
+                counters.lost.fetch_add(1, Ordering::Relaxed);
+                let mut slowest = counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
+                *slowest = (*slowest).max(began.elapsed());
+            }
+            Err(error) => counters.problem(&counters.errors, error.to_string()),
+        }
+    }
+}
+
+/// Prints what the soak did: calls, errors, memory (`memory_after_warm_up`: resident at its end,
+/// and the most later), the pool and the kernel cache.
+fn report(
+    ctx: &Context,
+    config: &SoakConfig,
+    counters: &Counters,
+    panics: usize,
+    elapsed: Duration,
+    memory_after_warm_up: (u64, u64),
+) {
+    let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let info = ctx.info();
+    println!(
+        "soak: {} threads, {:.1} s on {} ({:?})",
+        config.threads,
+        elapsed.as_secs_f64(),
+        info.adapter.name,
+        info.adapter.backend
+    );
+    println!(
+        "calls: {} (host arrays {}, device tensors {}, encoded {}, in place {}, async {} of which {} dropped mid-flight)",
+        count(&counters.calls),
+        count(&counters.host),
+        count(&counters.device),
+        count(&counters.encoded),
+        count(&counters.in_place),
+        count(&counters.asynchronous),
+        count(&counters.dropped)
+    );
+    println!("errors: {}, wrong results: {}, panics: {panics}", count(&counters.errors), count(&counters.wrong));
+    let (_, peak) = memory().unwrap_or((0, 0));
+    let (warm, later_peak) = memory_after_warm_up;
+    println!(
+        "peak RSS: {:.1} MiB; after warm-up: {:.1} MiB at its end, at most {:.1} MiB later",
+        mib(peak),
+        mib(warm),
+        mib(later_peak)
+    );
+    let pool = ctx.pool_stats();
+    let cache = ctx.pipeline_cache_stats();
+    println!(
+        "buffer pool: {} idle buffers, {:.1} MiB; kernel cache: {} held, {} compiled, {} evicted (capacity {})",
+        pool.idle_buffers,
+        mib(pool.idle_bytes),
+        cache.cached,
+        cache.compiled,
+        cache.evicted,
+        cache.capacity
+    );
+}
+
+/// After the device was destroyed: what went wrong (the context did not see it, a call took
+/// long to report it, or a new context does not work).
+fn loss_failures(ctx: &Context, counters: &Counters, options: ContextOptions) -> Result<Vec<String>, String> {
+    let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let mut failures = Vec::new();
+    let slowest = *counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
+    println!("device destroyed: {} calls failed with DeviceLost, the slowest in {slowest:?}", count(&counters.lost));
+    if !ctx.is_lost() {
+        failures.push("the context did not see its device lost".to_string());
+    }
+    if slowest > Duration::from_secs(10) {
+        failures.push(format!("a call took {slowest:?} to report the loss"));
+    }
+    let fresh = Context::new(options).map_err(|e| format!("no new context after the loss: {e}"))?;
+    let y =
+        wgpu_activations::leaky_relu(&fresh, ndarray::arr1(&[-2.0f32, 1.0]).view(), 0.5).map_err(|e| e.to_string())?;
+    if y.as_slice() != Some(&[-1.0f32, 1.0][..]) {
+        failures.push("a new context after the loss computed a wrong result".into());
+    }
+    println!("a new context after the loss works");
+    Ok(failures)
 }

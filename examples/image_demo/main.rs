@@ -346,7 +346,7 @@ impl Run<'_> {
 fn reference_chain<T: FloatElement>(x: &ArrayD<T>, chain: &[Activation], slope: &ArrayD<T>) -> Result<ArrayD<T>> {
     let mut y = x.clone();
     for step in chain {
-        y = match reference::ChainStep::<T>::of_unary(step) {
+        y = match step.reference_step::<T>() {
             Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
             _ => reference::prelu(y.view(), slope.view())?,
         };

@@ -15,8 +15,8 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use crate::dtype::DType;
-use crate::engine::{Context, ContextOptions, GpuTensor, Job, JobStep, KeepAlive};
-use crate::ops::{ELU, LEAKY_RELU, UNARY_OPS, UnaryOp};
+use crate::engine::{Context, ContextOptions, GpuTensor, Job, JobStep, KeepAlive, SlopeWindow};
+use crate::ops::{ELU, LEAKY_RELU, Step, UNARY_OPS, UnaryOp};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -370,7 +370,7 @@ impl<'a> Meter<'a> {
     ) -> Result<KernelRow, String> {
         let x = self.tensor(dtype, &[n], 1)?;
         let y = self.tensor(dtype, &[n], 2)?;
-        let steps = [JobStep::Unary { op, attributes: op.default_attributes() }];
+        let steps = [Step::Unary(op, op.default_attributes())];
         let (seconds, copy_seconds) = self.alternate(iterations, &self.job(&x, &y, &steps), &self.job(&x, &y, &[]))?;
         let bytes = 2 * x.size_bytes();
         Ok(KernelRow { op: op.onnx_name, dtype, pattern: "", seconds, bytes, copy_seconds, copy_bytes: bytes, target })
@@ -388,7 +388,7 @@ impl<'a> Meter<'a> {
         let x = self.tensor(dtype, x_shape, 3)?;
         let y = self.tensor(dtype, x_shape, 4)?;
         let slope = self.tensor(dtype, slope_shape, 5)?;
-        let steps = [JobStep::Prelu { slope: &slope, shape: slope.shape(), first: 0 }];
+        let steps = [Step::Prelu(SlopeWindow::whole(&slope))];
         let (seconds, copy_seconds) = self.alternate(iterations, &self.job(&x, &y, &steps), &self.job(&x, &y, &[]))?;
         Ok(KernelRow {
             op: "PRelu",
@@ -413,7 +413,7 @@ impl<'a> Meter<'a> {
         let x = self.tensor(DType::F32, &[n], 6)?;
         let y = self.tensor(DType::F32, &[n], 7)?;
         let steps: Vec<JobStep<'_>> =
-            chain.iter().map(|&(op, alpha)| JobStep::Unary { op, attributes: [alpha, 0.0, 0.0, 0.0] }).collect();
+            chain.iter().map(|&(op, alpha)| Step::Unary(op, [alpha, 0.0, 0.0, 0.0])).collect();
         let unfused: Box<Record<'_>> = Box::new(|encoder, timestamps, keep| {
             for (i, step) in steps.iter().enumerate() {
                 let source = if i == 0 { &x } else { &y };
@@ -434,7 +434,7 @@ impl<'a> Meter<'a> {
         let x: Vec<f32> = bytemuck::pod_collect_to_vec(&sample_bytes(DType::F32, n, 8));
         let program = raw::RawLeakyRelu::new(self.ctx.device(), self.ctx.queue(), n, 0.01);
         let (device, queue) = (self.ctx.device(), self.ctx.queue());
-        let step = [crate::ops::Activation::leaky_relu(0.01)];
+        let step = [crate::Activation::leaky_relu(0.01)];
         let mut ours_data = x.clone();
         let mut raw_data = x.clone();
         let mut ours = || -> Result<(), String> {
@@ -528,6 +528,16 @@ impl Report {
         );
         let paths: Vec<String> = self.paths.iter().map(|(dtype, path)| format!("{dtype}: {path}")).collect();
         let _ = writeln!(out, "dtype paths: {}\n", paths.join("; "));
+        self.kernel_table(&mut out);
+        self.nominal_table(&mut out);
+        self.fused_table(&mut out);
+        self.host_table(&mut out);
+        self.shape_table(&mut out);
+        out
+    }
+
+    /// Each kernel's speed against the copy kernel.
+    fn kernel_table(&self, out: &mut String) {
         out.push_str(
             "| kernel | ratio to copy | GB/s | copy GB/s | ms | target | met |\n|---|---|---|---|---|---|---|\n",
         );
@@ -542,7 +552,7 @@ impl Report {
                 None => ("-".into(), "-"),
             };
             let _ = writeln!(
-                out,
+                *out,
                 "| {name} | {:.2} | {:.2} | {:.2} | {:.3} | {target} | {met} |",
                 row.ratio(),
                 row.gbps(),
@@ -550,10 +560,14 @@ impl Report {
                 row.seconds * 1e3
             );
         }
+    }
+
+    /// The copy kernel and LeakyRelu f32 against the nominal bandwidth, when given.
+    fn nominal_table(&self, out: &mut String) {
         match self.nominal_shares() {
             Some((nominal, copy, leaky)) => {
                 let _ = writeln!(
-                    out,
+                    *out,
                     "\n| against nominal bandwidth ({nominal:.0} GB/s) | share | target | met |\n|---|---|---|---|\n\
                      | copy kernel | {copy:.2} | - | - |\n\
                      | LeakyRelu f32 | {leaky:.2} | >= {NOMINAL_TARGET:.2} | {} |",
@@ -565,6 +579,10 @@ impl Report {
             }
             None => {}
         }
+    }
+
+    /// Fused chains against the same steps one kernel each.
+    fn fused_table(&self, out: &mut String) {
         out.push_str(
             "\n| fused chain | unfused / fused | fused ms | unfused ms | target | met |\n|---|---|---|---|---|---|\n",
         );
@@ -573,7 +591,7 @@ impl Report {
             let met = if row.target > 1.0 { speedup >= row.target } else { speedup > 1.0 };
             let target = if row.target > 1.0 { format!(">= {:.1}x", row.target) } else { "> 1x".into() };
             let _ = writeln!(
-                out,
+                *out,
                 "| {} | {speedup:.2}x | {:.3} | {:.3} | {target} | {} |",
                 row.chain,
                 row.fused * 1e3,
@@ -581,13 +599,17 @@ impl Report {
                 verdict(met)
             );
         }
+    }
+
+    /// Host calls against a minimal wgpu program.
+    fn host_table(&self, out: &mut String) {
         out.push_str("\n| host call (LeakyRelu f32) | ours / minimal wgpu program | ours ms | program ms | CPU reference ms | peak RSS ours | peak RSS program | target | met |\n|---|---|---|---|---|---|---|---|---|\n");
         for row in &self.host {
             let ratio = row.ours / row.raw;
             let mib = |b: Option<u64>| b.map_or("-".into(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
             let cpu = row.cpu.map_or("-".into(), |c| format!("{:.3}", c * 1e3));
             let _ = writeln!(
-                out,
+                *out,
                 "| {} elements, {} | {ratio:.2} | {:.3} | {:.3} | {cpu} | {} | {} | <= 1.20 | {} |",
                 row.elems,
                 if row.in_place { "in place" } else { "new array" },
@@ -598,19 +620,22 @@ impl Report {
                 verdict(ratio <= 1.2)
             );
         }
+    }
+
+    /// Kernel shapes compared (`--shapes`).
+    fn shape_table(&self, out: &mut String) {
         if !self.shapes.is_empty() {
             out.push_str(
                 "\n| kernel shape (invocations x vectors) | copy GB/s | LeakyRelu f32 GB/s |\n|---|---|---|\n",
             );
             for s in &self.shapes {
                 let _ = writeln!(
-                    out,
+                    *out,
                     "| {} x {} | {:.2} | {:.2} |",
                     s.workgroup_size, s.vectors_per_invocation, s.copy_gbps, s.leaky_relu_gbps
                 );
             }
         }
-        out
     }
 
     fn json(&self) -> String {

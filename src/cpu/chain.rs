@@ -14,38 +14,31 @@ use ndarray::ArrayViewD;
 use crate::broadcast::{SlopePlan, plan, unidirectional_slope_shape};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
-use crate::ops::{Activation, Attributes, PRELU, UnaryOp};
+use crate::ops::Step;
 use crate::ulp;
 
 use super::prelu_scalar;
 
-/// One step of a chain as the reference runs it.
-pub(crate) enum CpuStep<'a, T> {
-    Unary(&'static UnaryOp, Attributes),
-    /// `slope` holds the flat slope elements `first..`, broadcast to X as `plan` says.
-    Prelu {
-        slope: &'a [T],
-        first: u64,
-        plan: SlopePlan,
-    },
+/// A PRelu step's slope as the reference reads it: the flat slope elements `first..`,
+/// broadcast to X as `plan` says.
+pub(crate) struct CpuSlope<'a, T> {
+    pub(crate) values: &'a [T],
+    pub(crate) first: u64,
+    pub(crate) plan: SlopePlan,
 }
+
+/// One step of a chain as the reference runs it.
+pub(crate) type CpuStep<'a, T> = Step<CpuSlope<'a, T>>;
 
 impl<T: Element> CpuStep<'_, T> {
     /// This step on `value`, the element at flat index `index` of X, rounded to `T` once.
     fn apply(&self, value: T, index: u64) -> T {
         match self {
-            CpuStep::Unary(op, attributes) => value.unary_reference(op, attributes).unwrap_or(value),
-            CpuStep::Prelu { slope, first, plan } => {
-                let s = plan.slope_index(index).saturating_sub(*first) as usize;
-                slope.get(s).map_or(value, |&s| prelu_scalar(value, s))
+            Step::Unary(op, attributes) => super::unary_element(op, attributes, value),
+            Step::Prelu(slope) => {
+                let s = slope.plan.slope_index(index).saturating_sub(slope.first) as usize;
+                slope.values.get(s).map_or(value, |&s| prelu_scalar(value, s))
             }
-        }
-    }
-
-    fn max_ulp(&self) -> u64 {
-        match self {
-            CpuStep::Unary(op, _) => op.max_ulp.for_dtype(T::DTYPE),
-            CpuStep::Prelu { .. } => PRELU.max_ulp.for_dtype(T::DTYPE),
         }
     }
 }
@@ -104,7 +97,7 @@ pub(crate) fn allowed<T: Element>(x: T, index: u64, steps: &[CpuStep<'_, T>]) ->
                 ends
             }
         };
-        let widen = step.max_ulp();
+        let widen = step.max_ulp().for_dtype(T::DTYPE);
         allowed.range = match (image, allowed.range) {
             (Some((lo, hi)), _) if widen > 0 => Some(widened::<T>(lo, hi, widen)),
             (image, Some(_)) => image,
@@ -128,45 +121,23 @@ fn widened<T: Element>(lo: i128, hi: i128, by: u64) -> (i128, i128) {
     (low, high)
 }
 
-/// One step of a chain for [`check_chain`].
-#[derive(Debug, Clone)]
-pub enum ChainStep<'a, T> {
-    /// A unary operator with its attributes.
-    Unary(&'static UnaryOp, Attributes),
-    /// PRelu with this slope, broadcast to X by ONNX's unidirectional rule.
-    Prelu(ArrayViewD<'a, T>),
-}
-
-impl<T> ChainStep<'_, T> {
-    /// The step of a unary activation; `None` for PRelu, whose slope is on the GPU.
-    pub fn of_unary(activation: &Activation) -> Option<Self> {
-        let op = activation.unary_op()?;
-        let mut attributes = op.default_attributes();
-        for (slot, a) in attributes.iter_mut().zip(op.attributes) {
-            *slot = activation.attribute(a.name).unwrap_or(a.default);
-        }
-        Some(ChainStep::Unary(op, attributes))
-    }
-}
+/// One step of a chain for [`check_chain`]: a unary operator with its attributes, or PRelu with
+/// its slope as a host view, broadcast to X by ONNX's unidirectional rule
+/// ([`crate::Activation::reference_step`] gives the step of an activation).
+pub type ChainStep<'a, T> = Step<ArrayViewD<'a, T>>;
 
 /// Checks `y`, the result of `steps` on `x` (both read in logical order), element by element:
-/// each step may be off by its own bound ([`UnaryOp::max_ulp`]) against the correctly rounded
+/// each step may be off by its own bound ([`crate::ops::UnaryOp::max_ulp`]) against the correctly rounded
 /// result of whatever its input was, so earlier rounding is carried through later steps,
 /// scaled as they scale it. The first element outside is [`Error::ValidationMismatch`].
 pub fn check_chain<T: Element>(x: ArrayViewD<'_, T>, steps: &[ChainStep<'_, T>], y: ArrayViewD<'_, T>) -> Result<()> {
-    let name = crate::ops::chain_label(steps.iter().map(|s| match s {
-        ChainStep::Unary(op, _) => op.onnx_name,
-        ChainStep::Prelu(_) => PRELU.onnx_name,
-    }));
+    let name = crate::ops::chain_label(steps.iter().map(|s| s.onnx_name()));
     if x.shape() != y.shape() {
         return Err(Error::ShapeMismatch { what: name, expected: x.shape().to_vec(), actual: y.shape().to_vec() });
     }
     let slopes: Vec<(Vec<T>, SlopePlan)> = steps
         .iter()
-        .filter_map(|s| match s {
-            ChainStep::Prelu(slope) => Some(slope),
-            ChainStep::Unary(..) => None,
-        })
+        .filter_map(|s| s.slope())
         .map(|slope| {
             let aligned = unidirectional_slope_shape(x.shape(), slope.shape())?;
             Ok((slope.iter().copied().collect(), plan(x.shape(), &aligned)?))
@@ -175,11 +146,13 @@ pub fn check_chain<T: Element>(x: ArrayViewD<'_, T>, steps: &[ChainStep<'_, T>],
     let mut slope_values = slopes.iter();
     let cpu_steps: Vec<CpuStep<'_, T>> = steps
         .iter()
-        .filter_map(|s| match s {
-            ChainStep::Unary(op, attributes) => Some(CpuStep::Unary(op, *attributes)),
-            ChainStep::Prelu(_) => {
-                slope_values.next().map(|(values, plan)| CpuStep::Prelu { slope: values, first: 0, plan: plan.clone() })
-            }
+        .filter_map(|s| {
+            s.as_ref()
+                .try_map_slope(|_| {
+                    let (values, plan) = slope_values.next().ok_or(())?;
+                    Ok::<_, ()>(CpuSlope { values, first: 0, plan: plan.clone() })
+                })
+                .ok()
         })
         .collect();
     let x: Vec<T> = x.iter().copied().collect();

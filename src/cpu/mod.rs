@@ -4,12 +4,8 @@
 //!
 //! | CPU | WGSL |
 //! |---|---|
-//! | `leaky_relu.rs` | `shaders/ops/leaky_relu.wgsl` |
-//! | `elu.rs` | `shaders/ops/elu.wgsl` |
-//! | `celu.rs` | `shaders/ops/celu.wgsl` |
+//! | `src/ops/<op>.rs` (each unary operator's twin) | `shaders/ops/<op>.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
-//! | `selu.rs` | `shaders/ops/selu.wgsl` |
-//! | `thresholded_relu.rs` | `shaders/ops/thresholded_relu.wgsl` |
 //! | `expm1_f32.rs` | `shaders/shared/expm1_f32.wgsl` |
 //! | `expm1_f64.rs` | `shaders/shared/expm1_f64.wgsl` |
 //! | `expm1_half.rs` | `shaders/shared/expm1_half.wgsl` |
@@ -24,31 +20,25 @@
 //! exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
-pub(crate) mod celu;
 pub(crate) mod chain;
 #[cfg(test)]
 pub(crate) mod compute_f32_exact;
 pub(crate) mod divide;
-pub(crate) mod elu;
 #[cfg(test)]
 pub(crate) mod expm1_f32;
 #[cfg(test)]
 pub(crate) mod expm1_f64;
 #[cfg(test)]
 pub(crate) mod expm1_half;
-pub(crate) mod leaky_relu;
 pub(crate) mod prelu;
-pub(crate) mod selu;
 #[cfg(test)]
 pub(crate) mod soft_f64;
-pub(crate) mod thresholded_relu;
 
 use ndarray::{Array, ArrayView, Dimension};
 
-use crate::dtype::{Element, FloatElement};
+use crate::dtype::{DType, Element, FloatElement};
 use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
-pub(crate) use chain::CpuStep;
 pub use chain::{ChainStep, check_chain};
 pub use prelu::{prelu, prelu_scalar};
 
@@ -58,6 +48,21 @@ pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T
     match (op.cpu)(x.to_f64(), &attributes_for::<T>(op, attributes)) {
         Some(value) => T::from_f64(value),
         None => x,
+    }
+}
+
+/// `op` on one element of any dtype: [`unary_scalar`] on the floats; the integers, which no
+/// unary operator accepts (chains with one are refused before they run), come back as they are.
+pub(crate) fn unary_element<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
+    fn on<F: FloatElement, T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
+        bytemuck::cast(unary_scalar::<F>(op, attributes, bytemuck::cast(x)))
+    }
+    match T::DTYPE {
+        DType::BF16 => on::<half::bf16, T>(op, attributes, x),
+        DType::F16 => on::<half::f16, T>(op, attributes, x),
+        DType::F32 => on::<f32, T>(op, attributes, x),
+        DType::F64 => on::<f64, T>(op, attributes, x),
+        DType::I32 | DType::I64 | DType::U32 | DType::U64 => x,
     }
 }
 

@@ -5,6 +5,7 @@
 use std::num::NonZeroU64;
 use std::ops::Range;
 
+use super::activation::Activation;
 use super::context::Context;
 use super::pool::PooledBuffer;
 use super::tensor::GpuTensor;
@@ -13,39 +14,32 @@ use crate::cpu::divide::Divisor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, StepKind, StepParams, VECTOR_BYTES, binding};
-use crate::ops::{Activation, Attributes, PRELU, Step, UnaryOp};
+use crate::ops::Step;
 use crate::repr::Repr;
 
-/// One step as the engine runs it.
-#[derive(Clone)]
-pub(crate) enum JobStep<'a> {
-    Unary {
-        op: &'static UnaryOp,
-        attributes: Attributes,
-    },
-    /// `slope` holds the slope's flat elements `first..first + slope.len()` of a slope of
-    /// `shape` (all of it, except for host arrays processed in pieces).
-    Prelu {
-        slope: &'a GpuTensor,
-        shape: &'a [usize],
-        first: u64,
-    },
+/// A PRelu step's slope as a job reads it: `tensor` holds the slope's flat elements
+/// `first..first + tensor.len()` of a slope of `shape` (all of it, except for host arrays
+/// processed in pieces).
+#[derive(Clone, Copy)]
+pub(crate) struct SlopeWindow<'a> {
+    pub(crate) tensor: &'a GpuTensor,
+    pub(crate) shape: &'a [usize],
+    pub(crate) first: u64,
 }
 
-impl<'a> JobStep<'a> {
-    pub(crate) fn from_activation(step: &'a Activation) -> Self {
-        match &step.0 {
-            Step::Unary { op, attributes } => JobStep::Unary { op, attributes: *attributes },
-            Step::Prelu { slope } => JobStep::Prelu { slope, shape: slope.shape(), first: 0 },
-        }
+impl<'a> SlopeWindow<'a> {
+    /// The whole of `slope`.
+    pub(crate) fn whole(slope: &'a GpuTensor) -> Self {
+        SlopeWindow { tensor: slope, shape: slope.shape(), first: 0 }
     }
+}
 
-    fn name(&self) -> &'static str {
-        match self {
-            JobStep::Unary { op, .. } => op.onnx_name,
-            JobStep::Prelu { .. } => PRELU.onnx_name,
-        }
-    }
+/// One step as the engine runs it.
+pub(crate) type JobStep<'a> = Step<SlopeWindow<'a>>;
+
+/// The steps of a chain of activations as a job runs them.
+pub(crate) fn job_steps(chain: &[Activation]) -> Vec<JobStep<'_>> {
+    chain.iter().map(|a| a.step().as_ref().map_slope(SlopeWindow::whole)).collect()
 }
 
 /// A chain over X into Y (the same tensor for in-place work).
@@ -68,7 +62,7 @@ struct Planned<'a> {
 
 /// The name errors about a chain use.
 pub(crate) fn chain_name(steps: &[JobStep<'_>]) -> String {
-    crate::ops::chain_label(steps.iter().map(JobStep::name))
+    crate::ops::chain_label(steps.iter().map(|s| s.onnx_name()))
 }
 
 /// One dispatch's part of X: a window of whole Vectors (the main pass), or the elements after
@@ -125,7 +119,7 @@ impl Context {
         for step in job.steps {
             planned.push(self.plan_step(step, dtype, job)?);
         }
-        let repr = self.repr_for(job.steps.first().map_or("copy", JobStep::name), dtype)?;
+        let repr = self.repr_for(job.steps.first().map_or("copy", |s| s.onnx_name()), dtype)?;
         keep.tensors.push(x.clone());
         keep.tensors.push(y.clone());
         if x.is_empty() {
@@ -147,7 +141,7 @@ impl Context {
             in_place = true;
         }
         for p in &planned {
-            if let JobStep::Prelu { slope, .. } = p.step {
+            if let Step::Prelu(SlopeWindow { tensor: slope, .. }) = p.step {
                 keep.tensors.push((*slope).clone());
                 if slope.buffer() == y.buffer() || (in_place && slope.buffer() == x.buffer()) {
                     return Err(Error::InvalidBuffer {
@@ -179,13 +173,13 @@ impl Context {
 
     fn plan_step<'a>(&self, step: &'a JobStep<'a>, dtype: DType, job: &Job<'_>) -> Result<Planned<'a>> {
         match step {
-            JobStep::Unary { op, .. } => {
+            Step::Unary(op, _) => {
                 if !crate::ops::accepts(op.versions, dtype) {
                     return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype, version: None });
                 }
-                Ok(Planned { step, kind: StepKind::Unary(op), plan: None })
+                Ok(Planned { step, kind: Step::Unary(op, ()), plan: None })
             }
-            JobStep::Prelu { slope, shape, first } => {
+            Step::Prelu(SlopeWindow { tensor: slope, shape, first }) => {
                 self.check_owner(slope)?;
                 if slope.dtype() != dtype {
                     return Err(Error::DTypeMismatch { expected: dtype, actual: slope.dtype() });
@@ -204,9 +198,9 @@ impl Context {
                 }
                 let aligned = unidirectional_slope_shape(job.shape, shape)?;
                 let plan = plan(job.shape, &aligned)?;
-                let lanes = self.repr_for(PRELU.onnx_name, dtype)?.spec().vector_lanes();
+                let lanes = self.repr_for(step.onnx_name(), dtype)?.spec().vector_lanes();
                 let block = self.inner.tuning.invocation_block() * lanes;
-                Ok(Planned { step, kind: StepKind::Prelu(plan.access_for(lanes, block)), plan: Some(plan) })
+                Ok(Planned { step, kind: Step::Prelu(plan.access_for(lanes, block)), plan: Some(plan) })
             }
         }
     }
@@ -224,7 +218,7 @@ impl Context {
             let io = if segments.is_empty() && !in_place { 2 } else { 1 };
             let (mut slopes, mut general, mut end) = (0, false, start);
             while end < planned.len() {
-                if let StepKind::Prelu(access) = planned[end].kind {
+                if let Step::Prelu(access) = planned[end].kind {
                     let is_general = access == SlopeAccess::General;
                     if io + slopes + 1 > storage || (is_general && general) {
                         break;
@@ -377,7 +371,9 @@ impl Context {
             entries.push((y_binding, binding_of(ends.target.buffer(), ends.target.offset() + byte_range.start, bytes)));
         }
         for (k, p) in segment.iter().enumerate() {
-            let (JobStep::Prelu { slope, shape, first }, Some(plan)) = (p.step, &p.plan) else { continue };
+            let (Step::Prelu(SlopeWindow { tensor: slope, shape, first }), Some(plan)) = (p.step, &p.plan) else {
+                continue;
+            };
             let main = matches!(piece, Piece::Vectors(_));
             if main && plan.access == SlopeAccess::Same {
                 // Same shape as X: the slope's window is X's, read as Vectors.
@@ -395,7 +391,7 @@ impl Context {
                 // A trailing slope is bound whole (its pattern is not monotonic) from an
                 // aligned offset, and its length is whole Vectors: the main pass reads it as
                 // Vectors.
-                let trailing = main && matches!(p.kind, StepKind::Prelu(SlopeAccess::Trailing));
+                let trailing = main && matches!(p.kind, Step::Prelu(SlopeAccess::Trailing));
                 let number = if trailing { binding::slope_vectors(k) } else { binding::slope_words(k) };
                 entries.push((number, binding_of(slope.buffer(), range.start, range.end - range.start)));
             }
@@ -494,10 +490,10 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
     let mut params: Params = bytemuck::Zeroable::zeroed();
     for (k, p) in segment.iter().enumerate() {
         match (p.step, &p.plan) {
-            (JobStep::Unary { op, attributes }, _) => {
+            (Step::Unary(op, attributes), _) => {
                 params.steps[k] = StepParams { attributes: (op.kernel_parameters)(attributes), ..Default::default() }
             }
-            (JobStep::Prelu { .. }, Some(plan)) => {
+            (Step::Prelu(_), Some(plan)) => {
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
                 params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];
                 params.steps[k].jump = [(jump % run_length) as u32, ((jump / run_length) % channels) as u32, 0, 0];
@@ -514,7 +510,7 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
                     }
                 }
             }
-            (JobStep::Prelu { .. }, None) => {}
+            (Step::Prelu(_), None) => {}
         }
     }
     params

@@ -2,9 +2,11 @@
 //! buffer pool, the kernel cache, recording and submitting work, reading results back, and
 //! validation mode. The public operator API (`crate::api`) is written on top of it.
 
+mod activation;
 mod context;
 mod dispatch;
 mod driver_lock;
+mod host;
 mod info;
 mod options;
 mod pipelines;
@@ -16,14 +18,16 @@ mod readback;
 mod tensor;
 mod validate;
 
+pub use activation::Activation;
 pub use context::{Context, enumerate_adapters};
 pub use info::{ContextInfo, DTypePath, limits_report, native_dtypes};
 pub use options::{ContextOptions, LIMITS_ENV, SUBNORMALS_ENV, SubnormalProducts, VALIDATE_ENV};
 pub use pipelines::PipelineCacheStats;
+pub use platform::Blocking;
 pub use pool::PoolStats;
 pub use probe::Subnormals;
 pub use tensor::GpuTensor;
 
-pub(crate) use dispatch::{Job, JobStep, KeepAlive};
+pub(crate) use dispatch::{Job, JobStep, KeepAlive, SlopeWindow};
+pub(crate) use host::{HostData, HostSlope, host_steps};
 pub(crate) use readback::Wait;
-pub(crate) use validate::Report;

@@ -90,3 +90,29 @@ pub(crate) async fn sleep(duration: Duration) {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// What lets a host call block its thread until the GPU answers: every element type has it,
+/// except in the browser (wasm32), where a thread that waits never sees the GPU's answer (the
+/// page's event loop delivers it). There the blocking calls do not compile, and the error
+/// names their `_async` twins.
+#[cfg_attr(
+    target_arch = "wasm32",
+    diagnostic::on_unimplemented(
+        message = "blocking calls do not exist in the browser: call the `_async` twin and await it",
+        label = "this call would wait for the GPU on the page's only thread, which never sees the answer",
+        note = "leaky_relu_async, elu_async, prelu_async, activations_async, activations_in_place_async, \
+                prelu_in_place_async, Context::new_async, Context::download_async"
+    )
+)]
+pub trait Blocking: crate::dtype::Element {
+    /// Runs `future` to completion on this thread.
+    #[doc(hidden)]
+    fn block_on<F: std::future::Future>(future: F) -> F::Output;
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: crate::dtype::Element> Blocking for T {
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        pollster::block_on(future)
+    }
+}

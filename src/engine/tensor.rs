@@ -288,7 +288,7 @@ impl Context {
 
     /// Reads a device tensor back into a host array, blocking until the GPU is done (not in
     /// the browser, see [`crate::Blocking`]: use [`Context::download_async`]).
-    pub fn download<T: crate::api::Blocking>(&self, tensor: &GpuTensor) -> Result<ArrayD<T>> {
+    pub fn download<T: super::platform::Blocking>(&self, tensor: &GpuTensor) -> Result<ArrayD<T>> {
         #[cfg(not(target_arch = "wasm32"))]
         let wait = Wait::Block;
         #[cfg(target_arch = "wasm32")]

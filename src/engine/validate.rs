@@ -12,14 +12,13 @@ use std::task::Waker;
 use std::time::Duration;
 
 use super::context::Context;
-use super::dispatch::{Job, JobStep, chain_name};
+use super::dispatch::{Job, chain_name};
 use super::pool::PooledBuffer;
 use crate::broadcast::{SlopePlan, plan, unidirectional_slope_shape};
-use crate::cpu::CpuStep;
-use crate::cpu::chain::compare;
+use crate::cpu::chain::{CpuSlope, CpuStep, compare};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::ops::{Attributes, UnaryOp};
+use crate::ops::Step;
 
 /// What the check of one job needs once the GPU is done.
 struct Check {
@@ -28,10 +27,17 @@ struct Check {
     y: PooledBuffer,
 }
 
-enum StepCheck {
-    Unary(&'static UnaryOp, Attributes),
-    Prelu { staging: PooledBuffer, bytes: u64, first: u64, plan: SlopePlan },
+/// A PRelu step's slope as validation reads it: a staging copy of the slope's elements
+/// `first..` (`bytes` of them), broadcast to X as `plan` says.
+struct StagedSlope {
+    staging: PooledBuffer,
+    bytes: u64,
+    first: u64,
+    plan: SlopePlan,
 }
+
+/// A step as validation checks it.
+type StepCheck = Step<StagedSlope>;
 
 impl Context {
     /// Records the copies a job's validation reads, before the job (X and the slopes, which
@@ -48,25 +54,22 @@ impl Context {
         self.check_owner(job.x)?;
         self.check_owner(job.y)?;
         for step in job.steps {
-            if let JobStep::Prelu { slope, .. } = step {
-                self.check_owner(slope)?;
+            if let Step::Prelu(window) = step {
+                self.check_owner(window.tensor)?;
             }
         }
         let x = self.stage(encoder, job.x)?;
         let mut steps = Vec::with_capacity(job.steps.len());
         for step in job.steps {
-            steps.push(match step {
-                JobStep::Unary { op, attributes } => StepCheck::Unary(op, *attributes),
-                JobStep::Prelu { slope, shape, first } => {
-                    let aligned = unidirectional_slope_shape(job.shape, shape)?;
-                    StepCheck::Prelu {
-                        staging: self.stage(encoder, slope)?,
-                        bytes: slope.size_bytes(),
-                        first: *first,
-                        plan: plan(job.shape, &aligned)?,
-                    }
-                }
-            });
+            steps.push(step.try_map_slope(|window| {
+                let aligned = unidirectional_slope_shape(job.shape, window.shape)?;
+                Ok::<_, Error>(StagedSlope {
+                    staging: self.stage(encoder, window.tensor)?,
+                    bytes: window.tensor.size_bytes(),
+                    first: window.first,
+                    plan: plan(job.shape, &aligned)?,
+                })
+            })?);
         }
         Ok(Some(PendingCheck {
             chain: chain_name(job.steps),
@@ -97,7 +100,7 @@ impl Context {
         };
         // The comparison runs in whichever map callback comes last (wgpu does not order them
         // with the submission's other callbacks on every backend).
-        let maps = 2 + check.job.steps.iter().filter(|s| matches!(s, StepCheck::Prelu { .. })).count();
+        let maps = 2 + check.job.steps.iter().filter(|s| s.slope().is_some()).count();
         let buffers: Vec<wgpu::Buffer> = check.buffers_to_map();
         let countdown = Arc::new(Mutex::new(Countdown {
             remaining: maps,
@@ -266,21 +269,20 @@ impl Check {
             let y = read(&check.y, job.bytes)?;
             let mut slopes = Vec::new();
             for step in &job.steps {
-                if let StepCheck::Prelu { staging, bytes, .. } = step {
-                    slopes.push(read(staging, *bytes)?);
+                if let Step::Prelu(staged) = step {
+                    slopes.push(read(&staged.staging, staged.bytes)?);
                 }
             }
             let mut slope_values = slopes.iter();
             let steps: Vec<CpuStep<'_, T>> = job
                 .steps
                 .iter()
-                .map(|step| match step {
-                    StepCheck::Unary(op, attributes) => CpuStep::Unary(op, *attributes),
-                    StepCheck::Prelu { first, plan, .. } => CpuStep::Prelu {
-                        slope: slope_values.next().map_or(&[][..], Vec::as_slice),
-                        first: *first,
-                        plan: plan.clone(),
-                    },
+                .map(|step| {
+                    step.as_ref().map_slope(|staged| CpuSlope {
+                        values: slope_values.next().map_or(&[][..], Vec::as_slice),
+                        first: staged.first,
+                        plan: staged.plan.clone(),
+                    })
                 })
                 .collect();
             compare(&job.chain, &y, &x, job.element_base, &steps)
@@ -292,8 +294,8 @@ impl Check {
     fn buffers_to_map(&self) -> Vec<wgpu::Buffer> {
         let mut all = vec![self.job.x.buffer().clone(), self.y.buffer().clone()];
         for step in &self.job.steps {
-            if let StepCheck::Prelu { staging, .. } = step {
-                all.push(staging.buffer().clone());
+            if let Step::Prelu(staged) = step {
+                all.push(staged.staging.buffer().clone());
             }
         }
         all
@@ -302,8 +304,8 @@ impl Check {
     fn buffers(self) -> (wgpu::Device, Vec<PooledBuffer>) {
         let mut all = vec![self.job.x, self.y];
         for step in self.job.steps {
-            if let StepCheck::Prelu { staging, .. } = step {
-                all.push(staging);
+            if let Step::Prelu(staged) = step {
+                all.push(staged.staging);
             }
         }
         (self.device, all)

@@ -251,7 +251,7 @@ fn what_a_backend_cannot_take_maps_to_the_emulated_path() {
     let key = |repr| {
         KernelKey::new(
             repr,
-            &[super::StepKind::Prelu(crate::broadcast::SlopeAccess::Same)],
+            &[crate::ops::Step::Prelu(crate::broadcast::SlopeAccess::Same)],
             false,
             super::Tuning::default(),
         )

@@ -7,16 +7,16 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use super::error::{OnnxError, OnnxResult};
 use super::load::{HostTensor, decode_model, dtype_of_code};
 use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::AttributeType};
-use super::versions::{Operator, op_version};
+use super::versions::op_version;
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
-use crate::ops::{Attributes, PRELU, UNARY_OPS, UnaryOp};
+use crate::ops::{Attributes, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
 
 /// One operator application after loading.
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
-    pub(crate) op: Operator,
-    pub(crate) attributes: Attributes,
+    /// The operator with its attributes; PRelu's slope is the node's second input.
+    pub(crate) step: Step<()>,
     pub(crate) version: u32,
     pub(crate) inputs: Vec<String>,
     pub(crate) output: String,
@@ -136,7 +136,7 @@ impl OnnxModel {
 
     /// The operators of the model (after recognising expansions): ONNX name and version.
     pub fn operators(&self) -> Vec<(&'static str, u32)> {
-        self.nodes.iter().map(|n| (n.op.name(), n.version)).collect()
+        self.nodes.iter().map(|n| (n.step.onnx_name(), n.version)).collect()
     }
 
     /// Number of GPU dispatch steps after fusion.
@@ -147,7 +147,7 @@ impl OnnxModel {
     /// The bound a result of the whole graph is held to on `dtype`: the chain bound
     /// ([`crate::ops::chain_bound`]) over all its operators, as if one fed the next.
     pub fn ulp_bound(&self, dtype: DType) -> u64 {
-        crate::ops::chain_bound(self.nodes.iter().map(|n| n.op.max_ulp().for_dtype(dtype)))
+        crate::ops::chain_bound(self.nodes.iter().map(|n| n.step.max_ulp().for_dtype(dtype)))
     }
 }
 
@@ -200,32 +200,25 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             continue; // refused below unless it is dead code
         }
         let recognised = match (Operator::find(op_type), op_type) {
-            (Some(op @ Operator::Unary(unary)), _) => {
-                Some((op, attributes_of(node, unary, version(op_type)?)?, node.input.clone()))
+            (Some(Step::Unary(unary, ())), _) => {
+                Some((Step::Unary(unary, attributes_of(node, unary, version(op_type)?)?), node.input.clone()))
             }
-            (Some(Operator::PRelu), _) => Some((Operator::PRelu, [0.0; 4], node.input.clone())),
+            (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone())),
             // Where exists from opset 9 and CastLike from 15: the function bodies use them.
             (None, _) if opset >= 9 => match_expansion(node, &producer),
             _ => None,
         };
-        let Some((op, attributes, inputs)) = recognised else { continue };
-        let wanted = op.inputs();
+        let Some((step, inputs)) = recognised else { continue };
+        let wanted = step.inputs();
         if inputs.len() != wanted || inputs.iter().any(String::is_empty) {
-            return Err(graph_error(format!("node {:?} ({}) needs {wanted} input(s)", node.name(), op.name())));
+            return Err(graph_error(format!("node {:?} ({}) needs {wanted} input(s)", node.name(), step.onnx_name())));
         }
         let output = node
             .output
             .first()
             .cloned()
-            .ok_or_else(|| graph_error(format!("node {:?} ({}) has no output", node.name(), op.name())))?;
-        nodes.push(Node {
-            op,
-            attributes,
-            version: version(op.name())?,
-            inputs,
-            output,
-            name: node.name().to_string(),
-        });
+            .ok_or_else(|| graph_error(format!("node {:?} ({}) has no output", node.name(), step.onnx_name())))?;
+        nodes.push(Node { step, version: version(step.onnx_name())?, inputs, output, name: node.name().to_string() });
     }
     // A recognised node inside another's expansion (Celu's body holds an Elu) feeds nothing
     // that is kept: drop such nodes until every one left feeds a node or a graph output.
@@ -444,29 +437,29 @@ fn node_matches(
 /// Recognises the spec's function body of an operator of the table, rooted at `root` (the
 /// patterns in [`crate::ops::UnaryOp::expansion`] and `PRELU.expansion`), and returns the
 /// operator, its attributes and its inputs.
-fn match_expansion(
-    root: &NodeProto,
-    producer: &HashMap<&str, &NodeProto>,
-) -> Option<(Operator, Attributes, Vec<String>)> {
-    let unary = UNARY_OPS.iter().map(|&op| (Operator::Unary(op), op.expansion, &["X"][..]));
-    let prelu = std::iter::once((Operator::PRelu, PRELU.expansion, &["X", "slope"][..]));
+fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(Step<()>, Vec<String>)> {
+    let unary = UNARY_OPS.iter().map(|&op| (Step::Unary(op, ()), op.expansion, &["X"][..]));
+    let prelu = std::iter::once((Step::Prelu(()), PRELU.expansion, &["X", "slope"][..]));
     for (op, expansion, inputs) in unary.chain(prelu) {
         let Some(pattern) = Pattern::parse(expansion, inputs) else { continue };
         let mut bound = Bindings::default();
         if !node_matches(&pattern, root, &mut bound, producer) {
             continue;
         }
-        let mut attributes = [0.0; 4];
-        if let Operator::Unary(unary) = op {
-            attributes = unary.default_attributes();
-            for (slot, spec) in attributes.iter_mut().zip(unary.attributes) {
-                if let Some((_, value)) = bound.attributes.iter().find(|(n, _)| n == spec.name) {
-                    *slot = *value as f32;
+        let step = match op {
+            Step::Unary(unary, ()) => {
+                let mut attributes = unary.default_attributes();
+                for (slot, spec) in attributes.iter_mut().zip(unary.attributes) {
+                    if let Some((_, value)) = bound.attributes.iter().find(|(n, _)| n == spec.name) {
+                        *slot = *value as f32;
+                    }
                 }
+                Step::Unary(unary, attributes)
             }
-        }
+            Step::Prelu(()) => Step::Prelu(()),
+        };
         let values: Option<Vec<String>> = inputs.iter().map(|name| bound.input(name)).collect();
-        return Some((op, attributes, values?));
+        return Some((step, values?));
     }
     None
 }

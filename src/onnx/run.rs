@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use super::error::{OnnxError, OnnxResult};
 use super::load::{HostElement, HostTensor};
 use super::plan::{Chain, Node, OnnxModel};
-use super::versions::{Operator, allows};
+use super::versions::allows;
+use crate::Activation;
 use crate::broadcast::per_channel_slope_shape;
 use crate::dtype::DType;
 use crate::engine::{Context, GpuTensor};
 use crate::error::Error;
-use crate::ops::Activation;
+use crate::ops::Step;
 use crate::with_host_tensor;
 
 /// PRelu versions before 7 apply a 1-D slope per channel along axis 1.
@@ -22,10 +23,10 @@ fn graph_error(message: impl Into<String>) -> OnnxError {
 }
 
 fn check_type(node: &Node, dtype: DType) -> OnnxResult<()> {
-    if allows(node.op.name(), node.version, dtype) {
+    if allows(node.step.onnx_name(), node.version, dtype) {
         Ok(())
     } else {
-        Err(Error::DTypeNotAllowed { op: node.op.name(), dtype, version: Some(node.version) }.into())
+        Err(Error::DTypeNotAllowed { op: node.step.onnx_name(), dtype, version: Some(node.version) }.into())
     }
 }
 
@@ -112,9 +113,9 @@ impl OnnxModel {
         let mut steps = Vec::with_capacity(chain.nodes.len());
         for node in &chain.nodes {
             check_type(node, x.dtype())?;
-            steps.push(match (node.op, node.slope()) {
-                (Operator::Unary(op), _) => Activation::with_attributes(op, &node.attributes[..op.attributes.len()]),
-                (Operator::PRelu, Some(slope)) => {
+            steps.push(match (node.step, node.slope()) {
+                (Step::Unary(op, attributes), _) => Activation(Step::Unary(op, attributes)),
+                (Step::Prelu(()), Some(slope)) => {
                     let slope = &device[slope];
                     if node.version < FIRST_BROADCASTING_PRELU {
                         Activation::prelu(&slope.reshaped(&per_channel_slope_shape(x.shape(), slope.shape())?)?)
@@ -122,7 +123,7 @@ impl OnnxModel {
                         Activation::prelu(slope)
                     }
                 }
-                (Operator::PRelu, None) => return Err(graph_error("a PRelu node without a slope")),
+                (Step::Prelu(()), None) => return Err(graph_error("a PRelu node without a slope")),
             });
         }
         Ok(ctx.run_activations(&steps, x)?)
@@ -143,10 +144,10 @@ impl OnnxModel {
             let mut x = get(&values, &chain.input)?;
             for node in &chain.nodes {
                 check_type(node, x.dtype())?;
-                x = match (node.op, node.slope()) {
-                    (Operator::Unary(op), _) => reference_unary(op, &node.attributes, &x)?,
-                    (Operator::PRelu, Some(slope)) => reference_prelu(node.version, &x, &get(&values, slope)?)?,
-                    (Operator::PRelu, None) => return Err(graph_error("a PRelu node without a slope")),
+                x = match (node.step, node.slope()) {
+                    (Step::Unary(op, attributes), _) => reference_unary(op, &attributes, &x)?,
+                    (Step::Prelu(()), Some(slope)) => reference_prelu(node.version, &x, &get(&values, slope)?)?,
+                    (Step::Prelu(()), None) => return Err(graph_error("a PRelu node without a slope")),
                 };
             }
             values.insert(chain.output.clone(), x);

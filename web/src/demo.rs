@@ -125,6 +125,9 @@ impl Run<'_> {
 
     /// The convolution and the four activation steps, recorded into one encoder and
     /// submitted once; then each step timed alone and checked against the reference.
+    ///
+    /// Longer than 80 lines on purpose: the demo's network in the order it runs, as the native
+    /// demo (`examples/image_demo`) writes it, so the two can be read side by side.
     async fn steps<T: FloatElement>(&self) -> Result<Vec<Step>, String> {
         let (ctx, device) = (self.ctx, self.ctx.device());
         let fail = |e: wgpu_activations::Error| e.to_string();
@@ -219,7 +222,7 @@ fn reference_chain<T: FloatElement>(
 ) -> Result<ArrayD<T>, String> {
     let mut y = x.clone();
     for step in chain {
-        y = match reference::ChainStep::<T>::of_unary(step) {
+        y = match step.reference_step::<T>() {
             Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
             _ => reference::prelu(y.view(), slope.view()).map_err(|e| e.to_string())?,
         };

@@ -207,7 +207,7 @@ async fn chain<T: Sample + FloatElement>(ctx: Context) -> Verdict {
     // carried through the steps after it (a slope scales a subnormal's rounding up).
     let slope = slope.into_dyn();
     let chain: Vec<ChainStep<'_, T>> =
-        steps.iter().map(|s| ChainStep::of_unary(s).unwrap_or_else(|| ChainStep::Prelu(slope.view()))).collect();
+        steps.iter().map(|s| s.reference_step().unwrap_or_else(|| ChainStep::Prelu(slope.view()))).collect();
     check_chain(x.view(), &chain, y.view()).map_err(|e| format!("fused chain of {}: {e}", steps.len()))?;
     Ok(format!("{} elements, {} steps fused", x.len(), steps.len()))
 }

@@ -183,6 +183,9 @@ pub(crate) fn test_wasm() -> Result<()> {
 
 /// Runs the suite page, resuming after any check that hangs or panics, and prints each
 /// result as it comes. Returns (passed, failed).
+///
+/// Longer than 80 lines on purpose: one loop over the page's WebDriver session, whose states
+/// (page loaded, result read, hang, panic, resume) read best together.
 fn run_suite(server: &Server) -> Result<(usize, usize)> {
     let mut results: BTreeMap<usize, bool> = BTreeMap::new();
     let mut from = 0;

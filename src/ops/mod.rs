@@ -3,15 +3,21 @@
 //! function, its CPU twin and its accuracy bound per dtype; the kernels, the CPU reference, the
 //! ONNX layer, the CLI, the tests' tolerances and the README's table all read these.
 //!
-//! Adding a unary operator takes its WGSL file (`shaders/ops/<name>.wgsl`, a function
-//! `fn <name>(x: Lanes, attributes: vec4<f32>) -> Lanes`), its CPU twin (`src/cpu/<name>.rs`,
-//! declared in `src/cpu/mod.rs`), one entry here, and its regenerated test data (ARCHITECTURE.md,
+//! Each unary operator's CPU twin is the file of this folder named like its WGSL file
+//! (`src/ops/elu.rs` and `shaders/ops/elu.wgsl`): the exact result of one element, which the
+//! reference rounds once. Adding a unary operator takes its WGSL file, its twin
+//! here, its entry and `mod` line in this file, and its regenerated test data (ARCHITECTURE.md,
 //! "adding one", has the commands).
+
+mod celu;
+mod elu;
+mod leaky_relu;
+mod selu;
+mod thresholded_relu;
 
 use std::fmt;
 
 use crate::dtype::DType;
-use crate::engine::GpuTensor;
 
 /// Most attributes a unary operator has: the size of its parameter block in the kernel.
 pub const MAX_ATTRIBUTES: usize = 4;
@@ -243,9 +249,9 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
         OpVersion { since: 16, dtypes: FLOATS_BF16 },
     ],
     attributes: &[Attribute::new("alpha", 0.01)],
-    wgsl: include_str!("../shaders/ops/leaky_relu.wgsl"),
+    wgsl: include_str!("../../shaders/ops/leaky_relu.wgsl"),
     wgsl_fn: "leaky_relu",
-    cpu: crate::cpu::leaky_relu::leaky_relu,
+    cpu: leaky_relu::leaky_relu,
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
     formula: "alpha * x if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
@@ -265,9 +271,9 @@ pub static ELU: UnaryOp = UnaryOp {
         OpVersion { since: 22, dtypes: FLOATS_BF16 },
     ],
     attributes: &[Attribute::new("alpha", 1.0)],
-    wgsl: include_str!("../shaders/ops/elu.wgsl"),
+    wgsl: include_str!("../../shaders/ops/elu.wgsl"),
     wgsl_fn: "elu",
-    cpu: crate::cpu::elu::elu,
+    cpu: elu::elu,
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
     formula: "alpha * expm1(x) if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
@@ -290,9 +296,9 @@ pub static SELU: UnaryOp = UnaryOp {
         Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)] },
         Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)] },
     ],
-    wgsl: include_str!("../shaders/ops/selu.wgsl"),
+    wgsl: include_str!("../../shaders/ops/selu.wgsl"),
     wgsl_fn: "selu",
-    cpu: crate::cpu::selu::selu,
+    cpu: selu::selu,
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
     formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
     expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
@@ -308,14 +314,14 @@ pub static CELU: UnaryOp = UnaryOp {
     cli_name: "celu",
     versions: &[OpVersion { since: 12, dtypes: &[DType::F32] }, OpVersion { since: 28, dtypes: FLOATS_BF16 }],
     attributes: &[Attribute::new("alpha", 1.0)],
-    wgsl: include_str!("../shaders/ops/celu.wgsl"),
+    wgsl: include_str!("../../shaders/ops/celu.wgsl"),
     wgsl_fn: "celu",
-    cpu: crate::cpu::celu::celu,
+    cpu: celu::celu,
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 3 },
     formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
     expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
     attributes_like_x: false,
-    kernel_parameters: crate::cpu::celu::celu_parameters,
+    kernel_parameters: celu::celu_parameters,
     speed_target: SpeedTarget::EXPM1,
     sweep: Sweep::EXPM1_NEGATIVES,
 };
@@ -326,9 +332,9 @@ pub static THRESHOLDED_RELU: UnaryOp = UnaryOp {
     cli_name: "thresholded-relu",
     versions: &[OpVersion { since: 10, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
     attributes: &[Attribute::new("alpha", 1.0)],
-    wgsl: include_str!("../shaders/ops/thresholded_relu.wgsl"),
+    wgsl: include_str!("../../shaders/ops/thresholded_relu.wgsl"),
     wgsl_fn: "thresholded_relu",
-    cpu: crate::cpu::thresholded_relu::thresholded_relu,
+    cpu: thresholded_relu::thresholded_relu,
     max_ulp: UlpBounds::EXACT,
     formula: "X if x > alpha else 0",
     expansion: "Where(Less(alpha, X), X, 0)",
@@ -371,7 +377,7 @@ pub const ELU_DEFAULT_ALPHA: f32 = 1.0;
 /// (scalings, and expm1 whose condition number is below 1 where Elu uses it), but a ULP spans
 /// a factor of 2 of relative error within a binade, and each step rounds again. A step that
 /// scales up an earlier step's rounding (a large PRelu slope after a subnormal result) breaks
-/// that premise: [`crate::cpu::check_chain`] follows such chains element by element.
+/// that premise: [`crate::reference::check_chain`] follows such chains element by element.
 pub fn chain_bound(bounds: impl IntoIterator<Item = u64>) -> u64 {
     let bounds: Vec<u64> = bounds.into_iter().collect();
     match bounds.as_slice() {
@@ -467,138 +473,151 @@ pub fn markdown_table() -> String {
     table
 }
 
-/// One step of a chain: a unary operator with its attribute values, or PRelu with its slope
-/// tensor. A slice of these runs as one fused kernel (one read and one write of X), each step
-/// rounding exactly as it would alone.
-#[derive(Clone)]
-pub struct Activation(pub(crate) Step);
-
-#[derive(Clone)]
-pub(crate) enum Step {
-    Unary { op: &'static UnaryOp, attributes: Attributes },
-    Prelu { slope: GpuTensor },
+/// One step of a chain, the one step type from the ONNX plan to the kernel: an operator of the
+/// table with its attribute values `A`, or PRelu, the operator with a second input, with its
+/// slope held as `S`. Each layer holds the slope its own way: a device tensor
+/// ([`crate::Activation`]), a host view ([`crate::reference::ChainStep`]), a window of a device
+/// tensor (a recorded job), the way the kernel gathers it (a kernel key, whose steps carry no
+/// attributes: `A = ()`), a graph value's name (the ONNX plan), or nothing at all (an
+/// operator by itself: [`Operator`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Step<S, A = Attributes> {
+    /// A unary operator with its attribute values (in the order of [`UnaryOp::attributes`]).
+    Unary(&'static UnaryOp, A),
+    /// PRelu with its slope.
+    Prelu(S),
 }
 
-impl fmt::Debug for Activation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Step::Unary { op, attributes } => {
-                let mut s = f.debug_struct(op.onnx_name);
-                for (attribute, value) in op.attributes.iter().zip(attributes) {
-                    s.field(attribute.name, value);
-                }
-                s.finish()
-            }
-            Step::Prelu { slope } => f.debug_struct("PRelu").field("slope", &slope.shape()).finish(),
+/// An operator of the table by itself, without attributes or inputs.
+pub type Operator = Step<(), ()>;
+
+impl<S, A> Step<S, A> {
+    /// The operator of this step, without its attributes and slope.
+    pub fn operator(&self) -> Operator {
+        match self {
+            Step::Unary(op, _) => Step::Unary(op, ()),
+            Step::Prelu(_) => Step::Prelu(()),
         }
+    }
+
+    /// The ONNX op type.
+    pub fn onnx_name(&self) -> &'static str {
+        match self {
+            Step::Unary(op, _) => op.onnx_name,
+            Step::Prelu(_) => PRELU.onnx_name,
+        }
+    }
+
+    /// The name on the command line.
+    pub fn cli_name(&self) -> &'static str {
+        match self {
+            Step::Unary(op, _) => op.cli_name,
+            Step::Prelu(_) => PRELU.cli_name,
+        }
+    }
+
+    /// The operator's ONNX versions, oldest first.
+    pub fn versions(&self) -> &'static [OpVersion] {
+        match self {
+            Step::Unary(op, _) => op.versions,
+            Step::Prelu(_) => PRELU.versions,
+        }
+    }
+
+    /// The operator's accuracy bounds.
+    pub fn max_ulp(&self) -> UlpBounds {
+        match self {
+            Step::Unary(op, _) => op.max_ulp,
+            Step::Prelu(_) => PRELU.max_ulp,
+        }
+    }
+
+    /// How many inputs a node of the operator takes: X, and PRelu's slope.
+    pub fn inputs(&self) -> usize {
+        match self {
+            Step::Unary(..) => 1,
+            Step::Prelu(_) => 2,
+        }
+    }
+
+    /// True when some ONNX version of the operator accepts `dtype`.
+    pub fn accepts(&self, dtype: DType) -> bool {
+        accepts(self.versions(), dtype)
+    }
+
+    /// The unary operator of this step (`None` for PRelu).
+    pub fn unary_op(&self) -> Option<&'static UnaryOp> {
+        match self {
+            Step::Unary(op, _) => Some(op),
+            Step::Prelu(_) => None,
+        }
+    }
+
+    /// The slope of a PRelu step.
+    pub fn slope(&self) -> Option<&S> {
+        match self {
+            Step::Prelu(slope) => Some(slope),
+            Step::Unary(..) => None,
+        }
+    }
+
+    /// The same step borrowing its slope.
+    pub fn as_ref(&self) -> Step<&S, A>
+    where
+        A: Copy,
+    {
+        match self {
+            Step::Unary(op, attributes) => Step::Unary(op, *attributes),
+            Step::Prelu(slope) => Step::Prelu(slope),
+        }
+    }
+
+    /// The same step with its slope held another way.
+    pub fn map_slope<U>(self, f: impl FnOnce(S) -> U) -> Step<U, A> {
+        match self {
+            Step::Unary(op, attributes) => Step::Unary(op, attributes),
+            Step::Prelu(slope) => Step::Prelu(f(slope)),
+        }
+    }
+
+    /// [`Step::map_slope`] with a conversion that can fail.
+    pub fn try_map_slope<U, E>(self, f: impl FnOnce(S) -> Result<U, E>) -> Result<Step<U, A>, E> {
+        Ok(match self {
+            Step::Unary(op, attributes) => Step::Unary(op, attributes),
+            Step::Prelu(slope) => Step::Prelu(f(slope)?),
+        })
     }
 }
 
-impl PartialEq for Activation {
+impl Operator {
+    /// The operator with this ONNX op type (exactly: ONNX op types are case-sensitive).
+    pub fn find(op_type: &str) -> Option<Operator> {
+        if op_type == PRELU.onnx_name {
+            return Some(Step::Prelu(()));
+        }
+        UNARY_OPS.iter().find(|op| op.onnx_name == op_type).map(|op| Step::Unary(op, ()))
+    }
+}
+
+/// Steps are equal when their operators are the same table entry and their attributes and
+/// slopes are equal.
+impl<S: PartialEq, A: PartialEq> PartialEq for Step<S, A> {
     fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (Step::Unary { op: a, attributes: x }, Step::Unary { op: b, attributes: y }) => a == b && x == y,
-            (Step::Prelu { slope: a }, Step::Prelu { slope: b }) => a.same_view(b),
+        match (self, other) {
+            (Step::Unary(a, x), Step::Unary(b, y)) => std::ptr::eq(*a, *b) && x == y,
+            (Step::Prelu(a), Step::Prelu(b)) => a == b,
             _ => false,
         }
     }
 }
 
-impl Activation {
-    /// LeakyRelu with `alpha`.
-    pub fn leaky_relu(alpha: f32) -> Self {
-        Self::with_attributes(&LEAKY_RELU, &[alpha])
-    }
+impl<S: Eq> Eq for Step<S, ()> {}
 
-    /// Elu with `alpha`.
-    pub fn elu(alpha: f32) -> Self {
-        Self::with_attributes(&ELU, &[alpha])
-    }
-
-    /// PRelu with `slope`, which must have X's dtype and broadcast to X by ONNX's
-    /// unidirectional rule (PRelu-7+). The step keeps the tensor alive.
-    pub fn prelu(slope: &GpuTensor) -> Self {
-        Activation(Step::Prelu { slope: slope.clone() })
-    }
-
-    /// `op` with every attribute at its ONNX default.
-    pub fn with_defaults(op: &'static UnaryOp) -> Self {
-        Activation(Step::Unary { op, attributes: op.default_attributes() })
-    }
-
-    /// `op` with the first `values.len()` attributes given (in the order of
-    /// [`UnaryOp::attributes`]) and the rest at their defaults.
-    pub fn with_attributes(op: &'static UnaryOp, values: &[f32]) -> Self {
-        let mut attributes = op.default_attributes();
-        for (slot, &value) in attributes.iter_mut().zip(values).take(op.attributes.len()) {
-            *slot = value;
-        }
-        Activation(Step::Unary { op, attributes })
-    }
-
-    /// This step with attribute `name` set; `None` if the operator has no such attribute.
-    pub fn set(&self, name: &str, value: f32) -> Option<Self> {
-        match &self.0 {
-            Step::Unary { op, attributes } => {
-                let index = op.attribute_index(name)?;
-                let mut attributes = *attributes;
-                attributes[index] = value;
-                Some(Activation(Step::Unary { op, attributes }))
-            }
-            Step::Prelu { .. } => None,
-        }
-    }
-
-    /// The ONNX operator name.
-    pub fn onnx_name(&self) -> &'static str {
-        match &self.0 {
-            Step::Unary { op, .. } => op.onnx_name,
-            Step::Prelu { .. } => PRELU.onnx_name,
-        }
-    }
-
-    /// The unary operator of this step (`None` for PRelu).
-    pub fn unary_op(&self) -> Option<&'static UnaryOp> {
-        match &self.0 {
-            Step::Unary { op, .. } => Some(op),
-            Step::Prelu { .. } => None,
-        }
-    }
-
-    /// The value of attribute `name`, if the operator has it.
-    pub fn attribute(&self, name: &str) -> Option<f32> {
-        match &self.0 {
-            Step::Unary { op, attributes } => op.attribute_index(name).map(|i| attributes[i]),
-            Step::Prelu { .. } => None,
-        }
-    }
-
-    /// The attribute `alpha` (LeakyRelu and Elu); `None` for steps without one.
-    pub fn alpha(&self) -> Option<f32> {
-        self.attribute("alpha")
-    }
-
-    /// The slope tensor of a PRelu step.
-    pub fn slope(&self) -> Option<&GpuTensor> {
-        match &self.0 {
-            Step::Prelu { slope } => Some(slope),
-            Step::Unary { .. } => None,
-        }
-    }
-
-    /// The accuracy bound of this step for `dtype`.
-    pub fn max_ulp(&self, dtype: DType) -> u64 {
-        match &self.0 {
-            Step::Unary { op, .. } => op.max_ulp.for_dtype(dtype),
-            Step::Prelu { .. } => PRELU.max_ulp.for_dtype(dtype),
-        }
-    }
-
-    /// True when this step accepts `dtype` in some ONNX version.
-    pub fn accepts(&self, dtype: DType) -> bool {
-        match &self.0 {
-            Step::Unary { op, .. } => accepts(op.versions, dtype),
-            Step::Prelu { .. } => accepts(PRELU.versions, dtype),
+impl<S: std::hash::Hash> std::hash::Hash for Step<S, ()> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Step::Unary(op, ()) => (0u8, op.onnx_name).hash(state),
+            Step::Prelu(slope) => (1u8, slope).hash(state),
         }
     }
 }
@@ -610,7 +629,7 @@ mod tests {
     /// With `WGPU_ACTIVATIONS_BLESS=1` the test writes the table into README.md instead.
     #[test]
     fn the_readme_carries_the_generated_operator_table() {
-        let readme = include_str!("../README.md");
+        let readme = include_str!("../../README.md");
         if readme.contains(markdown_table().trim()) {
             return;
         }
@@ -643,8 +662,6 @@ mod tests {
         }
         assert_eq!(UnaryOp::find("leaky-relu"), Some(&LEAKY_RELU));
         assert_eq!(UnaryOp::find("Elu"), Some(&ELU));
-        assert_eq!(Activation::elu(2.0).set("alpha", 3.0).and_then(|a| a.alpha()), Some(3.0));
-        assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), Some(LEAKY_RELU_DEFAULT_ALPHA));
         assert_eq!(version_at(LEAKY_RELU.versions, 15).map(|v| v.since), Some(6));
         assert!(version_at(PRELU.versions, 0).is_none());
         assert_eq!(chain_bound([2]), 2);

@@ -1,6 +1,6 @@
 //! CPU twin of `shaders/ops/elu.wgsl`: `Where(X < 0, alpha * (exp(X) - 1), X)`.
 
-use crate::ops::Attributes;
+use super::Attributes;
 
 /// Elu of one element widened exactly to f64: `alpha * expm1(x)` where `x < 0`, `None` (X passes
 /// through) elsewhere. `exp_m1` is accurate near 0, where the spec's literal `exp(x) - 1` loses

@@ -1,6 +1,6 @@
 //! CPU twin of `shaders/ops/thresholded_relu.wgsl`: `Where(Less(CastLike(alpha, X), X), X, 0)`.
 
-use crate::ops::Attributes;
+use super::Attributes;
 
 /// ThresholdedRelu of one element widened exactly to f64, with alpha already rounded to X's
 /// dtype (the table's `attributes_like_x`): `None` (X passes through) where `x > alpha`, +0.0

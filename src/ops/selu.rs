@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/selu.wgsl`:
 //! `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
 
-use crate::ops::Attributes;
+use super::Attributes;
 
 /// Selu of one element widened exactly to f64: `gamma * alpha * expm1(x)` where `x < 0`,
 /// `gamma * x` elsewhere, and `None` (X passes through) for NaN. `gamma * alpha` of two f32 is

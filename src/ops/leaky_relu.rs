@@ -1,6 +1,6 @@
 //! CPU twin of `shaders/ops/leaky_relu.wgsl`: `Where(X < 0, alpha * X, X)`.
 
-use crate::ops::Attributes;
+use super::Attributes;
 
 /// LeakyRelu of one element widened exactly to f64: `alpha * x` where `x < 0` (false for -0.0
 /// and NaN), `None` (X passes through) elsewhere. The product of an f32 alpha and any f32, f16 or

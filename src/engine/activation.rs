@@ -1,0 +1,144 @@
+//! [`Activation`]: a chain step whose PRelu slope is a device tensor, the step the public API
+//! takes.
+
+use std::fmt;
+
+use super::tensor::GpuTensor;
+use crate::dtype::DType;
+use crate::ops::{ELU, LEAKY_RELU, Step, UnaryOp};
+
+/// One step of a chain: a unary operator with its attribute values, or PRelu with its slope
+/// tensor. A slice of these runs as one fused kernel (one read and one write of X), each step
+/// rounding exactly as it would alone.
+#[derive(Clone)]
+pub struct Activation(pub(crate) Step<GpuTensor>);
+
+impl fmt::Debug for Activation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Step::Unary(op, attributes) => {
+                let mut s = f.debug_struct(op.onnx_name);
+                for (attribute, value) in op.attributes.iter().zip(attributes) {
+                    s.field(attribute.name, value);
+                }
+                s.finish()
+            }
+            Step::Prelu(slope) => f.debug_struct("PRelu").field("slope", &slope.shape()).finish(),
+        }
+    }
+}
+
+impl PartialEq for Activation {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Step::Prelu(a), Step::Prelu(b)) => a.same_view(b),
+            (Step::Unary(a, x), Step::Unary(b, y)) => std::ptr::eq(*a, *b) && x == y,
+            _ => false,
+        }
+    }
+}
+
+impl Activation {
+    /// LeakyRelu with `alpha`.
+    pub fn leaky_relu(alpha: f32) -> Self {
+        Self::with_attributes(&LEAKY_RELU, &[alpha])
+    }
+
+    /// Elu with `alpha`.
+    pub fn elu(alpha: f32) -> Self {
+        Self::with_attributes(&ELU, &[alpha])
+    }
+
+    /// PRelu with `slope`, which must have X's dtype and broadcast to X by ONNX's
+    /// unidirectional rule (PRelu-7+). The step keeps the tensor alive.
+    pub fn prelu(slope: &GpuTensor) -> Self {
+        Activation(Step::Prelu(slope.clone()))
+    }
+
+    /// `op` with every attribute at its ONNX default.
+    pub fn with_defaults(op: &'static UnaryOp) -> Self {
+        Activation(Step::Unary(op, op.default_attributes()))
+    }
+
+    /// `op` with the first `values.len()` attributes given (in the order of
+    /// [`UnaryOp::attributes`]) and the rest at their defaults.
+    pub fn with_attributes(op: &'static UnaryOp, values: &[f32]) -> Self {
+        let mut attributes = op.default_attributes();
+        for (slot, &value) in attributes.iter_mut().zip(values).take(op.attributes.len()) {
+            *slot = value;
+        }
+        Activation(Step::Unary(op, attributes))
+    }
+
+    /// This step with attribute `name` set; `None` if the operator has no such attribute.
+    pub fn set(&self, name: &str, value: f32) -> Option<Self> {
+        let Step::Unary(op, mut attributes) = self.0 else { return None };
+        attributes[op.attribute_index(name)?] = value;
+        Some(Activation(Step::Unary(op, attributes)))
+    }
+
+    /// The step itself: the operator with its attributes or its slope tensor.
+    pub fn step(&self) -> &Step<GpuTensor> {
+        &self.0
+    }
+
+    /// The ONNX operator name.
+    pub fn onnx_name(&self) -> &'static str {
+        self.0.onnx_name()
+    }
+
+    /// The unary operator of this step (`None` for PRelu).
+    pub fn unary_op(&self) -> Option<&'static UnaryOp> {
+        self.0.unary_op()
+    }
+
+    /// The value of attribute `name`, if the operator has it.
+    pub fn attribute(&self, name: &str) -> Option<f32> {
+        match self.0 {
+            Step::Unary(op, attributes) => op.attribute_index(name).map(|i| attributes[i]),
+            Step::Prelu(_) => None,
+        }
+    }
+
+    /// The attribute `alpha`; `None` for steps without one.
+    pub fn alpha(&self) -> Option<f32> {
+        self.attribute("alpha")
+    }
+
+    /// The slope tensor of a PRelu step.
+    pub fn slope(&self) -> Option<&GpuTensor> {
+        self.0.slope()
+    }
+
+    /// The accuracy bound of this step for `dtype`.
+    pub fn max_ulp(&self, dtype: DType) -> u64 {
+        self.0.max_ulp().for_dtype(dtype)
+    }
+
+    /// True when this step accepts `dtype` in some ONNX version.
+    pub fn accepts(&self, dtype: DType) -> bool {
+        self.0.accepts(dtype)
+    }
+
+    /// This step for the CPU reference's chain check: `None` for PRelu, whose slope is on the
+    /// device.
+    pub fn reference_step<'a, T>(&self) -> Option<crate::reference::ChainStep<'a, T>> {
+        match self.0 {
+            Step::Unary(op, attributes) => Some(Step::Unary(op, attributes)),
+            Step::Prelu(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_are_set_and_read_by_name() {
+        assert_eq!(Activation::elu(2.0).set("alpha", 3.0).and_then(|a| a.alpha()), Some(3.0));
+        assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), Some(crate::LEAKY_RELU_DEFAULT_ALPHA));
+        assert_eq!(Activation::leaky_relu(0.5), Activation::leaky_relu(0.5));
+        assert_ne!(Activation::leaky_relu(0.5), Activation::elu(0.5));
+    }
+}
