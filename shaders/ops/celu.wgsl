@@ -4,7 +4,7 @@
 // 1 / alpha, which the host derives in f64: attributes.y and .z hold its bits (low, high word),
 // attributes.w its nearest f32. A quotient above -2^-100 leaves X as it is: there expm1(q) / q
 // rounds to 1 in every dtype. Where alpha is 0, infinite or NaN the body is followed literally,
-// which gives NaN or a signed zero. CPU twin: src/cpu/celu.rs.
+// which gives NaN or a signed zero. CPU twin: src/ops/celu.rs.
 
 fn celu(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let bits = vec2(bitcast<u32>(attributes.y), bitcast<u32>(attributes.z));

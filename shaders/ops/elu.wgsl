@@ -1,6 +1,6 @@
 // Elu (ONNX opsets 1, 6, 22): Y = Where(X < 0, alpha * (exp(X) - 1), X), on whole Lanes, with
 // exp(X) - 1 from the representation's accurate expm1 (shared/expm1_*.wgsl).
-// attributes.x is alpha. CPU twin: src/cpu/elu.rs.
+// attributes.x is alpha. CPU twin: src/ops/elu.rs.
 
 fn elu(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(x, from_compute(mul(from_attribute(attributes.x), expm1(to_compute(x)))), is_negative(x));

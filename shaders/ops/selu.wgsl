@@ -3,7 +3,7 @@
 // (shared/expm1_*.wgsl). alpha * expm1(X) comes first: it cannot overflow (|expm1| <= 1), where
 // gamma * alpha could. A NaN comes back as X itself (bit for bit), as gamma * NaN would be a NaN
 // with unspecified bits. attributes.x is alpha, attributes.y is gamma.
-// CPU twin: src/cpu/selu.rs.
+// CPU twin: src/ops/selu.rs.
 
 fn selu(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let c = to_compute(x);

@@ -1,7 +1,7 @@
 // ThresholdedRelu (ONNX opsets 10, 22): Y = Where(Less(CastLike(alpha, X), X), X, 0), on whole
 // Lanes: X itself (bit for bit) where it exceeds alpha rounded to X's dtype, +0.0 elsewhere,
 // NaN included (Less is false for NaN). attributes.x is alpha.
-// CPU twin: src/cpu/thresholded_relu.rs.
+// CPU twin: src/ops/thresholded_relu.rs.
 
 fn thresholded_relu(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let zero = from_compute(from_attribute(0.0));

@@ -28,6 +28,7 @@ pub use pool::PoolStats;
 pub use probe::Subnormals;
 pub use tensor::GpuTensor;
 
+#[cfg(feature = "bench")]
 pub(crate) use dispatch::{Job, JobStep, KeepAlive, SlopeWindow};
 pub(crate) use host::{HostData, HostSlope, host_steps};
 pub(crate) use readback::Wait;
