@@ -4,28 +4,11 @@
 
 use ndarray::{Array, ArrayView, ArrayViewMut, Dimension};
 
-use crate::dtype::{DType, Element, FloatElement};
+use crate::dtype::{Element, FloatElement};
 pub use crate::engine::Blocking;
-use crate::engine::{Activation, Context, GpuTensor, HostData, HostSlope, Wait, host_steps};
+use crate::engine::{Activation, Context, GpuTensor, HostData, HostSlope, Wait, check_chain, check_dtype, host_steps};
 use crate::error::{Error, Result};
-use crate::kernel::MAX_CHAIN;
 use crate::ops::Step;
-
-/// Refuses an empty chain or one longer than one kernel runs.
-fn check_chain(chain: &[Activation]) -> Result<()> {
-    if chain.is_empty() || chain.len() > MAX_CHAIN {
-        return Err(Error::ChainLength { steps: chain.len(), max: MAX_CHAIN });
-    }
-    Ok(())
-}
-
-/// Refuses a dtype some step does not accept, before anything reaches the GPU.
-fn check_dtype(chain: &[Activation], dtype: DType) -> Result<()> {
-    match chain.iter().find(|step| !step.accepts(dtype)) {
-        Some(step) => Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype, version: None }),
-        None => Ok(()),
-    }
-}
 
 impl Context {
     /// Runs a chain of activations (fused into one kernel where the device's binding limits
@@ -53,21 +36,6 @@ impl Context {
     /// [`Context::run_prelu`] overwriting `x` with the result.
     pub fn run_prelu_in_place(&self, x: &GpuTensor, slope: &GpuTensor) -> Result<()> {
         self.run_activations_in_place(&[Activation::prelu(slope)], x)
-    }
-
-    /// Records a chain of activations from `x` into `y` (which may be `x` itself: in place)
-    /// into the caller's `encoder`, submitting nothing. The caller's passes before and after
-    /// run in order; per-call resources stay alive until the caller's submission completes.
-    pub fn encode_activations(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        chain: &[Activation],
-        x: &GpuTensor,
-        y: &GpuTensor,
-    ) -> Result<()> {
-        check_chain(chain)?;
-        check_dtype(chain, x.dtype())?;
-        self.encode_chain(encoder, chain, x, y)
     }
 
     /// Records PRelu from `x` into `y` (which may be `x` itself) into the caller's `encoder`.

@@ -10,8 +10,9 @@ use super::dispatch::{Job, JobStep, KeepAlive, SlopeWindow, job_steps};
 use super::readback::Wait;
 use super::tensor::GpuTensor;
 use super::validate::Report;
-use crate::dtype::Element;
+use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::kernel::MAX_CHAIN;
 use crate::ops::Step;
 
 /// A PRelu slope of a host call: already on the device, or a host array to upload.
@@ -29,16 +30,35 @@ pub(crate) fn host_steps<T>(chain: &[Activation]) -> Vec<HostStep<'_, T>> {
     chain.iter().map(|a| a.step().as_ref().map_slope(HostSlope::Device)).collect()
 }
 
+/// Refuses an empty chain or one longer than one kernel runs.
+pub(crate) fn check_chain(chain: &[Activation]) -> Result<()> {
+    if chain.is_empty() || chain.len() > MAX_CHAIN {
+        return Err(Error::ChainLength { steps: chain.len(), max: MAX_CHAIN });
+    }
+    Ok(())
+}
+
+/// Refuses a dtype some step does not accept, before anything reaches the GPU.
+pub(crate) fn check_dtype(chain: &[Activation], dtype: DType) -> Result<()> {
+    match chain.iter().find(|step| !step.accepts(dtype)) {
+        Some(step) => Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype, version: None }),
+        None => Ok(()),
+    }
+}
+
 impl Context {
-    /// Records `chain` from `x` into `y` into the caller's `encoder` (the chain and dtype
-    /// already checked); per-call resources stay alive until the caller's submission completes.
-    pub(crate) fn encode_chain(
+    /// Records a chain of activations from `x` into `y` (which may be `x` itself: in place)
+    /// into the caller's `encoder`, submitting nothing. The caller's passes before and after
+    /// run in order; per-call resources stay alive until the caller's submission completes.
+    pub fn encode_activations(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         chain: &[Activation],
         x: &GpuTensor,
         y: &GpuTensor,
     ) -> Result<()> {
+        check_chain(chain)?;
+        check_dtype(chain, x.dtype())?;
         let steps = job_steps(chain);
         let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
         self.scoped("encoding", || {

@@ -30,5 +30,5 @@ pub use tensor::GpuTensor;
 
 #[cfg(feature = "bench")]
 pub(crate) use dispatch::{Job, JobStep, KeepAlive, SlopeWindow};
-pub(crate) use host::{HostData, HostSlope, host_steps};
+pub(crate) use host::{HostData, HostSlope, check_chain, check_dtype, host_steps};
 pub(crate) use readback::Wait;

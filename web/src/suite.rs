@@ -38,39 +38,15 @@ fn test<F: Future<Output = Verdict> + 'static>(name: String, run: impl FnOnce(Co
 /// Evaluates `$body` with `$t` naming the element type of the runtime tag `$dtype`.
 macro_rules! typed {
     ($dtype:expr, $t:ident => $body:expr) => {
+        typed!(@arms $dtype, $t, $body; BF16 bf16, F16 f16, F32 f32, F64 f64, I32 i32, I64 i64, U32 u32, U64 u64)
+    };
+    (@arms $dtype:expr, $t:ident, $body:expr; $($variant:ident $ty:ty),*) => {
         match $dtype {
-            DType::BF16 => {
-                type $t = bf16;
+            $(DType::$variant => {
+                type $t = $ty;
                 $body
-            }
-            DType::F16 => {
-                type $t = f16;
-                $body
-            }
-            DType::F32 => {
-                type $t = f32;
-                $body
-            }
-            DType::F64 => {
-                type $t = f64;
-                $body
-            }
-            DType::I32 => {
-                type $t = i32;
-                $body
-            }
-            DType::I64 => {
-                type $t = i64;
-                $body
-            }
-            DType::U32 => {
-                type $t = u32;
-                $body
-            }
-            DType::U64 => {
-                type $t = u64;
-                $body
-            }
+            })*
+            #[allow(unreachable_patterns, reason = "DType is non_exhaustive")]
             _ => unreachable!("a dtype this suite does not know"),
         }
     };
@@ -79,24 +55,7 @@ macro_rules! typed {
 /// Float element types with their unary operators.
 macro_rules! typed_float {
     ($dtype:expr, $t:ident => $body:expr) => {
-        match $dtype {
-            DType::BF16 => {
-                type $t = bf16;
-                $body
-            }
-            DType::F16 => {
-                type $t = f16;
-                $body
-            }
-            DType::F32 => {
-                type $t = f32;
-                $body
-            }
-            _ => {
-                type $t = f64;
-                $body
-            }
-        }
+        typed!(@arms $dtype, $t, $body; BF16 bf16, F16 f16, F32 f32, F64 f64)
     };
 }
 
