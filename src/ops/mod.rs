@@ -303,7 +303,7 @@ pub static SELU: UnaryOp = UnaryOp {
     formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
     expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
     attributes_like_x: false,
-    kernel_parameters: same_parameters,
+    kernel_parameters: selu::selu_parameters,
     speed_target: SpeedTarget::EXPM1,
     sweep: Sweep { positives: true, ..Sweep::EXPM1_NEGATIVES },
 };

@@ -15,3 +15,11 @@ pub(crate) fn selu(x: f64, attributes: &Attributes) -> Option<f64> {
         _ => Some(gamma * x),
     }
 }
+
+/// The kernel's parameters: alpha, gamma, and 1.0 where `gamma * alpha` is a finite f32 (the
+/// kernel then multiplies expm1(x) by that product, one rounding fewer on a subnormal result),
+/// 0.0 where it overflows f32 (the kernel then takes `gamma * (alpha * expm1(x))`, which cannot).
+pub(crate) fn selu_parameters(attributes: &Attributes) -> Attributes {
+    let product = (f64::from(attributes[0]) * f64::from(attributes[1])) as f32;
+    [attributes[0], attributes[1], if product.is_finite() { 1.0 } else { 0.0 }, 0.0]
+}
