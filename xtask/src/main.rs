@@ -556,14 +556,40 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     targets::check_rust_version(&workspace_root())?;
     println!("xtask: == the public API against public-api.txt");
     public_api::check(false)?;
+    // A package of the same version left by an earlier run would stand in for this one in the
+    // temporary registry the dry run builds the CLI against.
+    // And cargo takes what it built from such a registry as never changing: verify in a target
+    // folder of its own.
+    let _ = std::fs::remove_dir_all(workspace_root().join("target/package"));
+    let _ = std::fs::remove_dir_all(workspace_root().join("target/package-verify"));
+    forget_packaged_sources();
     cargo_checked(
         "packaging: cargo publish --dry-run of every package (each builds from its own files)",
-        &["publish", "--dry-run", "--workspace", "--allow-dirty"],
+        &["publish", "--dry-run", "--workspace", "--allow-dirty", "--target-dir", "target/package-verify"],
     )?;
     println!("xtask: == the browser suite (wasm32 in headless Chromium's WebGPU)");
     web::test_wasm()?;
     println!("xtask: all checks passed");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Removes the sources cargo extracted from earlier dry runs' temporary registries (the folders
+/// of `$CARGO_HOME/registry/src/` whose name starts with `-`): cargo finds the same name and
+/// version there and builds the CLI against the stale copy.
+fn forget_packaged_sources() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo")));
+    let Some(sources) = home.map(|h| h.join("registry/src")) else { return };
+    let Ok(registries) = std::fs::read_dir(sources) else { return };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for package in ["wgpu-activations-0.1.0", "wgpu-act-0.1.0"] {
+            let _ = std::fs::remove_dir_all(registry.path().join(package));
+        }
+    }
 }
 
 /// Fails when the kernel library alone depends on a crate that belongs behind a feature.
