@@ -434,16 +434,28 @@ fn node_matches(
     false
 }
 
+/// Every operator's function-body pattern, parsed once, with the names that stand for its
+/// inputs. An operator whose pattern is empty (or unreadable: a test keeps them readable) has none.
+fn expansions() -> &'static [(Operator, Pattern, &'static [&'static str])] {
+    static PARSED: std::sync::OnceLock<Vec<(Operator, Pattern, &'static [&'static str])>> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| {
+        let unary = UNARY_OPS.iter().map(|&op| (Step::Unary(op, ()), op.expansion, &["X"][..]));
+        let prelu = std::iter::once((Step::Prelu(()), PRELU.expansion, &["X", "slope"][..]));
+        unary
+            .chain(prelu)
+            .filter_map(|(op, expansion, inputs)| Some((op, Pattern::parse(expansion, inputs)?, inputs)))
+            .collect()
+    })
+}
+
 /// Recognises the spec's function body of an operator of the table, rooted at `root` (the
 /// patterns in [`crate::ops::UnaryOp::expansion`] and `PRELU.expansion`), and returns the
 /// operator, its attributes and its inputs.
 fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(Step<()>, Vec<String>)> {
-    let unary = UNARY_OPS.iter().map(|&op| (Step::Unary(op, ()), op.expansion, &["X"][..]));
-    let prelu = std::iter::once((Step::Prelu(()), PRELU.expansion, &["X", "slope"][..]));
-    for (op, expansion, inputs) in unary.chain(prelu) {
-        let Some(pattern) = Pattern::parse(expansion, inputs) else { continue };
+    for (op, pattern, inputs) in expansions() {
+        let (op, inputs) = (*op, *inputs);
         let mut bound = Bindings::default();
-        if !node_matches(&pattern, root, &mut bound, producer) {
+        if !node_matches(pattern, root, &mut bound, producer) {
             continue;
         }
         let step = match op {
@@ -536,4 +548,16 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
         }
     }
     Ok(chains)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operator_of_the_table_has_a_readable_function_body_pattern() {
+        let parsed: Vec<&str> = expansions().iter().map(|(op, _, _)| op.onnx_name()).collect();
+        let table: Vec<&str> = UNARY_OPS.iter().map(|op| op.onnx_name).chain([PRELU.onnx_name]).collect();
+        assert_eq!(parsed, table);
+    }
 }
