@@ -73,6 +73,22 @@ fn shader(dtype: DType) -> String {
     CONV_WGSL.replace("OUT_WORD", word).replace("STORE_PAIR", store)
 }
 
+/// An application's compute pipeline: one WGSL source, entry point `main`, implicit layout.
+pub(crate) fn compute_pipeline(device: &wgpu::Device, label: &str, wgsl: &str) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
 /// A sharpening kernel: the centre weighted up, its four neighbours down.
 pub(crate) const SHARPEN: [[f32; 3]; 3] = [[0.0, -1.0, 0.0], [-1.0, 5.0, -1.0], [0.0, -1.0, 0.0]];
 
@@ -85,18 +101,7 @@ pub(crate) struct Conv {
 
 impl Conv {
     pub(crate) fn new(device: &wgpu::Device, dtype: DType, width: u32, height: u32, channels: u32) -> Self {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("demo.conv3x3"),
-            source: wgpu::ShaderSource::Wgsl(shader(dtype).into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("demo.conv3x3"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = compute_pipeline(device, "demo.conv3x3", &shader(dtype));
         let count = width * height * channels;
         let mut words: Vec<u32> = vec![width, height, count, 0];
         for row in SHARPEN {

@@ -3,6 +3,8 @@
 //! dispatch of a vectorised LeakyRelu in place, copy into a staging buffer, map, copy out. Its
 //! buffers and pipeline are made once, as a program that knows its size would make them.
 
+use crate::engine::PlainKernel;
+
 const SHADER: &str = "
 @group(0) @binding(0) var<uniform> alpha: vec4<f32>;
 @group(0) @binding(1) var<storage, read_write> x: array<vec4<u32>>;
@@ -22,7 +24,7 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(num_workgroups) n: vec3<u3
 
 /// The program, for `len` f32 elements (a multiple of 4).
 pub(crate) struct RawLeakyRelu {
-    pipeline: wgpu::ComputePipeline,
+    kernel: PlainKernel,
     bind_group: wgpu::BindGroup,
     data: wgpu::Buffer,
     staging: wgpu::Buffer,
@@ -33,18 +35,7 @@ pub(crate) struct RawLeakyRelu {
 impl RawLeakyRelu {
     pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue, len: usize, alpha: f32) -> Self {
         let bytes = (len * 4) as u64;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("raw.leaky_relu"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("raw.leaky_relu"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let kernel = PlainKernel::new(device, "raw.leaky_relu", SHADER);
         let buffer = |label, size, usage| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
         };
@@ -56,18 +47,11 @@ impl RawLeakyRelu {
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         );
         let staging = buffer("raw.staging", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("raw.leaky_relu"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: data.as_entire_binding() },
-            ],
-        });
+        let bind_group = kernel.bind(device, &[uniform.as_entire_binding(), data.as_entire_binding()]);
         let groups = (len as u64 / 4).div_ceil(1024);
         let max = u64::from(device.limits().max_compute_workgroups_per_dimension);
         let x = groups.clamp(1, max);
-        RawLeakyRelu { pipeline, bind_group, data, staging, groups: (x as u32, groups.div_ceil(x) as u32), bytes }
+        RawLeakyRelu { kernel, bind_group, data, staging, groups: (x as u32, groups.div_ceil(x) as u32), bytes }
     }
 
     /// One call returning a new vector, as `leaky_relu(&ctx, x)` returns a new array.
@@ -94,13 +78,7 @@ impl RawLeakyRelu {
     fn dispatch(&self, device: &wgpu::Device, queue: &wgpu::Queue, x: &[f32]) {
         queue.write_buffer(&self.data, 0, bytemuck::cast_slice(x));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raw") });
-        {
-            let mut pass =
-                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("raw"), timestamp_writes: None });
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
-        }
+        self.kernel.encode(&mut encoder, &self.bind_group, self.groups);
         encoder.copy_buffer_to_buffer(&self.data, 0, &self.staging, 0, self.bytes);
         queue.submit([encoder.finish()]);
         self.staging.map_async(wgpu::MapMode::Read, .., |_| {});

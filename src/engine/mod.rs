@@ -31,4 +31,6 @@ pub use tensor::GpuTensor;
 #[cfg(feature = "bench")]
 pub(crate) use dispatch::{Job, JobStep, KeepAlive, SlopeWindow};
 pub(crate) use host::{HostData, HostSlope, check_chain, check_dtype, host_steps};
+#[cfg(feature = "bench")]
+pub(crate) use pipelines::PlainKernel;
 pub(crate) use readback::Wait;

@@ -176,3 +176,50 @@ fn build_pipeline(
     let layout = pipeline.get_bind_group_layout(0);
     Ok(Pipeline { pipeline, layout })
 }
+
+/// A one-off kernel outside the cache: one WGSL source with entry point `main` and an implicit
+/// layout. The subnormal probe is one; so is the bench's hand-written yardstick (`bench::raw`).
+pub(crate) struct PlainKernel {
+    label: &'static str,
+    pipeline: wgpu::ComputePipeline,
+}
+
+impl PlainKernel {
+    pub(crate) fn new(device: &wgpu::Device, label: &'static str, wgsl: &str) -> PlainKernel {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        PlainKernel { label, pipeline }
+    }
+
+    /// Bind group 0 of the kernel, its bindings in `resources` in binding order.
+    pub(crate) fn bind(&self, device: &wgpu::Device, resources: &[wgpu::BindingResource<'_>]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = (0u32..)
+            .zip(resources)
+            .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource: resource.clone() })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.label),
+            layout: &self.pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
+    /// One compute pass of `groups` workgroups (x, y) over `group`.
+    pub(crate) fn encode(&self, encoder: &mut wgpu::CommandEncoder, group: &wgpu::BindGroup, groups: (u32, u32)) {
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(self.label), timestamp_writes: None });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+    }
+}

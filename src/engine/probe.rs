@@ -9,6 +9,7 @@ use std::fmt;
 use ndarray::arr1;
 
 use super::context::Context;
+use super::pipelines::PlainKernel;
 use crate::error::{Error, Result};
 
 /// What the device's f32 unit does with subnormals, measured by a probe kernel when the
@@ -67,42 +68,19 @@ impl Context {
         let words = self.upload(arr1(&INPUT).view())?;
         self.scoped("the subnormal probe", || {
             let device = self.device();
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("wgpu-activations.probe_subnormals"),
-                source: wgpu::ShaderSource::Wgsl(PROBE.into()),
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("wgpu-activations.probe_subnormals"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("wgpu-activations.probe_subnormals"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: words.buffer(),
-                        offset: words.offset(),
-                        size: wgpu::BufferSize::new(16),
-                    }),
-                }],
-            });
+            let kernel = PlainKernel::new(device, "wgpu-activations.probe_subnormals", PROBE);
+            let group = kernel.bind(
+                device,
+                &[wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: words.buffer(),
+                    offset: words.offset(),
+                    size: wgpu::BufferSize::new(16),
+                })],
+            );
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("wgpu-activations.probe_subnormals"),
             });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("wgpu-activations.probe_subnormals"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-            }
+            kernel.encode(&mut encoder, &group, (1, 1));
             self.queue().submit([encoder.finish()]);
             Ok(())
         })?;

@@ -15,11 +15,8 @@ use wgpu_activations::{
     reference, ulp,
 };
 
-#[path = "../../examples/image_demo/conv.rs"]
-mod conv;
-
+use crate::conv::Conv;
 use crate::page::{self, escape};
-use conv::Conv;
 
 /// PRelu's slope per colour channel, Elu's and LeakyRelu's alpha: the native demo's.
 const SLOPES: [f32; 3] = [0.6, 0.3, 0.05];

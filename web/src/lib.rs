@@ -6,6 +6,9 @@
 #![cfg(target_arch = "wasm32")]
 
 mod bench;
+/// The application's own GPU work, shared with the native demo.
+#[path = "../../examples/image_demo/conv.rs"]
+mod conv;
 mod demo;
 pub mod page;
 mod samples;
