@@ -4,8 +4,9 @@
 
 use ndarray::Array1;
 use wasm_bindgen::prelude::*;
-use wgpu_activations::{Activation, Context, ContextOptions, DType, GpuTensor};
+use wgpu_activations::{Activation, Context, ContextOptions, DType, DTypePath, GpuTensor, ops};
 
+use crate::conv::compute_pipeline;
 use crate::page::{self, escape};
 use crate::samples::Sample;
 
@@ -35,18 +36,7 @@ struct Copy {
 
 impl Copy {
     fn new(device: &wgpu::Device, bytes: u64) -> Copy {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("web-bench.copy"),
-            source: wgpu::ShaderSource::Wgsl(COPY_WGSL.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("web-bench.copy"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = compute_pipeline(device, "web-bench.copy", COPY_WGSL);
         let buffer = |label| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -101,6 +91,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 struct Row {
     kernel: String,
     dtype: DType,
+    elements: usize,
     kernel_ms: f64,
     copy_ms: f64,
 }
@@ -130,7 +121,7 @@ async fn measure<T: Sample>(
         kernel.push(timed(ctx, &kernel_record).await?);
         plain.push(timed(ctx, &copy_record).await?);
     }
-    Ok(Row { kernel: name.to_string(), dtype: T::DTYPE, kernel_ms: median(kernel), copy_ms: median(plain) })
+    Ok(Row { kernel: name.to_string(), dtype: T::DTYPE, elements, kernel_ms: median(kernel), copy_ms: median(plain) })
 }
 
 /// Runs every kernel of the table at `?elems=N` elements (default 2^22) and publishes it.
@@ -144,7 +135,7 @@ pub async fn run_bench() {
     let (json, html) = match outcome {
         Ok((adapter, elements, rows)) => {
             let mut html = format!(
-                "<p>{} elements per kernel on {}; times are medians of {ROUNDS} submissions of {DISPATCHES} dispatches, alternating with the copy kernel.</p><table><tr><th>kernel</th><th>dtype</th><th>kernel ms</th><th>copy ms</th><th>ratio to copy</th></tr>",
+                "<p>{} elements per kernel (f64 on emulated words: a sixteenth) on {}; times are medians of {ROUNDS} submissions of {DISPATCHES} dispatches, alternating with the copy kernel.</p><table><tr><th>kernel</th><th>dtype</th><th>elements</th><th>kernel ms</th><th>copy ms</th><th>ratio to copy</th></tr>",
                 elements,
                 escape(&adapter)
             );
@@ -152,15 +143,16 @@ pub async fn run_bench() {
             for row in &rows {
                 let ratio = row.copy_ms / row.kernel_ms;
                 html.push_str(&format!(
-                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{ratio:.2}</td></tr>",
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{ratio:.2}</td></tr>",
                     escape(&row.kernel),
                     row.dtype,
+                    row.elements,
                     row.kernel_ms,
                     row.copy_ms
                 ));
                 entries.push(format!(
-                    "{{\"kernel\":\"{}\",\"dtype\":\"{}\",\"kernel_ms\":{:.3},\"copy_ms\":{:.3},\"ratio\":{ratio:.3}}}",
-                    row.kernel, row.dtype, row.kernel_ms, row.copy_ms
+                    "{{\"kernel\":\"{}\",\"dtype\":\"{}\",\"elements\":{},\"kernel_ms\":{:.3},\"copy_ms\":{:.3},\"ratio\":{ratio:.3}}}",
+                    row.kernel, row.dtype, row.elements, row.kernel_ms, row.copy_ms
                 ));
             }
             html.push_str("</table>");
@@ -173,23 +165,33 @@ pub async fn run_bench() {
     page::publish("benchReport", &JsValue::from_str(&json));
 }
 
+/// Elements for `dtype`'s rows: a sixteenth of `elements` where f64 runs on emulated words
+/// (software float on u32 pairs costs tens of operations an element, and a full-size row
+/// outlasts the page's time on a software adapter).
+fn elements_for(ctx: &Context, dtype: DType, elements: usize) -> usize {
+    match ctx.dtype_path(dtype) {
+        DTypePath::Emulated(_) if dtype == DType::F64 => (elements / 16).max(1),
+        _ => elements,
+    }
+}
+
 async fn bench() -> Result<(String, usize, Vec<Row>), String> {
     let ctx = page::context(ContextOptions::default()).await?;
     let adapter = page::adapter_name(&ctx).await;
     let elements: usize = page::param("elems").and_then(|n| n.parse().ok()).unwrap_or(1 << 22);
     let mut rows = Vec::new();
-    let unary = |alpha: f32, elu: bool| {
-        move |_: &Context| Ok(vec![if elu { Activation::elu(alpha) } else { Activation::leaky_relu(alpha) }])
-    };
-    for dtype in [DType::BF16, DType::F16, DType::F32, DType::F64] {
-        for (name, elu) in [("LeakyRelu", false), ("Elu", true)] {
-            page::set_text("bench", &format!("measuring {name} {dtype}…"));
+    for op in ops::UNARY_OPS {
+        let newest = op.versions.last().map_or(&[][..], |v| v.dtypes);
+        for &dtype in newest {
+            page::set_text("bench", &format!("measuring {} {dtype}…", op.onnx_name));
             page::yield_to_browser().await;
+            let n = elements_for(&ctx, dtype, elements);
+            let steps = |_: &Context| Ok(vec![Activation::with_defaults(op)]);
             rows.push(match dtype {
-                DType::BF16 => measure::<half::bf16>(&ctx, name, elements, unary(0.1, elu)).await?,
-                DType::F16 => measure::<half::f16>(&ctx, name, elements, unary(0.1, elu)).await?,
-                DType::F32 => measure::<f32>(&ctx, name, elements, unary(0.1, elu)).await?,
-                _ => measure::<f64>(&ctx, name, elements, unary(0.1, elu)).await?,
+                DType::BF16 => measure::<half::bf16>(&ctx, op.onnx_name, n, steps).await?,
+                DType::F16 => measure::<half::f16>(&ctx, op.onnx_name, n, steps).await?,
+                DType::F32 => measure::<f32>(&ctx, op.onnx_name, n, steps).await?,
+                _ => measure::<f64>(&ctx, op.onnx_name, n, steps).await?,
             });
         }
     }

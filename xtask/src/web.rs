@@ -331,12 +331,13 @@ pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
         return Err(Error(format!("the bench page failed: {error}")));
     }
     println!("{} elements per kernel on {}", report["elements"], report["adapter"].as_str().unwrap_or("?"));
-    println!("\n| kernel | dtype | kernel ms | copy ms | ratio to copy |\n|---|---|---|---|---|");
+    println!("\n| kernel | dtype | elements | kernel ms | copy ms | ratio to copy |\n|---|---|---|---|---|---|");
     for row in report["rows"].as_array().into_iter().flatten() {
         println!(
-            "| {} | {} | {:.2} | {:.2} | {:.2} |",
+            "| {} | {} | {} | {:.2} | {:.2} | {:.2} |",
             row["kernel"].as_str().unwrap_or("?"),
             row["dtype"].as_str().unwrap_or("?"),
+            row["elements"],
             row["kernel_ms"].as_f64().unwrap_or(0.0),
             row["copy_ms"].as_f64().unwrap_or(0.0),
             row["ratio"].as_f64().unwrap_or(0.0)
