@@ -1,8 +1,16 @@
-//! The demo's own GPU work, as an application would write it: a depthwise 3 x 3 convolution in
-//! its own WGSL, reading an f32 image and writing the element type the activations run in.
+//! The demo's network, shared by the native demo and the web page: its own GPU work, as an
+//! application would write it (a depthwise 3 x 3 convolution in its own WGSL, reading an f32
+//! image and writing the element type the activations run in), then the library's activation
+//! chains on application buffers, all recorded into one encoder.
 
+use ndarray::{ArrayD, IxDyn};
 use wgpu::util::DeviceExt;
-use wgpu_activations::DType;
+use wgpu_activations::{Activation, Context, DType, FloatElement, GpuTensor, ops, reference, ulp};
+
+/// PRelu's slope per colour channel, Elu's and LeakyRelu's alpha.
+pub(crate) const SLOPES: [f32; 3] = [0.6, 0.3, 0.05];
+pub(crate) const ELU_ALPHA: f32 = 1.0;
+pub(crate) const LEAKY_ALPHA: f32 = 0.3;
 
 /// The convolution, per output element pair. `STORE_PAIR` is replaced by the store for the
 /// output type: f32 elements, or two 16-bit values packed in one u32 word.
@@ -140,5 +148,174 @@ impl Conv {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
         pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// One element type's run over the image: the context, the image (f32, planar RGB) and its size.
+/// The demos' activations read and write application buffers of its `[1, 3, H, W]` shape.
+pub(crate) struct Run<'a> {
+    pub(crate) ctx: &'a Context,
+    pub(crate) image: &'a wgpu::Buffer,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+}
+
+impl Run<'_> {
+    pub(crate) fn shape(&self) -> [usize; 4] {
+        [1, 3, self.height as usize, self.width as usize]
+    }
+
+    /// An application buffer holding one tensor of `T` in [`Run::shape`].
+    pub(crate) fn buffer<T: FloatElement>(&self, label: &str) -> wgpu::Buffer {
+        let bytes = (self.shape().iter().product::<usize>() * T::DTYPE.size_bytes()) as u64;
+        self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.next_multiple_of(4),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    }
+}
+
+/// A chain of the network: its name, what its attributes are, its steps.
+pub(crate) type Chain = (&'static str, String, Vec<Activation>);
+
+/// The network for one element type: the convolution into `conv_out`, then each chain from
+/// `conv_out` into its output.
+pub(crate) struct Network<T> {
+    pub(crate) conv: Conv,
+    pub(crate) conv_buffer: wgpu::Buffer,
+    pub(crate) conv_out: GpuTensor,
+    pub(crate) chains: [Chain; 4],
+    pub(crate) outputs: Vec<GpuTensor>,
+    /// PRelu's slope as the reference reads it, `[1, 3, 1, 1]`.
+    pub(crate) slope: ArrayD<T>,
+}
+
+impl Run<'_> {
+    /// Builds the network for `T`; its buffers are labelled `{prefix}.{name}`.
+    pub(crate) fn network<T: FloatElement>(&self, prefix: &str) -> wgpu_activations::Result<Network<T>> {
+        let (ctx, device) = (self.ctx, self.ctx.device());
+        let dtype = T::DTYPE;
+        let conv = Conv::new(device, dtype, self.width, self.height, 3);
+        let wrap = |buffer: &wgpu::Buffer| ctx.tensor_from_buffer(buffer.clone(), 0, &self.shape(), dtype);
+        let conv_buffer = self.buffer::<T>(&format!("{prefix}.conv"));
+        let conv_out = wrap(&conv_buffer)?;
+        let mut slope_words: Vec<T> = SLOPES.iter().map(|&s| T::from_f64(f64::from(s))).collect();
+        slope_words.resize(4, T::from_f64(0.0)); // the buffer rounds to whole 4-byte words
+        let slope_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(&format!("{prefix}.slope")),
+            contents: bytemuck::cast_slice(&slope_words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let prelu = Activation::prelu(&ctx.tensor_from_buffer(slope_buffer, 0, &[1, 3, 1, 1], dtype)?);
+        let chains: [Chain; 4] = [
+            ("PRelu", format!("slopes R {} G {} B {}", SLOPES[0], SLOPES[1], SLOPES[2]), vec![prelu.clone()]),
+            ("Elu", format!("alpha {ELU_ALPHA}"), vec![Activation::elu(ELU_ALPHA)]),
+            ("LeakyRelu", format!("alpha {LEAKY_ALPHA}"), vec![Activation::leaky_relu(LEAKY_ALPHA)]),
+            (
+                "PRelu > Elu > LeakyRelu",
+                "fused: one kernel".into(),
+                vec![prelu, Activation::elu(ELU_ALPHA), Activation::leaky_relu(LEAKY_ALPHA)],
+            ),
+        ];
+        let outputs = chains
+            .iter()
+            .map(|(name, _, _)| wrap(&self.buffer::<T>(&format!("{prefix}.{name}"))))
+            .collect::<wgpu_activations::Result<_>>()?;
+        let slope = ArrayD::from_shape_fn(IxDyn(&[1, 3, 1, 1]), |i| slope_words[i[1]]);
+        Ok(Network { conv, conv_buffer, conv_out, chains, outputs, slope })
+    }
+
+    /// The demo's convolution, then every chain, in one encoder and one submit.
+    pub(crate) fn submit<T>(&self, network: &Network<T>, label: &str) -> wgpu_activations::Result<()> {
+        let (ctx, device) = (self.ctx, self.ctx.device());
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        self.encode_conv(network, &mut encoder);
+        for ((_, _, chain), y) in network.chains.iter().zip(&network.outputs) {
+            ctx.encode_activations(&mut encoder, chain, &network.conv_out, y)?;
+        }
+        ctx.queue().submit([encoder.finish()]);
+        Ok(())
+    }
+
+    /// Records the convolution alone (to time it).
+    pub(crate) fn encode_conv<T>(&self, network: &Network<T>, encoder: &mut wgpu::CommandEncoder) {
+        network.conv.encode(self.ctx.device(), encoder, self.image, &network.conv_buffer);
+    }
+}
+
+impl<T: FloatElement> Network<T> {
+    /// The CPU reference of `chain` on `x`, its PRelu steps on the network's slope.
+    pub(crate) fn reference(&self, x: &ArrayD<T>, chain: &[Activation]) -> wgpu_activations::Result<ArrayD<T>> {
+        let mut y = x.clone();
+        for step in chain {
+            y = match step.reference_step::<T>() {
+                Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
+                _ => reference::prelu(y.view(), self.slope.view())?,
+            };
+        }
+        Ok(y)
+    }
+}
+
+/// One step's outcome: what ran, its times, its values and their distance from the reference.
+pub(crate) struct StepResult {
+    pub(crate) dtype: DType,
+    pub(crate) title: String,
+    pub(crate) detail: String,
+    pub(crate) gpu_ms: f64,
+    /// The reference's time; none for the convolution, which has no reference.
+    pub(crate) cpu_ms: Option<f64>,
+    pub(crate) worst_ulp: Option<u64>,
+    pub(crate) bound: u64,
+    pub(crate) values: Vec<f32>,
+    /// Each value's ULP distance from the reference, where the caller keeps them.
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "the page draws no heat map"))]
+    pub(crate) ulps: Vec<u64>,
+}
+
+impl StepResult {
+    /// The convolution's step: its output `x`.
+    pub(crate) fn convolution<T: FloatElement>(x: &ArrayD<T>, gpu_ms: f64) -> StepResult {
+        StepResult {
+            dtype: T::DTYPE,
+            title: "3x3 sharpen".into(),
+            detail: format!("the demo's own WGSL, {}", T::DTYPE),
+            gpu_ms,
+            cpu_ms: None,
+            worst_ulp: None,
+            bound: 0,
+            values: x.iter().map(|v| v.to_f64() as f32).collect(),
+            ulps: Vec::new(),
+        }
+    }
+
+    /// A chain's step: what the GPU gave against the reference; `(gpu_ms, cpu_ms)` their times.
+    pub(crate) fn chain<T: FloatElement>(
+        (name, detail, chain): &Chain,
+        gpu: &[T],
+        expected: &ArrayD<T>,
+        (gpu_ms, cpu_ms): (f64, f64),
+        keep_ulps: bool,
+    ) -> StepResult {
+        let distance = |(&g, &e): (&T, &T)| {
+            if ulp::within_ulp(g, e, 0) { 0 } else { ulp::ulp_distance(g, e).unwrap_or(u64::MAX) }
+        };
+        let ulps: Vec<u64> =
+            if keep_ulps { gpu.iter().zip(expected.iter()).map(distance).collect() } else { Vec::new() };
+        let worst =
+            if keep_ulps { ulps.iter().copied().max() } else { gpu.iter().zip(expected.iter()).map(distance).max() };
+        StepResult {
+            dtype: T::DTYPE,
+            title: (*name).to_string(),
+            detail: format!("{detail}, {}", T::DTYPE),
+            gpu_ms,
+            cpu_ms: Some(cpu_ms),
+            worst_ulp: Some(worst.unwrap_or(0)),
+            bound: ops::chain_bound(chain.iter().map(|a| a.max_ulp(T::DTYPE))),
+            values: gpu.iter().map(|v| v.to_f64() as f32).collect(),
+            ulps,
+        }
     }
 }

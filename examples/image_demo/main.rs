@@ -26,9 +26,9 @@ use half::{bf16, f16};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndarray::{ArrayD, IxDyn};
 use wgpu::util::DeviceExt;
-use wgpu_activations::{Activation, Context, ContextOptions, DType, FloatElement, GpuTensor, reference, ulp};
+use wgpu_activations::{Context, ContextOptions, DType, FloatElement, reference};
 
-use crate::conv::Conv;
+use crate::conv::{ELU_ALPHA, LEAKY_ALPHA, Run, StepResult};
 use crate::pictures::{Curve, Tile};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -39,10 +39,6 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 const MAX_SIDE: u32 = 1600;
 /// What decoding a picture may allocate, whatever size its header claims.
 const MAX_DECODE_BYTES: u64 = 256 << 20;
-/// PRelu's slope per colour channel: shadows keep most red, little blue.
-const SLOPES: [f32; 3] = [0.6, 0.3, 0.05];
-const ELU_ALPHA: f32 = 1.0;
-const LEAKY_ALPHA: f32 = 0.3;
 
 struct Args {
     image: Option<PathBuf>,
@@ -137,19 +133,6 @@ fn load(path: Option<&Path>) -> Result<(image::RgbImage, String)> {
     Ok((picture, path.display().to_string()))
 }
 
-/// One step's outcome, for the table and the pictures.
-struct StepResult {
-    dtype: DType,
-    title: String,
-    detail: String,
-    gpu: Duration,
-    cpu: Option<Duration>,
-    worst_ulp: Option<u64>,
-    bound: u64,
-    values: Vec<f32>,
-    ulps: Vec<u64>,
-}
-
 fn run(args: &Args, picture: image::RgbImage, source: &str) -> Result<bool> {
     pictures::register_font()?;
     let (width, height) = picture.dimensions();
@@ -222,136 +205,39 @@ impl Progress {
     }
 }
 
-/// Everything one element type's run needs.
-struct Run<'a> {
-    ctx: &'a Context,
-    image: &'a wgpu::Buffer,
-    width: u32,
-    height: u32,
-}
-
 impl Run<'_> {
-    fn shape(&self) -> [usize; 4] {
-        [1, 3, self.height as usize, self.width as usize]
-    }
-
-    fn len(&self) -> usize {
-        self.shape().iter().product()
-    }
-
-    /// An application buffer holding one `[1, 3, H, W]` tensor of `T`.
-    fn buffer<T: FloatElement>(&self, label: &str) -> wgpu::Buffer {
-        let bytes = (self.len() * T::DTYPE.size_bytes()) as u64;
-        self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: bytes.next_multiple_of(4),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        })
-    }
-
     /// The convolution and the four activation steps for `T`, all recorded into one encoder
     /// and submitted once; then each step timed on its own and checked against the reference.
     fn steps<T: FloatElement>(&self) -> Result<Vec<StepResult>> {
-        let (ctx, device) = (self.ctx, self.ctx.device());
-        let dtype = T::DTYPE;
-        let conv = Conv::new(device, dtype, self.width, self.height, 3);
-        let wrap = |buffer: &wgpu::Buffer| ctx.tensor_from_buffer(buffer.clone(), 0, &self.shape(), dtype);
-        let conv_buffer = self.buffer::<T>("demo.conv");
-        let conv_out = wrap(&conv_buffer)?;
-        let mut slope_words: Vec<T> = SLOPES.iter().map(|&s| T::from_f64(f64::from(s))).collect();
-        slope_words.resize(4, T::from_f64(0.0)); // the buffer rounds to whole 4-byte words
-        let slope_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("demo.slope"),
-            contents: bytemuck::cast_slice(&slope_words),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let slope = ctx.tensor_from_buffer(slope_buffer, 0, &[1, 3, 1, 1], dtype)?;
-        let prelu = Activation::prelu(&slope);
-        let chains: [(&str, String, Vec<Activation>); 4] = [
-            ("PRelu", format!("slopes R {} G {} B {}", SLOPES[0], SLOPES[1], SLOPES[2]), vec![prelu.clone()]),
-            ("Elu", format!("alpha {ELU_ALPHA}"), vec![Activation::elu(ELU_ALPHA)]),
-            ("LeakyRelu", format!("alpha {LEAKY_ALPHA}"), vec![Activation::leaky_relu(LEAKY_ALPHA)]),
-            (
-                "PRelu > Elu > LeakyRelu",
-                "fused: one kernel".into(),
-                vec![prelu.clone(), Activation::elu(ELU_ALPHA), Activation::leaky_relu(LEAKY_ALPHA)],
-            ),
-        ];
-        let outputs: Vec<(wgpu::Buffer, GpuTensor)> = chains
-            .iter()
-            .map(|(name, _, _)| {
-                let buffer = self.buffer::<T>(&format!("demo.{name}"));
-                wrap(&buffer).map(|tensor| (buffer, tensor))
-            })
-            .collect::<wgpu_activations::Result<_>>()?;
-
-        // The network: the demo's convolution, then ours, in one encoder, one submit.
-        let mut encoder =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("demo.network") });
-        conv.encode(device, &mut encoder, self.image, &conv_buffer);
-        for ((_, _, chain), (_, y)) in chains.iter().zip(&outputs) {
-            ctx.encode_activations(&mut encoder, chain, &conv_out, y)?;
-        }
-        ctx.queue().submit([encoder.finish()]);
+        let ctx = self.ctx;
+        let network = self.network::<T>("demo")?;
+        self.submit(&network, "demo.network")?;
 
         // Results, and each step's time when submitted on its own.
-        let conv_values: Vec<T> = ctx.download::<T>(&conv_out)?.into_iter().collect();
+        let conv_values: Vec<T> = ctx.download::<T>(&network.conv_out)?.into_iter().collect();
         let gpu_conv = median_time(ctx, |encoder| {
-            conv.encode(device, encoder, self.image, &conv_buffer);
+            self.encode_conv(&network, encoder);
             Ok(())
         })?;
         let x = ArrayD::from_shape_vec(IxDyn(&self.shape()), conv_values)?;
-        let mut results = vec![StepResult {
-            dtype,
-            title: "3x3 sharpen".into(),
-            detail: format!("the demo's own WGSL, {dtype}"),
-            gpu: gpu_conv,
-            cpu: None,
-            worst_ulp: None,
-            bound: 0,
-            values: x.iter().map(|v| v.to_f64() as f32).collect(),
-            ulps: Vec::new(),
-        }];
-        let slope_host = ArrayD::from_shape_vec(IxDyn(&[1, 3, 1, 1]), slope_words[..3].to_vec())?;
-        for ((name, detail, chain), (_, y)) in chains.iter().zip(&outputs) {
+        let mut results = vec![StepResult::convolution(&x, ms(gpu_conv))];
+        for (chain, y) in network.chains.iter().zip(&network.outputs) {
             let gpu_values: Vec<T> = ctx.download::<T>(y)?.into_iter().collect();
-            let gpu =
-                median_time(ctx, |encoder| ctx.encode_activations(encoder, chain, &conv_out, y).map_err(Into::into))?;
+            let gpu = median_time(ctx, |encoder| {
+                ctx.encode_activations(encoder, &chain.2, &network.conv_out, y).map_err(Into::into)
+            })?;
             let started = Instant::now();
-            let expected = reference_chain(&x, chain, &slope_host)?;
+            let expected = network.reference(&x, &chain.2)?;
             let cpu = started.elapsed();
-            let ulps: Vec<u64> = gpu_values
-                .iter()
-                .zip(expected.iter())
-                .map(|(&g, &e)| if ulp::within_ulp(g, e, 0) { 0 } else { ulp::ulp_distance(g, e).unwrap_or(u64::MAX) })
-                .collect();
-            results.push(StepResult {
-                dtype,
-                title: (*name).to_string(),
-                detail: format!("{detail}, {dtype}"),
-                gpu,
-                cpu: Some(cpu),
-                worst_ulp: Some(ulps.iter().copied().max().unwrap_or(0)),
-                bound: wgpu_activations::ops::chain_bound(chain.iter().map(|a| a.max_ulp(dtype))),
-                values: gpu_values.iter().map(|v| v.to_f64() as f32).collect(),
-                ulps,
-            });
+            results.push(StepResult::chain(chain, &gpu_values, &expected, (ms(gpu), ms(cpu)), true));
         }
         Ok(results)
     }
 }
 
-/// The CPU reference of a chain whose PRelu steps use `slope`.
-fn reference_chain<T: FloatElement>(x: &ArrayD<T>, chain: &[Activation], slope: &ArrayD<T>) -> Result<ArrayD<T>> {
-    let mut y = x.clone();
-    for step in chain {
-        y = match step.reference_step::<T>() {
-            Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
-            _ => reference::prelu(y.view(), slope.view())?,
-        };
-    }
-    Ok(y)
+/// Milliseconds, as the table prints them.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
 /// The median of five runs of work recorded by `record`, each submitted alone and waited for.
@@ -377,7 +263,6 @@ fn print_table(results: &[StepResult]) -> bool {
     println!("|---|---|---|---|---|---|---|");
     let mut ok = true;
     for r in results {
-        let ms = |d: Duration| format!("{:.2}", d.as_secs_f64() * 1e3);
         let (worst, within) = match r.worst_ulp {
             Some(w) => {
                 ok &= w <= r.bound;
@@ -386,8 +271,8 @@ fn print_table(results: &[StepResult]) -> bool {
             None => ("-".into(), "-"),
         };
         let bound = if r.worst_ulp.is_some() { r.bound.to_string() } else { "-".into() };
-        let cpu = r.cpu.map_or("-".into(), ms);
-        println!("| {} | {} | {} | {cpu} | {worst} | {bound} | {within} |", r.dtype, r.title, ms(r.gpu));
+        let cpu = r.cpu_ms.map_or("-".into(), |ms| format!("{ms:.2}"));
+        println!("| {} | {} | {:.2} | {cpu} | {worst} | {bound} | {within} |", r.dtype, r.title, r.gpu_ms);
     }
     println!("\nGPU ms: the step alone, submit to completion, median of 5. CPU: the reference, once.");
     ok

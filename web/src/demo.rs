@@ -6,37 +6,19 @@
 //! with `OK` or `FAIL`.
 
 use half::{bf16, f16};
-use ndarray::{Array1, ArrayD, IxDyn};
+use ndarray::Array1;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use wgpu::util::DeviceExt;
 use wgpu_activations::{
-    Activation, Context, ContextOptions, DType, FloatElement, GpuTensor, elu_async, leaky_relu_async, ops, prelu_async,
-    reference, ulp,
+    Context, ContextOptions, DType, FloatElement, elu_async, leaky_relu_async, ops, prelu_async, reference, ulp,
 };
 
-use crate::conv::Conv;
+use crate::conv::{ELU_ALPHA, LEAKY_ALPHA, Run, StepResult};
 use crate::page::{self, escape};
 
-/// PRelu's slope per colour channel, Elu's and LeakyRelu's alpha: the native demo's.
-const SLOPES: [f32; 3] = [0.6, 0.3, 0.05];
-const ELU_ALPHA: f32 = 1.0;
-const LEAKY_ALPHA: f32 = 0.3;
 /// Runs per timing; the median is reported.
 const TIMING_RUNS: usize = 5;
-
-/// One step's outcome: its picture (planar values in [-1, 1]), times and distance from the
-/// reference.
-struct Step {
-    dtype: DType,
-    title: String,
-    detail: String,
-    gpu_ms: f64,
-    cpu_ms: Option<f64>,
-    worst_ulp: Option<u64>,
-    bound: u64,
-    values: Vec<f32>,
-}
 
 /// Runs the demo on a picture's RGBA pixels (the page decodes and scales it), filling the
 /// page; `source` names the picture.
@@ -97,134 +79,35 @@ async fn demo(rgba: &[u8], width: u32, height: u32, source: &str) -> Result<Stri
     }
 }
 
-/// Everything one element type's run needs.
-struct Run<'a> {
-    ctx: &'a Context,
-    image: &'a wgpu::Buffer,
-    width: u32,
-    height: u32,
-}
-
 impl Run<'_> {
-    fn shape(&self) -> [usize; 4] {
-        [1, 3, self.height as usize, self.width as usize]
-    }
-
-    fn buffer<T: FloatElement>(&self, label: &str) -> wgpu::Buffer {
-        let bytes = (self.shape().iter().product::<usize>() * T::DTYPE.size_bytes()) as u64;
-        self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: bytes.next_multiple_of(4),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        })
-    }
-
     /// The convolution and the four activation steps, recorded into one encoder and
     /// submitted once; then each step timed alone and checked against the reference.
-    ///
-    /// Longer than 80 lines on purpose: the demo's network in the order it runs, as the native
-    /// demo (`examples/image_demo`) writes it, so the two can be read side by side.
-    async fn steps<T: FloatElement>(&self) -> Result<Vec<Step>, String> {
-        let (ctx, device) = (self.ctx, self.ctx.device());
+    async fn steps<T: FloatElement>(&self) -> Result<Vec<StepResult>, String> {
+        let ctx = self.ctx;
         let fail = |e: wgpu_activations::Error| e.to_string();
-        let dtype = T::DTYPE;
-        let conv = Conv::new(device, dtype, self.width, self.height, 3);
-        let wrap = |buffer: &wgpu::Buffer| ctx.tensor_from_buffer(buffer.clone(), 0, &self.shape(), dtype);
-        let conv_buffer = self.buffer::<T>("web-demo.conv");
-        let conv_out = wrap(&conv_buffer).map_err(fail)?;
-        let mut slope_words: Vec<T> = SLOPES.iter().map(|&s| T::from_f64(f64::from(s))).collect();
-        slope_words.resize(4, T::from_f64(0.0));
-        let slope_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("web-demo.slope"),
-            contents: bytemuck::cast_slice(&slope_words),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let slope = ctx.tensor_from_buffer(slope_buffer, 0, &[1, 3, 1, 1], dtype).map_err(fail)?;
-        let prelu = Activation::prelu(&slope);
-        let chains: [(&str, String, Vec<Activation>); 4] = [
-            ("PRelu", format!("slopes R {} G {} B {}", SLOPES[0], SLOPES[1], SLOPES[2]), vec![prelu.clone()]),
-            ("Elu", format!("alpha {ELU_ALPHA}"), vec![Activation::elu(ELU_ALPHA)]),
-            ("LeakyRelu", format!("alpha {LEAKY_ALPHA}"), vec![Activation::leaky_relu(LEAKY_ALPHA)]),
-            (
-                "PRelu > Elu > LeakyRelu",
-                "fused: one kernel".into(),
-                vec![prelu.clone(), Activation::elu(ELU_ALPHA), Activation::leaky_relu(LEAKY_ALPHA)],
-            ),
-        ];
-        let mut outputs: Vec<GpuTensor> = Vec::new();
-        for (name, _, _) in &chains {
-            outputs.push(wrap(&self.buffer::<T>(&format!("web-demo.{name}"))).map_err(fail)?);
-        }
+        let network = self.network::<T>("web-demo").map_err(fail)?;
+        self.submit(&network, "web-demo.network").map_err(fail)?;
 
-        let mut encoder =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("web-demo.network") });
-        conv.encode(device, &mut encoder, self.image, &conv_buffer);
-        for ((_, _, chain), y) in chains.iter().zip(&outputs) {
-            ctx.encode_activations(&mut encoder, chain, &conv_out, y).map_err(fail)?;
-        }
-        ctx.queue().submit([encoder.finish()]);
-
-        let x = ctx.download_async::<T>(&conv_out).await.map_err(fail)?;
+        let x = ctx.download_async::<T>(&network.conv_out).await.map_err(fail)?;
         let gpu_conv = median_ms(ctx, |encoder| {
-            conv.encode(device, encoder, self.image, &conv_buffer);
+            self.encode_conv(&network, encoder);
             Ok(())
         })
         .await?;
-        let mut steps = vec![Step {
-            dtype,
-            title: "3x3 sharpen".into(),
-            detail: format!("the demo's own WGSL, {dtype}"),
-            gpu_ms: gpu_conv,
-            cpu_ms: None,
-            worst_ulp: None,
-            bound: 0,
-            values: x.iter().map(|v| v.to_f64() as f32).collect(),
-        }];
-        let slope_host =
-            ArrayD::from_shape_vec(IxDyn(&[1, 3, 1, 1]), slope_words[..3].to_vec()).map_err(|e| e.to_string())?;
-        for ((name, detail, chain), y) in chains.iter().zip(&outputs) {
+        let mut steps = vec![StepResult::convolution(&x, gpu_conv)];
+        for (chain, y) in network.chains.iter().zip(&network.outputs) {
             let gpu_values = ctx.download_async::<T>(y).await.map_err(fail)?;
             let gpu_ms =
-                median_ms(ctx, |encoder| ctx.encode_activations(encoder, chain, &conv_out, y).map_err(fail)).await?;
+                median_ms(ctx, |encoder| ctx.encode_activations(encoder, &chain.2, &network.conv_out, y).map_err(fail))
+                    .await?;
             let started = page::now_ms();
-            let expected = reference_chain(&x, chain, &slope_host)?;
+            let expected = network.reference(&x, &chain.2).map_err(fail)?;
             let cpu_ms = page::now_ms() - started;
-            let worst = gpu_values
-                .iter()
-                .zip(expected.iter())
-                .map(|(&g, &e)| if ulp::within_ulp(g, e, 0) { 0 } else { ulp::ulp_distance(g, e).unwrap_or(u64::MAX) })
-                .max()
-                .unwrap_or(0);
-            steps.push(Step {
-                dtype,
-                title: (*name).to_string(),
-                detail: format!("{detail}, {dtype}"),
-                gpu_ms,
-                cpu_ms: Some(cpu_ms),
-                worst_ulp: Some(worst),
-                bound: ops::chain_bound(chain.iter().map(|a| a.max_ulp(dtype))),
-                values: gpu_values.iter().map(|v| v.to_f64() as f32).collect(),
-            });
+            let gpu_values = gpu_values.as_slice().ok_or("a download is not contiguous")?;
+            steps.push(StepResult::chain(chain, gpu_values, &expected, (gpu_ms, cpu_ms), false));
         }
         Ok(steps)
     }
-}
-
-/// The CPU reference of a chain whose PRelu steps use `slope`.
-fn reference_chain<T: FloatElement>(
-    x: &ArrayD<T>,
-    chain: &[Activation],
-    slope: &ArrayD<T>,
-) -> Result<ArrayD<T>, String> {
-    let mut y = x.clone();
-    for step in chain {
-        y = match step.reference_step::<T>() {
-            Some(reference::ChainStep::Unary(op, attributes)) => reference::unary(op, &attributes, y.view()),
-            _ => reference::prelu(y.view(), slope.view()).map_err(|e| e.to_string())?,
-        };
-    }
-    Ok(y)
 }
 
 /// The median over [`TIMING_RUNS`] of work recorded by `record`, each submitted alone, from
@@ -272,7 +155,7 @@ fn figure(rgba: &[u8], width: u32, height: u32, title: &str, detail: &str) -> Re
 }
 
 /// The contact sheet: per dtype a row, the original then each step's picture.
-fn draw_sheet(original: &[u8], width: u32, height: u32, steps: &[Step]) -> Result<(), String> {
+fn draw_sheet(original: &[u8], width: u32, height: u32, steps: &[StepResult]) -> Result<(), String> {
     let sheet = page::element("sheet").ok_or("the page has no #sheet")?;
     sheet.set_inner_html("");
     let plane = (width * height) as usize;
@@ -370,7 +253,7 @@ async fn draw_curves(ctx: &Context) -> Result<bool, String> {
 }
 
 /// The timing and verification table; false when a step is outside its bound.
-fn write_table(steps: &[Step], paths: &[String]) -> bool {
+fn write_table(steps: &[StepResult], paths: &[String]) -> bool {
     let mut ok = true;
     let mut html = String::from(
         "<table><tr><th>dtype</th><th>step</th><th>GPU ms</th><th>wasm CPU reference ms</th><th>max ULP vs reference</th><th>bound</th><th>within</th></tr>",
