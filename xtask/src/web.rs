@@ -200,7 +200,9 @@ fn run_suite(server: &Server) -> Result<(usize, usize)> {
         let mut reported = 0;
         loop {
             std::thread::sleep(Duration::from_millis(250));
-            let state = browser.eval("return [globalThis.suiteReport || null, globalThis.suitePanic || null];");
+            let state = browser.eval(
+                "return [globalThis.suiteReport || null, globalThis.suitePanic || globalThis.pageFailure || null];",
+            );
             let (report, panic) = match &state {
                 Ok(Value::Array(pair)) => {
                     (pair[0].as_str().and_then(|s| serde_json::from_str::<Value>(s).ok()), pair[1].as_str())
@@ -208,6 +210,9 @@ fn run_suite(server: &Server) -> Result<(usize, usize)> {
                 _ => (None, None),
             };
             let Some(report) = report else {
+                if let Some(failure) = panic {
+                    return Err(Error(format!("the suite page could not start: {failure}")));
+                }
                 if last_progress.elapsed() > PAGE_LIMIT {
                     let why = state.err().map_or("it published nothing".to_string(), |e| e.0);
                     return Err(Error(format!(
@@ -320,6 +325,9 @@ pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
         std::thread::sleep(Duration::from_secs(1));
         if let Ok(Value::String(json)) = browser.eval("return globalThis.benchReport || null;") {
             break serde_json::from_str::<Value>(&json).map_err(|e| Error(format!("benchReport: {e}")))?;
+        }
+        if let Ok(Value::String(failure)) = browser.eval("return globalThis.pageFailure || null;") {
+            return Err(Error(format!("the bench page could not start: {failure}")));
         }
         if started.elapsed() > Duration::from_secs(900) {
             let shown = browser.eval("return document.getElementById('bench').textContent;");
