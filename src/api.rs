@@ -6,7 +6,9 @@ use ndarray::{Array, ArrayView, ArrayViewMut, Dimension};
 
 use crate::dtype::{Element, FloatElement};
 pub use crate::engine::Blocking;
-use crate::engine::{Activation, Context, GpuTensor, HostData, HostSlope, Wait, check_chain, check_dtype, host_steps};
+use crate::engine::{
+    Activation, Context, GpuTensor, HostData, HostSlope, HostStep, Wait, check_chain, check_dtype, host_steps,
+};
 use crate::error::{Error, Result};
 use crate::ops::Step;
 
@@ -55,6 +57,8 @@ fn standard<'a, T: Element, D: Dimension>(x: &'a ArrayView<'_, T, D>) -> ndarray
     x.as_standard_layout()
 }
 
+/// The chain on a host array, into a new array. Where the dtype runs on the CPU reference (the
+/// f64 fallback), PRelu's slopes are read back from the device.
 async fn activations_impl<T: Element, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
@@ -63,44 +67,9 @@ async fn activations_impl<T: Element, D: Dimension>(
 ) -> Result<Array<T, D>> {
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
-    if ctx.runs_on_cpu(T::DTYPE) {
-        return cpu_chain(ctx, chain, x, wait).await;
+    if !ctx.runs_on_cpu(T::DTYPE) {
+        return run_into_new(ctx, x, &host_steps(chain), wait).await;
     }
-    let contiguous = standard(&x);
-    let mut values = Vec::new();
-    let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
-    ctx.run_host(data, x.shape(), &host_steps(chain), wait).await?;
-    into_array(values, x.raw_dim())
-}
-
-async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    slope: ArrayView<'_, T, E>,
-    wait: Wait,
-) -> Result<Array<T, D>> {
-    crate::broadcast::unidirectional_slope_shape(x.shape(), slope.shape())?;
-    if ctx.runs_on_cpu(T::DTYPE) {
-        return crate::cpu::prelu(x, slope);
-    }
-    let contiguous = standard(&x);
-    let mut values = Vec::new();
-    let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
-    ctx.run_host(data, x.shape(), &[Step::Prelu(HostSlope::Host(slope.into_dyn()))], wait).await?;
-    into_array(values, x.raw_dim())
-}
-
-fn into_array<T, D: Dimension>(values: Vec<T>, dim: D) -> Result<Array<T, D>> {
-    Array::from_shape_vec(dim, values).map_err(|e| Error::Internal { what: format!("a result in X's shape: {e}") })
-}
-
-/// The chain on the CPU reference (the f64 fallback): slopes are read back from the device.
-async fn cpu_chain<T: Element, D: Dimension>(
-    ctx: &Context,
-    chain: &[Activation],
-    x: ArrayView<'_, T, D>,
-    wait: Wait,
-) -> Result<Array<T, D>> {
     let mut y = x.as_standard_layout().into_owned();
     for step in chain {
         y = match step.step() {
@@ -113,43 +82,61 @@ async fn cpu_chain<T: Element, D: Dimension>(
     Ok(y)
 }
 
-/// LeakyRelu (ONNX 1, 6, 16) on the GPU. Output has X's shape in standard layout. Blocks until
-/// the result is back; [`leaky_relu_async`] in the browser.
-pub fn leaky_relu<T: FloatElement + Blocking, D: Dimension>(
+async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
     ctx: &Context,
     x: ArrayView<'_, T, D>,
-    alpha: f32,
+    slope: ArrayView<'_, T, E>,
+    wait: Wait,
 ) -> Result<Array<T, D>> {
-    T::block_on(activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, blocking_wait()))
+    crate::broadcast::unidirectional_slope_shape(x.shape(), slope.shape())?;
+    if ctx.runs_on_cpu(T::DTYPE) {
+        return crate::cpu::prelu(x, slope);
+    }
+    run_into_new(ctx, x, &[Step::Prelu(HostSlope::Host(slope.into_dyn()))], wait).await
 }
 
-/// Async form of [`leaky_relu`]; cancel-safe, and it never blocks its executor: natively the
-/// context's poller completes it, in the browser the page's event loop.
-pub async fn leaky_relu_async<T: FloatElement, D: Dimension>(
+/// `steps` on the device from a host array into a new one in X's shape.
+async fn run_into_new<T: Element, D: Dimension>(
     ctx: &Context,
     x: ArrayView<'_, T, D>,
-    alpha: f32,
+    steps: &[HostStep<'_, T>],
+    wait: Wait,
 ) -> Result<Array<T, D>> {
-    activations_impl(ctx, &[Activation::leaky_relu(alpha)], x, Wait::Async).await
+    let contiguous = standard(&x);
+    let mut values = Vec::new();
+    let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
+    ctx.run_host(data, x.shape(), steps, wait).await?;
+    Array::from_shape_vec(x.raw_dim(), values)
+        .map_err(|e| Error::Internal { what: format!("a result in X's shape: {e}") })
 }
 
-/// Elu (ONNX 1, 6, 22) on the GPU. Output has X's shape in standard layout.
-pub fn elu<T: FloatElement + Blocking, D: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    alpha: f32,
-) -> Result<Array<T, D>> {
-    T::block_on(activations_impl(ctx, &[Activation::elu(alpha)], x, blocking_wait()))
+/// The blocking function of an operator whose one attribute is `alpha`, and its async form.
+macro_rules! alpha_operator {
+    ($onnx:literal ($versions:literal), $name:ident, $name_async:ident) => {
+        #[doc = concat!($onnx, " (ONNX ", $versions, ") on the GPU. Output has X's shape in standard layout.")]
+        #[doc = concat!("Blocks until the result is back; [`", stringify!($name_async), "`] in the browser.")]
+        pub fn $name<T: FloatElement + Blocking, D: Dimension>(
+            ctx: &Context,
+            x: ArrayView<'_, T, D>,
+            alpha: f32,
+        ) -> Result<Array<T, D>> {
+            T::block_on(activations_impl(ctx, &[Activation::$name(alpha)], x, blocking_wait()))
+        }
+
+        #[doc = concat!("Async form of [`", stringify!($name), "`]; cancel-safe, and it never blocks its executor:")]
+        /// natively the context's poller completes it, in the browser the page's event loop.
+        pub async fn $name_async<T: FloatElement, D: Dimension>(
+            ctx: &Context,
+            x: ArrayView<'_, T, D>,
+            alpha: f32,
+        ) -> Result<Array<T, D>> {
+            activations_impl(ctx, &[Activation::$name(alpha)], x, Wait::Async).await
+        }
+    };
 }
 
-/// Async form of [`elu`].
-pub async fn elu_async<T: FloatElement, D: Dimension>(
-    ctx: &Context,
-    x: ArrayView<'_, T, D>,
-    alpha: f32,
-) -> Result<Array<T, D>> {
-    activations_impl(ctx, &[Activation::elu(alpha)], x, Wait::Async).await
-}
+alpha_operator!("LeakyRelu"("1, 6, 16"), leaky_relu, leaky_relu_async);
+alpha_operator!("Elu"("1, 6, 22"), elu, elu_async);
 
 /// A chain of activations applied in order, fused into one kernel (one read and one write of
 /// X); each step rounds to T exactly as separate ops would. PRelu steps carry device slopes.
@@ -198,7 +185,7 @@ async fn activations_in_place_impl<T: Element, D: Dimension>(
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
     if ctx.runs_on_cpu(T::DTYPE) {
-        let y = cpu_chain(ctx, chain, x.view(), wait).await?;
+        let y = activations_impl(ctx, chain, x.view(), wait).await?;
         let mut x = x;
         x.assign(&y);
         return Ok(());
