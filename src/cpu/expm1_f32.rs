@@ -1,6 +1,8 @@
 //! CPU twin of `shaders/shared/expm1_f32.wgsl`, step for step in f32, so that the kernel's
 //! error bound can be checked over every negative f32 (`cargo xtask sweep`).
 
+use super::expm1_f64::expm1_shortcut;
+
 /// The WGSL's near-minimax coefficients of q beyond its constant 0.5, by their bits.
 const Q: [u32; 5] = [0x3e2a_aaab, 0x3d2a_aa74, 0x3c08_8870, 0x3ab6_a1d8, 0x3950_92b6];
 
@@ -10,14 +12,8 @@ pub(crate) fn expm1_f32(x: f32) -> f32 {
     const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
     const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
     const INV_LN2: f32 = std::f32::consts::LOG2_E;
-    if x > 0.0 || x.is_nan() {
-        return f32::NAN;
-    }
-    if x < -17.5 {
-        return -1.0;
-    }
-    if x > -f32::from_bits(0x3300_0000) {
-        return x; // -2^-25 < x <= 0
+    if let Some(y) = expm1_shortcut(f64::from(x), -17.5, f64::from(f32::from_bits(0x3300_0000))) {
+        return y as f32; // exact: NaN, -1, or x itself (-2^-25 < x <= 0)
     }
     let k = (x * INV_LN2).round_ties_even();
     let r = (x - k * LN2_HI) - k * LN2_LO;

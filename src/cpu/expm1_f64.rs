@@ -7,14 +7,8 @@ const INV_LN2: f64 = std::f64::consts::LOG2_E;
 
 /// The twin of `expm1_f64`. Defined for x <= 0 (Elu's negative branch); NaN for positive x.
 pub(crate) fn expm1_f64(x: f64) -> f64 {
-    if x > 0.0 || x.is_nan() {
-        return f64::NAN;
-    }
-    if x < -38.0 {
-        return -1.0;
-    }
-    if x > -f64::from_bits(0x3c90_0000_0000_0000) {
-        return x; // -2^-54 < x <= 0
+    if let Some(y) = expm1_shortcut(x, -38.0, f64::from_bits(0x3c90_0000_0000_0000)) {
+        return y; // -2^-54 < x <= 0 gives x
     }
     let k = (x * INV_LN2 + 0.5).floor();
     let r = (x - k * LN2_HI) - k * LN2_LO;
@@ -23,6 +17,17 @@ pub(crate) fn expm1_f64(x: f64) -> f64 {
     // 2^k, exact (-55 <= k <= 0); the kernel builds it as an f32 and widens it.
     let two_k = f64::from_bits(((1023 + k as i64) as u64) << 52);
     p * two_k + (two_k - 1.0)
+}
+
+/// The kernels' expm1 before its polynomial, in both widths: NaN for positive x or NaN, -1 below
+/// `saturated`, x itself above `-tiny` (where the rounded result is x); none elsewhere.
+pub(crate) fn expm1_shortcut(x: f64, saturated: f64, tiny: f64) -> Option<f64> {
+    match x {
+        _ if x > 0.0 || x.is_nan() => Some(f64::NAN),
+        _ if x < saturated => Some(-1.0),
+        _ if x > -tiny => Some(x),
+        _ => None,
+    }
 }
 
 /// 1/13! down to 1/2: the coefficients of the Horner evaluation, in the order the kernel uses.
