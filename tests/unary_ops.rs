@@ -199,12 +199,33 @@ fn unary_ops_refuse_integer_tensors() {
     }
 }
 
+/// The attribute sets the f64 paths are checked with against the correctly rounded result, and
+/// that result for each: Elu and Celu over four alphas each, Selu over its defaults and three
+/// other (alpha, gamma) pairs (gamma 7.6 once made subnormal results round twice).
+fn exact_f64_cases() -> Vec<(Activation, Box<dyn Fn(f64) -> f64>)> {
+    use common::exact::{celu_f64, elu_f64, selu_f64};
+    let mut cases: Vec<(Activation, Box<dyn Fn(f64) -> f64>)> = Vec::new();
+    for alpha in [1.0f32, 0.7, 0.01, -2.5] {
+        cases.push((Activation::elu(alpha), Box::new(move |x| elu_f64(x, alpha))));
+    }
+    for alpha in [1.0f32, 0.7, 0.01, 2.5] {
+        let celu = Activation::with_attributes(&wgpu_activations::ops::CELU, &[alpha]);
+        cases.push((celu, Box::new(move |x| celu_f64(x, alpha))));
+    }
+    let defaults = wgpu_activations::ops::SELU.default_attributes();
+    for (alpha, gamma) in [(defaults[0], defaults[1]), (1.0, 1.0), (0.7, 7.6), (2.5, 0.3)] {
+        let selu = Activation::with_attributes(&wgpu_activations::ops::SELU, &[alpha, gamma]);
+        cases.push((selu, Box::new(move |x| selu_f64(x, alpha, gamma))));
+    }
+    cases
+}
+
 /// f64 on the software path (IEEE binary64 on u32 pairs), against the correctly rounded result
 /// (a double-double expm1, not the platform's `exp_m1`): random bit patterns over the whole
-/// negative range, log-spaced negatives, subnormals, specials. Returns the worst ULP distance
-/// per operator and the inputs checked.
-fn f64_software_path_against_exact(points: usize) -> Option<(u64, u64, usize)> {
-    use common::exact::elu_f64;
+/// negative range, log-spaced negatives, subnormals, specials. Asserts each operator's table
+/// bound; returns the worst ULP distance per operator (LeakyRelu's against its one IEEE product)
+/// and the inputs checked.
+fn f64_software_path_against_exact(points: usize) -> Option<(Vec<(&'static str, u64)>, usize)> {
     use rand::{Rng, SeedableRng};
     let ctx = common::ctx_with(wgpu_activations::ContextOptions::from_env().with_emulated(DType::F64, true))?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x05ee_df64);
@@ -215,6 +236,8 @@ fn f64_software_path_against_exact(points: usize) -> Option<(u64, u64, usize)> {
     xs.extend((0..quarter).map(|i| -(lo + (hi - lo) * i as f64 / quarter as f64).exp()));
     xs.extend((0..quarter).map(|_| -f64::from_bits(rng.random_range(1..1u64 << 52))));
     xs.extend(samples::<f64>(64, 7)); // the specials first
+    // Selu scales positives too: some of every magnitude.
+    xs.extend((0..quarter / 4).map(|_| f64::from_bits(rng.random::<u64>() >> 1)).filter(|v| !v.is_nan()));
     let len = xs.len();
     let x = to_dyn(xs, &[len]);
     let distance = |a: f64, b: f64| {
@@ -224,37 +247,50 @@ fn f64_software_path_against_exact(points: usize) -> Option<(u64, u64, usize)> {
             wgpu_activations::ulp::ulp_distance(a, b).unwrap_or(u64::MAX)
         }
     };
-    let (mut elu_worst, mut leaky_worst) = (0, 0);
-    for alpha in [1.0f32, 0.7, 0.01, -2.5] {
-        let y = wgpu_activations::elu(&ctx, x.view(), alpha).unwrap();
+    let mut worst: Vec<(&'static str, u64)> = Vec::new();
+    let mut record = |name: &'static str, d: u64| match worst.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, w)) => *w = (*w).max(d),
+        None => worst.push((name, d)),
+    };
+    for (activation, exact) in exact_f64_cases() {
+        let bound = activation.max_ulp(DType::F64);
+        let y = activations(&ctx, std::slice::from_ref(&activation), x.view()).unwrap();
+        let mut op_worst = 0;
         for (&g, &v) in y.iter().zip(x.iter()) {
-            let d = distance(g, elu_f64(v, alpha));
-            assert!(d <= 2, "Elu({alpha}) f64 software path at {v:e}: {g:e}, exact {:e} ({d} ULP)", elu_f64(v, alpha));
-            elu_worst = elu_worst.max(d);
+            let d = distance(g, exact(v));
+            assert!(d <= bound, "{activation:?} f64 software path at {v:e}: {g:e}, exact {:e} ({d} ULP)", exact(v));
+            op_worst = op_worst.max(d);
         }
+        record(activation.onnx_name(), op_worst);
+    }
+    for alpha in [1.0f32, 0.7, 0.01, -2.5] {
         let y = wgpu_activations::leaky_relu(&ctx, x.view(), alpha).unwrap();
         for (&g, &v) in y.iter().zip(x.iter()) {
             let exact = if v < 0.0 { v * f64::from(alpha) } else { v }; // one IEEE product: correctly rounded
-            leaky_worst = leaky_worst.max(distance(g, exact));
+            record("LeakyRelu", distance(g, exact));
         }
     }
-    Some((elu_worst, leaky_worst, len))
+    Some((worst, len))
+}
+
+fn report_f64_software_path(points: usize) {
+    let Some((worst, n)) = f64_software_path_against_exact(points) else { return };
+    let figures: Vec<String> = worst.iter().map(|(op, w)| format!("{op} max {w} ULP")).collect();
+    println!("f64 software path over {n} inputs x 4 attribute sets: {}", figures.join(", "));
+    let leaky = worst.iter().find(|(op, _)| *op == "LeakyRelu").map_or(u64::MAX, |w| w.1);
+    assert_eq!(leaky, 0, "LeakyRelu f64 is one IEEE product");
 }
 
 #[test]
 fn f64_software_path_is_within_bounds_of_the_correctly_rounded_result() {
-    let Some((elu, leaky, n)) = f64_software_path_against_exact(1 << 15) else { return };
-    println!("f64 software path over {n} inputs x 4 alphas: Elu max {elu} ULP, LeakyRelu max {leaky} ULP");
-    assert!(elu <= 2 && leaky == 0, "Elu {elu} ULP, LeakyRelu {leaky} ULP");
+    report_f64_software_path(1 << 15);
 }
 
-/// `cargo xtask sweep`: the same over 2^20 inputs per alpha.
+/// `cargo xtask sweep`: the same over 2^20 inputs per attribute set.
 #[test]
 #[ignore = "a sweep: cargo xtask sweep"]
 fn f64_software_path_sweep_of_a_million_inputs() {
-    let Some((elu, leaky, n)) = f64_software_path_against_exact(1 << 20) else { return };
-    println!("f64 software path over {n} inputs x 4 alphas: Elu max {elu} ULP, LeakyRelu max {leaky} ULP");
-    assert!(elu <= 2 && leaky == 0, "Elu {elu} ULP, LeakyRelu {leaky} ULP");
+    report_f64_software_path(1 << 20);
 }
 
 /// The double-double reference against the platform's expm1 (accurate to within an ULP, not

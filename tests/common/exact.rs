@@ -1,5 +1,5 @@
-//! The correctly rounded f64 Elu, for ULP figures that do not lean on the platform's `exp_m1`:
-//! expm1 in double-double arithmetic (about 100 bits), rounded once to f64.
+//! The correctly rounded f64 Elu, Selu and Celu, for ULP figures that do not lean on the
+//! platform's `exp_m1`: expm1 in double-double arithmetic (about 100 bits), rounded once to f64.
 
 /// An unevaluated sum `hi + lo` with `|lo| <= ulp(hi) / 2`.
 #[derive(Debug, Clone, Copy)]
@@ -95,4 +95,34 @@ pub fn elu_f64(x: f64, alpha: f32) -> f64 {
         return x;
     }
     expm1_dd(x).mul(DoubleDouble::from(f64::from(alpha))).to_f64()
+}
+
+/// Selu(x) = gamma * alpha * expm1(x) for x < 0, gamma * x otherwise, correctly rounded to f64
+/// (`alpha` and `gamma` f32, as the attributes are: their product is exact in f64).
+pub fn selu_f64(x: f64, alpha: f32, gamma: f32) -> f64 {
+    let gamma = f64::from(gamma);
+    if x.is_nan() || x >= 0.0 {
+        return gamma * x; // one IEEE product: correctly rounded
+    }
+    expm1_dd(x).mul(DoubleDouble::from(f64::from(alpha) * gamma)).to_f64()
+}
+
+/// Celu(x) = alpha * expm1(x / alpha) where x / alpha < 0, x otherwise, correctly rounded to
+/// f64, for a finite positive `alpha`. The quotient is carried as a double-double `q + q_lo`,
+/// and expm1(q + q_lo) = expm1(q) + (1 + expm1(q)) q_lo to well beyond f64's precision.
+pub fn celu_f64(x: f64, alpha: f32) -> f64 {
+    assert!(alpha.is_finite() && alpha > 0.0, "celu_f64 takes a finite positive alpha");
+    let alpha = f64::from(alpha);
+    let q = x / alpha;
+    if x.is_nan() || x >= 0.0 || q > -2f64.powi(-60) {
+        // x + x^2 / (2 alpha) + ...: the terms past x are far below half an ULP of x.
+        return x;
+    }
+    if q < -800.0 {
+        return -alpha; // alpha (e^q - 1) with e^q below 2^-1150
+    }
+    let e = expm1_dd(q);
+    let q_lo = (-q).mul_add(alpha, x) / alpha; // the division's exact remainder, over alpha
+    let sum = e.add(e.add(DoubleDouble::from(1.0)).mul(DoubleDouble::from(q_lo)));
+    sum.mul(DoubleDouble::from(alpha)).to_f64()
 }
