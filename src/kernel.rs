@@ -18,8 +18,8 @@ pub(crate) const MAX_CHAIN: usize = 8;
 pub(crate) const VECTOR_BYTES: u64 = 16;
 
 const DRIVER: &str = include_str!("../shaders/driver/elementwise.wgsl");
-const IO_OUT_OF_PLACE: &str = include_str!("../shaders/driver/io_out_of_place.wgsl");
-const IO_IN_PLACE: &str = include_str!("../shaders/driver/io_in_place.wgsl");
+const IO: &str = include_str!("../shaders/driver/io.wgsl");
+const IO_SEPARATE_Y: &str = include_str!("../shaders/driver/io_separate_y.wgsl");
 const PRELU: &str = include_str!("../shaders/ops/prelu.wgsl");
 const PRELU_SLOPE: &str = include_str!("../shaders/ops/prelu_slope.wgsl");
 const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
@@ -232,11 +232,15 @@ impl KernelKey {
             }
         }
         files.iter().for_each(|file| src.push_str(file));
-        let io = if self.in_place { IO_IN_PLACE } else { IO_OUT_OF_PLACE };
+        let io = if self.in_place {
+            fill(IO, &[("{{X_ACCESS}}", "read_write"), ("{{Y_BINDINGS}}", ""), ("{{Y}}", "x")])
+        } else {
+            fill(IO, &[("{{X_ACCESS}}", "read"), ("{{Y_BINDINGS}}", IO_SEPARATE_Y), ("{{Y}}", "y")])
+        };
         src.push_str(&fill(
             DRIVER,
             &[
-                ("{{IO}}", io),
+                ("{{IO}}", &io),
                 ("{{SLOPES}}", &text.slopes),
                 ("{{PREPARE}}", &text.prepare),
                 ("{{STEPS_MAIN}}", &text.main),

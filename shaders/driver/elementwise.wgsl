@@ -3,7 +3,7 @@
 // of step kinds, in place or not) by src/kernel.rs, which prepends the constants WORKGROUP_SIZE,
 // VECTORS_PER_INVOCATION, LOCAL_STRIDE, VECTOR_STRIDE, MAX_CHAIN and MAX_RANK from Rust.
 // Placeholders, each a line of its own:
-//   {{IO}}          the bindings of X and Y (io_out_of_place.wgsl or io_in_place.wgsl)
+//   {{IO}}          the bindings of X and Y (io.wgsl)
 //   {{SLOPES}}      for each PRelu step, its bindings and gather functions (ops/prelu_slope.wgsl)
 //   {{PREPARE}}     per-step state made once per invocation, e.g.
 //                   `let attributes_0 = params.steps[0].attributes;`,
