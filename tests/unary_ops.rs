@@ -199,12 +199,15 @@ fn unary_ops_refuse_integer_tensors() {
     }
 }
 
+/// A step, and its correctly rounded f64 result.
+type ExactCase = (Activation, Box<dyn Fn(f64) -> f64>);
+
 /// The attribute sets the f64 paths are checked with against the correctly rounded result, and
 /// that result for each: Elu and Celu over four alphas each, Selu over its defaults and three
 /// other (alpha, gamma) pairs (gamma 7.6 once made subnormal results round twice).
-fn exact_f64_cases() -> Vec<(Activation, Box<dyn Fn(f64) -> f64>)> {
+fn exact_f64_cases() -> Vec<ExactCase> {
     use common::exact::{celu_f64, elu_f64, selu_f64};
-    let mut cases: Vec<(Activation, Box<dyn Fn(f64) -> f64>)> = Vec::new();
+    let mut cases: Vec<ExactCase> = Vec::new();
     for alpha in [1.0f32, 0.7, 0.01, -2.5] {
         cases.push((Activation::elu(alpha), Box::new(move |x| elu_f64(x, alpha))));
     }
