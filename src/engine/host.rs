@@ -9,7 +9,7 @@ use super::context::Context;
 use super::dispatch::{Job, JobStep, KeepAlive, SlopeWindow, job_steps};
 use super::readback::Wait;
 use super::tensor::GpuTensor;
-use super::validate::Report;
+use super::validate::{CheckHandle, Report};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernel::MAX_CHAIN;
@@ -62,10 +62,7 @@ impl Context {
         let steps = job_steps(chain);
         let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
         self.scoped("encoding", || {
-            let pending = self.begin_validation(encoder, &job)?;
-            let mut keep = KeepAlive::default();
-            self.encode_job(encoder, &job, &mut keep, None)?;
-            self.finish_validation(encoder, pending, y, Report::Queue)?;
+            let (keep, _) = self.record_validated(encoder, &job, Report::Queue)?;
             encoder.on_submitted_work_done(move || drop(keep));
             Ok(())
         })
@@ -76,15 +73,28 @@ impl Context {
         let job = Job { x, y, steps: &steps, shape: x.shape(), element_base: 0 };
         self.scoped("activation", || {
             let mut encoder = self.encoder("wgpu-activations.chain");
-            let pending = self.begin_validation(&mut encoder, &job)?;
-            let mut keep = KeepAlive::default();
-            self.encode_job(&mut encoder, &job, &mut keep, None)?;
-            self.finish_validation(&mut encoder, pending, y, Report::Queue)?;
+            let (keep, _) = self.record_validated(&mut encoder, &job, Report::Queue)?;
             self.inner.queue.submit([encoder.finish()]);
             // Pooled buffers may go back now: later work on the queue runs after this.
             drop(keep);
             Ok(())
         })
+    }
+
+    /// Records `job` into `encoder` between its validation's copies (where validation is on):
+    /// what must stay alive until the work is done, and the check's handle where `report` asks
+    /// for one.
+    fn record_validated(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        job: &Job<'_>,
+        report: Report,
+    ) -> Result<(KeepAlive, Option<CheckHandle>)> {
+        let pending = self.begin_validation(encoder, job)?;
+        let mut keep = KeepAlive::default();
+        self.encode_job(encoder, job, &mut keep, None)?;
+        let check = self.finish_validation(encoder, pending, job.y, report)?;
+        Ok((keep, check))
     }
 
     /// Runs `chain` over a host array's elements in standard order: one upload, the kernels in
@@ -149,10 +159,7 @@ impl Context {
                         .collect::<Result<_>>()?;
                     let job = Job { x: &tensor, y: &tensor, steps: &steps, shape, element_base: piece.start as u64 };
                     let mut encoder = self.encoder("wgpu-activations.host");
-                    let pending = self.begin_validation(&mut encoder, &job)?;
-                    let mut keep = KeepAlive::default();
-                    self.encode_job(&mut encoder, &job, &mut keep, None)?;
-                    let check = self.finish_validation(&mut encoder, pending, &tensor, Report::Handle)?;
+                    let (_keep, check) = self.record_validated(&mut encoder, &job, Report::Handle)?;
                     let mut readback = self.encode_readback(&mut encoder, &tensor)?;
                     self.inner.queue.submit([encoder.finish()]);
                     readback.start();
