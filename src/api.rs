@@ -52,11 +52,6 @@ impl Context {
     }
 }
 
-/// A host array's elements in standard order, borrowed when it is already contiguous.
-fn standard<'a, T: Element, D: Dimension>(x: &'a ArrayView<'_, T, D>) -> ndarray::CowArray<'a, T, D> {
-    x.as_standard_layout()
-}
-
 /// The chain on a host array, into a new array. Where the dtype runs on the CPU reference (the
 /// f64 fallback), PRelu's slopes are read back from the device.
 async fn activations_impl<T: Element, D: Dimension>(
@@ -102,7 +97,7 @@ async fn run_into_new<T: Element, D: Dimension>(
     steps: &[HostStep<'_, T>],
     wait: Wait,
 ) -> Result<Array<T, D>> {
-    let contiguous = standard(&x);
+    let contiguous = x.as_standard_layout(); // borrowed when it already is
     let mut values = Vec::new();
     let data = HostData::Separate { input: contiguous.as_slice().unwrap_or_default(), output: &mut values };
     ctx.run_host(data, x.shape(), steps, wait).await?;
@@ -182,14 +177,14 @@ async fn activations_in_place_impl<T: Element, D: Dimension>(
     x: ArrayViewMut<'_, T, D>,
     wait: Wait,
 ) -> Result<()> {
-    check_chain(chain)?;
-    check_dtype(chain, T::DTYPE)?;
     if ctx.runs_on_cpu(T::DTYPE) {
-        let y = activations_impl(ctx, chain, x.view(), wait).await?;
+        let y = activations_impl(ctx, chain, x.view(), wait).await?; // it checks the chain
         let mut x = x;
         x.assign(&y);
         return Ok(());
     }
+    check_chain(chain)?;
+    check_dtype(chain, T::DTYPE)?;
     in_place(x, async |values, shape| ctx.run_host(HostData::InPlace(values), shape, &host_steps(chain), wait).await)
         .await
 }
