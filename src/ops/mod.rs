@@ -248,7 +248,7 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
         OpVersion { since: 6, dtypes: FLOATS },
         OpVersion { since: 16, dtypes: FLOATS_BF16 },
     ],
-    attributes: &[Attribute::new("alpha", 0.01)],
+    attributes: &[Attribute::new("alpha", LEAKY_RELU_DEFAULT_ALPHA)],
     wgsl: include_str!("../../shaders/ops/leaky_relu.wgsl"),
     wgsl_fn: "leaky_relu",
     cpu: leaky_relu::leaky_relu,
@@ -270,7 +270,7 @@ pub static ELU: UnaryOp = UnaryOp {
         OpVersion { since: 6, dtypes: FLOATS },
         OpVersion { since: 22, dtypes: FLOATS_BF16 },
     ],
-    attributes: &[Attribute::new("alpha", 1.0)],
+    attributes: &[Attribute::new("alpha", ELU_DEFAULT_ALPHA)],
     wgsl: include_str!("../../shaders/ops/elu.wgsl"),
     wgsl_fn: "elu",
     cpu: elu::elu,
@@ -411,13 +411,9 @@ impl UnaryOp {
         UNARY_OPS.iter().copied().find(|op| op.onnx_name == name || op.cli_name == name)
     }
 
-    /// The default attribute values, in parameter-block order.
+    /// The default attribute values of the newest version, in parameter-block order.
     pub fn default_attributes(&self) -> Attributes {
-        let mut values = [0.0; MAX_ATTRIBUTES];
-        for (slot, attribute) in values.iter_mut().zip(self.attributes) {
-            *slot = attribute.default;
-        }
-        values
+        self.default_attributes_at(u32::MAX) // no version is that new: every attribute's `default`
     }
 
     /// The default attribute values of operator version `version`, in parameter-block order.
