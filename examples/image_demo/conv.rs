@@ -299,23 +299,22 @@ impl StepResult {
         (gpu_ms, cpu_ms): (f64, f64),
         keep_ulps: bool,
     ) -> StepResult {
-        let distance = |(&g, &e): (&T, &T)| {
-            if ulp::within_ulp(g, e, 0) { 0 } else { ulp::ulp_distance(g, e).unwrap_or(u64::MAX) }
-        };
-        let ulps: Vec<u64> =
-            if keep_ulps { gpu.iter().zip(expected.iter()).map(distance).collect() } else { Vec::new() };
-        let worst =
-            if keep_ulps { ulps.iter().copied().max() } else { gpu.iter().zip(expected.iter()).map(distance).max() };
+        let ulps: Vec<u64> = gpu
+            .iter()
+            .zip(expected.iter())
+            .map(|(&g, &e)| if ulp::within_ulp(g, e, 0) { 0 } else { ulp::ulp_distance(g, e).unwrap_or(u64::MAX) })
+            .collect();
+        let worst = ulps.iter().copied().max().unwrap_or(0);
         StepResult {
             dtype: T::DTYPE,
             title: (*name).to_string(),
             detail: format!("{detail}, {}", T::DTYPE),
             gpu_ms,
             cpu_ms: Some(cpu_ms),
-            worst_ulp: Some(worst.unwrap_or(0)),
+            worst_ulp: Some(worst),
             bound: ops::chain_bound(chain.iter().map(|a| a.max_ulp(T::DTYPE))),
             values: gpu.iter().map(|v| v.to_f64() as f32).collect(),
-            ulps,
+            ulps: if keep_ulps { ulps } else { Vec::new() },
         }
     }
 }
