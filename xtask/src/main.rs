@@ -557,9 +557,8 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     println!("xtask: == the public API against public-api.txt");
     public_api::check(false)?;
     // A package of the same version left by an earlier run would stand in for this one in the
-    // temporary registry the dry run builds the CLI against.
-    // And cargo takes what it built from such a registry as never changing: verify in a target
-    // folder of its own.
+    // temporary registry the dry run builds the CLI against, and cargo takes what it built from
+    // such a registry as never changing: so no earlier packages, and a target folder of its own.
     let _ = std::fs::remove_dir_all(workspace_root().join("target/package"));
     let _ = std::fs::remove_dir_all(workspace_root().join("target/package-verify"));
     forget_packaged_sources();
