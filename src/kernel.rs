@@ -53,8 +53,8 @@ pub(crate) struct Tuning {
     /// batch of invocations runs as one thread), or strided by the workgroup (neighbouring
     /// invocations touch neighbouring memory: coalesced on GPUs).
     pub(crate) contiguous: bool,
-    /// Products with subnormals on integers (`shared/compute_f32_exact.wgsl` in place of
-    /// `shared/compute_f32.wgsl`), for devices that flush subnormals.
+    /// Products with subnormals on integers (`compute/f32_products_exact.wgsl` in place of
+    /// `compute/f32_products.wgsl`), for devices that flush subnormals.
     pub(crate) subnormal_products_on_integers: bool,
 }
 
@@ -231,7 +231,7 @@ impl KernelKey {
                 }
             }
         }
-        files.iter().for_each(|file| src.push_str(file));
+        files.iter().for_each(|file| src.push_str(&f64_constants(file, spec.native)));
         let io = if self.in_place {
             fill(IO, &[("{{X_ACCESS}}", "read_write"), ("{{Y_BINDINGS}}", ""), ("{{Y}}", "x")])
         } else {
@@ -329,6 +329,33 @@ fn fill(template: &str, fills: &[(&str, &str)]) -> String {
     out
 }
 
+/// The f64 arithmetic's constants, written `{{F64 <decimal>}}` (`shaders/math/f64.wgsl`), spelled
+/// for the path: a literal of the native f64 type, or the value's (low, high) u32 pair for the
+/// software one. A decimal that is not a number is left as it was, and naga's parse names it.
+fn f64_constants(text: &str, native: bool) -> String {
+    const OPEN: &str = "{{F64 ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + OPEN.len()..];
+        let Some(end) = after.find("}}") else { break };
+        match after[..end].trim().parse::<f64>() {
+            Ok(value) if native => {
+                let _ = write!(out, "{value:e}");
+            }
+            Ok(value) => {
+                let bits = value.to_bits();
+                let _ = write!(out, "U64({:#010x}u, {:#010x}u)", bits as u32, (bits >> 32) as u32);
+            }
+            Err(_) => out.push_str(&rest[start..start + OPEN.len() + end + 2]),
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// One step's slots of [`Params`]: a unary step's attributes, or a PRelu step's slope pattern.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
@@ -353,7 +380,9 @@ pub(crate) struct Params {
     pub(crate) first_element: u32,
     pub(crate) steps: [StepParams; MAX_CHAIN],
     pub(crate) general_rank: u32,
-    pub(crate) padding: [u32; 3],
+    /// Always 0: the kernels hide values from the compiler behind it (`shaders/README.md`).
+    pub(crate) zero: u32,
+    pub(crate) padding: [u32; 2],
     pub(crate) general_dims: [u32; MAX_RANK],
     pub(crate) general_strides: [u32; MAX_RANK],
     /// `general_dims` prepared for division (`Divisor`): magic numbers, and modes.
@@ -493,6 +522,7 @@ pub(crate) mod tests {
             ("first_element", offset_of!(Params, first_element)),
             ("steps", offset_of!(Params, steps)),
             ("general_rank", offset_of!(Params, general_rank)),
+            ("zero", offset_of!(Params, zero)),
             ("general_dims", offset_of!(Params, general_dims)),
             ("general_strides", offset_of!(Params, general_strides)),
             ("general_magics", offset_of!(Params, general_magics)),

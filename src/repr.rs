@@ -65,7 +65,7 @@ impl ReprSpec {
 }
 
 /// The WGSL types and lane counts of the interface every representation defines (documented in
-/// `shaders/repr/f32.wgsl`), which the expansion declares ahead of the files, and the shared
+/// `shaders/README.md`), which the expansion declares ahead of the files, and the shared
 /// files that move elements between storage and registers for it.
 #[derive(Debug)]
 pub(crate) struct Layout {
@@ -154,18 +154,24 @@ const LANES_LIKE_WORDS: &str = include_str!("../shaders/shared/lanes_like_words.
 const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl");
 const LANES_HALVES: &str = include_str!("../shaders/shared/lanes_halves.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
-const COMPUTE_F32: &str = include_str!("../shaders/shared/compute_f32.wgsl");
-const ORDER_F32: &str = include_str!("../shaders/shared/order_f32.wgsl");
-const COMPUTE_F32_EXACT: &str = include_str!("../shaders/shared/compute_f32_exact.wgsl");
-const EXPM1_HALF: &str = include_str!("../shaders/shared/expm1_half.wgsl");
+const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
+const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
+const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
+const MATH_F32: &str = include_str!("../shaders/math/f32.wgsl");
+const COMPUTE_F64: &str = include_str!("../shaders/compute/f64.wgsl");
+const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");
+const COMPUTE_F64_LANES: &str = include_str!("../shaders/compute/f64_lanes.wgsl");
+const MATH_F64: &str = include_str!("../shaders/math/f64.wgsl");
 const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
-const EXPM1_F32: &str = include_str!("../shaders/shared/expm1_f32.wgsl");
-const EXPM1_F64: &str = include_str!("../shaders/shared/expm1_f64.wgsl");
 /// 64-bit products on u32 words; PRelu's division (`shaders/shared/divide.wgsl`) uses it too.
 pub(crate) const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
 const SOFT_F64: &str = include_str!("../shaders/shared/soft_f64.wgsl");
 
 const NONE: wgpu::Features = wgpu::Features::empty();
+
+/// The files of the f32 arithmetic (f32, f16, bf16): the Compute interface, its products, the
+/// accurate functions, PRelu's product.
+const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY];
 
 /// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
 const EVERY_ADAPTER: ReprSpec = ReprSpec {
@@ -185,7 +191,7 @@ const HALF_ROW: ReprSpec = ReprSpec {
     native: false,
     layout: &HALVES,
     description: "emulated: 2 per u32, f32 math, RNE",
-    arithmetic: &[COMPUTE_F32, ORDER_F32, EXPM1_HALF, FLOAT_MULTIPLY],
+    arithmetic: F32_ARITHMETIC,
     ..EVERY_ADAPTER
 };
 /// The native 64-bit integers.
@@ -197,7 +203,7 @@ const PAIR_ROW: ReprSpec =
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
 pub(crate) static REPRS: [ReprSpec; 12] = [
-    ReprSpec { arithmetic: &[COMPUTE_F32, ORDER_F32, EXPM1_F32, FLOAT_MULTIPLY], ..EVERY_ADAPTER },
+    ReprSpec { arithmetic: F32_ARITHMETIC, ..EVERY_ADAPTER },
     ReprSpec {
         repr: Repr::F16,
         dtype: DType::F16,
@@ -219,7 +225,7 @@ pub(crate) static REPRS: [ReprSpec; 12] = [
         layout: &F64_NATIVE,
         description: "native f64 (SHADER_F64)",
         file: REPR_F64,
-        arithmetic: &[EXPM1_F64, FLOAT_MULTIPLY],
+        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -227,7 +233,7 @@ pub(crate) static REPRS: [ReprSpec; 12] = [
         dtype: DType::F64,
         description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
         file: REPR_F64_SOFT,
-        arithmetic: &[SOFT_F64, FLOAT_MULTIPLY],
+        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
         ..PAIR_ROW
     },
     ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, ..EVERY_ADAPTER },
@@ -270,10 +276,10 @@ impl Repr {
 }
 
 /// The files that replace `file` where products with subnormals are computed on integers
-/// (`shared/compute_f32_exact.wgsl` and the wide products it uses for `shared/compute_f32.wgsl`);
-/// `None` for every other file.
+/// (`compute/f32_products_exact.wgsl` and the wide products it uses, for
+/// `compute/f32_products.wgsl`); `None` for every other file.
 pub(crate) fn exact_subnormal_products(file: &'static str) -> Option<&'static [&'static str]> {
-    (file == COMPUTE_F32).then_some(&[COMPUTE_F32_EXACT, WIDE_U32])
+    (file == F32_PRODUCTS).then_some(&[F32_PRODUCTS_EXACT, WIDE_U32])
 }
 
 /// Which path an option asks for, for one dtype.

@@ -44,6 +44,10 @@ struct Params {
     steps: array<Step, MAX_CHAIN>,
     // The general slope pattern: collapsed X dims and slope strides, innermost last.
     general_rank: u32,
+    // Always 0, and unknown to the compiler: XORed into a value (repr/f32.wgsl's to_compute) or
+    // into a 1.0 (compute/f64.wgsl's d_opaque), it keeps the compiler from folding expressions
+    // that must be computed as written.
+    zero: u32,
     general_dims: array<vec4<u32>, MAX_RANK / 4u>,
     general_strides: array<vec4<u32>, MAX_RANK / 4u>,
     // general_dims prepared for divide() (shared/divide.wgsl): magic numbers, and modes.

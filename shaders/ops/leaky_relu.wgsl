@@ -1,5 +1,5 @@
 // LeakyRelu (ONNX opsets 1, 6, 16): Y = Where(X < 0, alpha * X, X), on whole Lanes.
-// attributes.x is alpha. Written against the representation interface (repr/f32.wgsl);
+// attributes.x is alpha. Written against the interfaces of shaders/README.md;
 // CPU twin: src/ops/leaky_relu.rs.
 
 fn leaky_relu(x: Lanes, attributes: vec4<f32>) -> Lanes {

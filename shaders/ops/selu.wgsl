@@ -1,6 +1,6 @@
 // Selu (ONNX opsets 1, 6, 22): Y = Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X), on
 // whole Lanes, with gamma * alpha * (exp(X) - 1) from the representation's accurate expm1
-// (shared/expm1_*.wgsl). attributes.x is alpha, attributes.y gamma; attributes.z is 1.0 where
+// (math/f32.wgsl, math/f64.wgsl). attributes.x is alpha, attributes.y gamma; attributes.z is 1.0 where
 // gamma * alpha is a finite f32: then expm1(X) is multiplied by that product (on a subnormal
 // result, alpha * expm1(X) first would round twice in the subnormal range); else 0.0, and
 // gamma * (alpha * expm1(X)) is taken, which cannot overflow (|expm1| <= 1). A NaN comes back as

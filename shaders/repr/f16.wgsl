@@ -1,5 +1,5 @@
-// Element representation: float16, native (`enable f16;`, needs SHADER_F16). Interface: see
-// repr/f32.wgsl; its layout is here. A Vector is two vec4<f16> (naga has no bitcast between u32
+// Element representation: float16, native (`enable f16;`, needs SHADER_F16). Element interface:
+// shaders/README.md; its layout is here; arithmetic: compute/f32.wgsl. A Vector is two vec4<f16> (naga has no bitcast between u32
 // and f16 pairs).
 // Arithmetic runs in f32, more accurate than f16's own (alpha stays an f32 attribute), and is
 // narrowed with the device's own f32 -> f16 conversion. Negativity is the IEEE comparison
@@ -73,7 +73,11 @@ fn is_negative(l: Lanes) -> Mask {
     return l < Lanes(0.0h);
 }
 
-// On the bits of the exact f32 (shared/order_f32.wgsl): drivers may compile float compares as
+fn is_zero(l: Lanes) -> Mask {
+    return l == Lanes(0.0h);
+}
+
+// On the bits of the exact f32 (compute/f32.wgsl): drivers may compile float compares as
 // if no value were NaN, and naga has no bitcast from f16.
 fn is_nan(l: Lanes) -> Mask {
     return f32_is_nan(to_compute(l));

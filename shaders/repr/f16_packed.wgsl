@@ -1,5 +1,6 @@
 // Element representation: float16, emulated on u32 words (adapters without SHADER_F16, or
-// when forced). Interface: see repr/f32.wgsl; layout: shared/lanes_halves.wgsl. Widened
+// when forced). Element interface: shaders/README.md; layout: shared/lanes_halves.wgsl;
+// arithmetic: compute/f32.wgsl. Widened
 // exactly to f32, computed in f32, rounded back to nearest-even on the bits, so the result is
 // the same on every adapter: WGSL leaves the rounding of f32 -> f16 conversions to the
 // implementation, and these round to nearest-even, keep signed zeros and infinities, and
@@ -8,6 +9,10 @@
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xfc00 is -inf, above it are the negative-signed NaNs.
     return (l > Lanes(0x8000u)) & (l <= Lanes(0xfc00u));
+}
+
+fn is_zero(l: Lanes) -> Mask {
+    return (l & Lanes(0x7fffu)) == Lanes(0u);
 }
 
 fn is_nan(l: Lanes) -> Mask {

@@ -1,4 +1,4 @@
-// Element representation: uint32 (PRelu only). Interface: see repr/f32.wgsl; layout:
+// Element representation: uint32 (PRelu only). Element interface: shaders/README.md; layout:
 // shared/lanes_one_group.wgsl. Never negative, so PRelu returns X; values of 2^31 and above are
 // large positives, not negatives.
 

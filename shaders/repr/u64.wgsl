@@ -1,4 +1,4 @@
-// Element representation: uint64, native (needs SHADER_INT64). Interface: see repr/f32.wgsl;
+// Element representation: uint64, native (needs SHADER_INT64). Element interface: shaders/README.md;
 // layout: shared/lanes_one_group.wgsl. Never negative, so PRelu returns X.
 
 fn is_negative(l: Lanes) -> Mask {

@@ -1,5 +1,5 @@
-// Element representation: uint64, emulated on (low, high) u32 pairs. Interface: see
-// repr/f32.wgsl; layout: shared/lanes_pairs.wgsl. Never negative, so PRelu returns X; values
+// Element representation: uint64, emulated on (low, high) u32 pairs. Element interface:
+// shaders/README.md; layout: shared/lanes_pairs.wgsl. Never negative, so PRelu returns X; values
 // of 2^63 and above are large positives.
 
 fn is_negative(l: Lanes) -> Mask {

@@ -2,9 +2,9 @@
 // Multiplication and addition are correctly rounded (to nearest, ties to even) with NaN,
 // infinities, signed zeros and subnormals handled, in the structure Berkeley SoftFloat uses:
 // significands with 10 extra low bits, shifts that jam lost bits into a sticky bit, and one
-// rounding and packing step whose carry flows into the exponent. Elu's expm1 is expm1_f64's
-// algorithm on these operations. CPU twin, operation for operation, tested against the CPU's
-// own f64 arithmetic: src/cpu/soft_f64.rs.
+// rounding and packing step whose carry flows into the exponent. compute/f64_soft.wgsl builds
+// the Compute interface on these operations. CPU twin, operation for operation, tested against
+// the CPU's own f64 arithmetic: src/cpu/soft_f64.rs.
 
 alias U64 = vec2<u32>;
 
@@ -329,11 +329,6 @@ fn f64_negate(a: U64) -> U64 {
     return U64(a.x, a.y ^ 0x80000000u);
 }
 
-// |a| < |b| for numbers (not NaN).
-fn f64_magnitude_less(a: U64, b: U64) -> bool {
-    return u64_less(U64(a.x, a.y & 0x7fffffffu), U64(b.x, b.y & 0x7fffffffu));
-}
-
 // floor(v) for finite v with |v| < 2^31.
 fn f64_floor_to_i32(v: U64) -> i32 {
     let e = i32(f64_exponent(v)) - 0x3ff;
@@ -387,47 +382,4 @@ fn f64_from_f32_bits(bits: u32) -> U64 {
     }
     let e = exponent + 0x3ffu - 0x7fu;
     return U64(fraction << 29u, (sign << 31u) | (e << 20u) | (fraction >> 3u));
-}
-
-const F64_LN2_HI: vec2<u32> = vec2<u32>(0xfee00000u, 0x3fe62e42u); // 0.6931471803691238
-const F64_LN2_LO: vec2<u32> = vec2<u32>(0x35793c76u, 0x3dea39efu); // 1.9082149292705877e-10
-const F64_INV_LN2: vec2<u32> = vec2<u32>(0x652b82feu, 0x3ff71547u); // 1.4426950408889634
-const F64_HALF: vec2<u32> = vec2<u32>(0x00000000u, 0x3fe00000u); // 0.5
-const F64_MINUS_ONE: vec2<u32> = vec2<u32>(0x00000000u, 0xbff00000u); // -1.0
-const F64_SATURATION: vec2<u32> = vec2<u32>(0x00000000u, 0x40430000u); // 38.0
-const F64_IDENTITY: vec2<u32> = vec2<u32>(0x00000000u, 0x3c900000u); // 5.551115123125783e-17
-// 1/13! down to 1/2, the Horner coefficients (cpu::expm1_f64::INV_FACTORIALS).
-const F64_INV_FACTORIALS: array<vec2<u32>, 12> = array<vec2<u32>, 12>(
-    vec2<u32>(0x13a86d09u, 0x3de61246u),
-    vec2<u32>(0xeff8d898u, 0x3e21eed8u),
-    vec2<u32>(0x67f544e4u, 0x3e5ae645u),
-    vec2<u32>(0xb7789f5cu, 0x3e927e4fu),
-    vec2<u32>(0xa556c734u, 0x3ec71de3u),
-    vec2<u32>(0x1a01a01au, 0x3efa01a0u),
-    vec2<u32>(0x1a01a01au, 0x3f2a01a0u),
-    vec2<u32>(0x16c16c17u, 0x3f56c16cu),
-    vec2<u32>(0x11111111u, 0x3f811111u),
-    vec2<u32>(0x55555555u, 0x3fa55555u),
-    vec2<u32>(0x55555555u, 0x3fc55555u),
-    vec2<u32>(0x00000000u, 0x3fe00000u),
-);
-
-// expm1(x) for x <= 0: expm1_f64's algorithm (shared/expm1_f64.wgsl) on these operations.
-fn f64_expm1(x: U64) -> U64 {
-    if (f64_magnitude_less(F64_SATURATION, x)) {
-        return F64_MINUS_ONE;
-    }
-    if (f64_magnitude_less(x, F64_IDENTITY)) {
-        return x;
-    }
-    let k = f64_floor_to_i32(f64_add(f64_mul(x, F64_INV_LN2), F64_HALF));
-    let kf = f64_from_i32(k);
-    let r = f64_add(f64_add(x, f64_negate(f64_mul(kf, F64_LN2_HI))), f64_negate(f64_mul(kf, F64_LN2_LO)));
-    var q = F64_INV_FACTORIALS[0];
-    for (var i = 1u; i < 12u; i++) {
-        q = f64_add(F64_INV_FACTORIALS[i], f64_mul(r, q));
-    }
-    let p = f64_add(r, f64_mul(f64_mul(r, r), q));
-    let two_k = U64(0u, u32(0x3ff + k) << 20u);
-    return f64_add(f64_mul(p, two_k), f64_add(two_k, F64_MINUS_ONE));
 }

@@ -6,31 +6,32 @@
 //! |---|---|
 //! | `src/ops/<op>.rs` (each unary operator's twin) | `shaders/ops/<op>.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
-//! | `expm1_f32.rs` | `shaders/shared/expm1_f32.wgsl` |
-//! | `expm1_f64.rs` | `shaders/shared/expm1_f64.wgsl` |
-//! | `expm1_half.rs` | `shaders/shared/expm1_half.wgsl` |
+//! | `compute_f32.rs` | `shaders/compute/f32.wgsl` (its `mul_add`) |
+//! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
+//! | `math_f32.rs` | `shaders/math/f32.wgsl` |
+//! | `math_f64.rs` | `shaders/math/f64.wgsl`, with the steps of `shaders/compute/f64.wgsl` and `f64_soft.wgsl` |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
 //! | `divide.rs` | `shaders/shared/divide.wgsl` |
-//! | `compute_f32_exact.rs` | `shaders/shared/compute_f32_exact.wgsl` |
 //!
 //! The twins of the shader algorithms are compiled for the tests only (they are what the
 //! tests check the kernels' algorithms with). The operator twins compute in f64 and round once, so they give the correctly rounded result
-//! wherever f64 holds it exactly (every f32, f16 and bf16 product); the expm1 twins repeat the
-//! kernels' own steps in the kernels' precision, so the kernels' error bounds can be checked
-//! exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
+//! wherever f64 holds it exactly (every f32, f16 and bf16 product), and in [`Exact`] arithmetic
+//! for f64 results (`real.rs`); the twins of the math repeat the kernels' own steps in the
+//! kernels' precision, so the kernels' error bounds can be checked exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
 pub(crate) mod chain;
 #[cfg(test)]
-pub(crate) mod compute_f32_exact;
+pub(crate) mod compute_f32;
+#[cfg(test)]
+pub(crate) mod compute_f32_products_exact;
 pub(crate) mod divide;
 #[cfg(test)]
-pub(crate) mod expm1_f32;
+pub(crate) mod math_f32;
 #[cfg(test)]
-pub(crate) mod expm1_f64;
-#[cfg(test)]
-pub(crate) mod expm1_half;
+pub(crate) mod math_f64;
 pub(crate) mod prelu;
+pub(crate) mod real;
 #[cfg(test)]
 pub(crate) mod soft_f64;
 
@@ -41,11 +42,19 @@ use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
 pub use chain::{ChainStep, check_chain};
 pub use prelu::{prelu, prelu_scalar};
+pub(crate) use real::{Exact, Real};
 
-/// `op` on one element: its twin on the value widened exactly to f64, rounded once to `T`, or
-/// `x` itself (bit for bit) where the operator passes X through.
+/// `op` on one element: its twin on the value widened exactly, rounded once to `T`, or `x`
+/// itself (bit for bit) where the operator passes X through. f64 results come from the twin in
+/// [`Exact`] arithmetic (correctly rounded), the narrower dtypes' from the twin in f64.
 pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
-    match (op.cpu)(x.to_f64(), &attributes_for::<T>(op, attributes)) {
+    let attributes = attributes_for::<T>(op, attributes);
+    let value = if T::DTYPE == DType::F64 {
+        (op.twin.exact)(Exact::from_f64(x.to_f64()), &attributes).map(Real::to_f64)
+    } else {
+        (op.twin.fast)(x.to_f64(), &attributes)
+    };
+    match value {
         Some(value) => T::from_f64(value),
         None => x,
     }
@@ -68,7 +77,7 @@ pub(crate) fn unary_element<T: Element>(op: &UnaryOp, attributes: &Attributes, x
 
 /// True where `op` passes `x` through unchanged (its formula's `X`), bit for bit.
 pub fn unary_passes_through<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> bool {
-    (op.cpu)(x.to_f64(), &attributes_for::<T>(op, attributes)).is_none()
+    (op.twin.fast)(x.to_f64(), &attributes_for::<T>(op, attributes)).is_none()
 }
 
 /// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body

@@ -334,12 +334,7 @@ pub(crate) fn f64_negate(a: U64) -> U64 {
     [a[0], a[1] ^ 0x8000_0000]
 }
 
-/// `|a| < |b|` for numbers (not NaN).
-pub(crate) fn f64_magnitude_less(a: U64, b: U64) -> bool {
-    u64_less([a[0], a[1] & 0x7fff_ffff], [b[0], b[1] & 0x7fff_ffff])
-}
-
-/// `floor(v)` as an i32, for finite `v` with |v| < 2^31.
+/// `floor(v)` for finite v with |v| < 2^31.
 pub(crate) fn f64_floor_to_i32(v: U64) -> i32 {
     let e = f64_exponent(v) as i32 - 0x3ff;
     let negative = f64_sign(v) == 1;
@@ -395,41 +390,13 @@ pub(crate) fn f64_from_f32_bits(bits: u32) -> U64 {
     [fraction << 29, (sign << 31) | (e << 20) | (fraction >> 3)]
 }
 
-/// An f64 constant's bits.
-fn bits(v: f64) -> U64 {
-    let b = v.to_bits();
-    [b as u32, (b >> 32) as u32]
-}
-
-/// expm1(x) for x <= 0, the algorithm of `expm1_f64` (src/cpu/expm1_f64.rs) on these
-/// operations: equal to it bit for bit, since every operation is correctly rounded.
-pub(crate) fn f64_expm1(x: U64) -> U64 {
-    use crate::cpu::expm1_f64::{LN2_HI, LN2_LO};
-    let (ln2_hi, ln2_lo) = (bits(LN2_HI), bits(LN2_LO));
-    if f64_magnitude_less(bits(38.0), x) {
-        return bits(-1.0);
-    }
-    if f64_magnitude_less(x, bits(5.551115123125783e-17)) {
-        return x;
-    }
-    let k = f64_floor_to_i32(f64_add(f64_mul(x, bits(std::f64::consts::LOG2_E)), bits(0.5)));
-    let kf = f64_from_i32(k);
-    let r = f64_add(f64_add(x, f64_negate(f64_mul(kf, ln2_hi))), f64_negate(f64_mul(kf, ln2_lo)));
-    let mut q = bits(crate::cpu::expm1_f64::INV_FACTORIALS[0]);
-    for &c in &crate::cpu::expm1_f64::INV_FACTORIALS[1..] {
-        q = f64_add(bits(c), f64_mul(r, q));
-    }
-    let p = f64_add(r, f64_mul(f64_mul(r, r), q));
-    let two_k = [0, ((0x3ff + k) as u32) << 20];
-    f64_add(f64_mul(p, two_k), f64_add(two_k, bits(-1.0)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn from(v: f64) -> U64 {
-        bits(v)
+        let b = v.to_bits();
+        [b as u32, (b >> 32) as u32]
     }
 
     fn to(b: U64) -> f64 {
@@ -570,17 +537,6 @@ mod tests {
         }
         for v in [-54.3, -0.5, -0.4999, 0.0, 0.5, 1.0, -1.0, -2.0, -2.5, 3.7, -1e-300, 1e-300, 123456.0, -123456.5] {
             assert_eq!(f64_floor_to_i32(from(v)), v.floor() as i32, "{v}");
-        }
-    }
-
-    #[test]
-    fn expm1_matches_the_f64_twin_bit_for_bit() {
-        let n = 1 << 18;
-        let (lo, hi) = (1e-300f64.ln(), 800f64.ln());
-        for i in 0..n {
-            let x = -(lo + (hi - lo) * i as f64 / (n - 1) as f64).exp();
-            let want = crate::cpu::expm1_f64::expm1_f64(x);
-            assert_eq!(to(f64_expm1(from(x))).to_bits(), want.to_bits(), "x = {x:e}");
         }
     }
 }

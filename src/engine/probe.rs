@@ -2,7 +2,7 @@
 //! (`shaders/driver/probe_subnormals.wgsl`) run when the context is made. WGSL lets a device
 //! flush subnormal operands (DAZ) and results (FTZ) to zero; SwiftShader does, as do many GPUs.
 //! Where the device flushes, kernels compute products on integers where a subnormal is
-//! involved (`shaders/shared/compute_f32_exact.wgsl`), so results stay exact.
+//! involved (`shaders/compute/f32_products_exact.wgsl`), so results stay exact.
 
 use std::fmt;
 

@@ -17,6 +17,7 @@ mod thresholded_relu;
 
 use std::fmt;
 
+use crate::cpu::Exact;
 use crate::dtype::DType;
 
 /// Most attributes a unary operator has: the size of its parameter block in the kernel.
@@ -101,9 +102,9 @@ pub struct UnaryOp {
     pub(crate) wgsl: &'static str,
     /// The function in it that applies the operator to whole Lanes.
     pub(crate) wgsl_fn: &'static str,
-    /// The CPU twin: the exact result for one element widened exactly to f64, or `None` where
-    /// the operator passes X through bit for bit. The reference rounds it once to the dtype.
-    pub cpu: fn(f64, &Attributes) -> Option<f64>,
+    /// The CPU twin: the result for one element, or `None` where the operator passes X through
+    /// bit for bit. The reference rounds it once to the dtype.
+    pub(crate) twin: Twin,
     /// Accuracy of the GPU kernels against the correctly rounded result.
     pub max_ulp: UlpBounds,
     /// The real result, for the test-data generator (`tests/data/onnx/generate.py`) and the
@@ -200,6 +201,21 @@ impl SpeedTarget {
     }
 }
 
+/// An operator's CPU twin (`src/ops/<op>.rs`), one generic function instantiated for both
+/// arithmetics of [`crate::cpu::Real`]: f64 for the narrower dtypes, [`Exact`] for f64.
+#[derive(Clone, Copy)]
+pub(crate) struct Twin {
+    pub(crate) fast: fn(f64, &Attributes) -> Option<f64>,
+    pub(crate) exact: fn(Exact, &Attributes) -> Option<Exact>,
+}
+
+/// The [`Twin`] of a generic twin function.
+macro_rules! twin {
+    ($($path:ident)::+) => {
+        Twin { fast: $($path)::+::<f64>, exact: $($path)::+::<Exact> }
+    };
+}
+
 /// [`UnaryOp::kernel_parameters`] of a kernel that takes the attribute values as they are.
 fn same_parameters(attributes: &Attributes) -> Attributes {
     *attributes
@@ -251,7 +267,7 @@ pub static LEAKY_RELU: UnaryOp = UnaryOp {
     attributes: &[Attribute::new("alpha", LEAKY_RELU_DEFAULT_ALPHA)],
     wgsl: include_str!("../../shaders/ops/leaky_relu.wgsl"),
     wgsl_fn: "leaky_relu",
-    cpu: leaky_relu::leaky_relu,
+    twin: twin!(leaky_relu::leaky_relu),
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
     formula: "alpha * x if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
@@ -273,7 +289,7 @@ pub static ELU: UnaryOp = UnaryOp {
     attributes: &[Attribute::new("alpha", ELU_DEFAULT_ALPHA)],
     wgsl: include_str!("../../shaders/ops/elu.wgsl"),
     wgsl_fn: "elu",
-    cpu: elu::elu,
+    twin: twin!(elu::elu),
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
     formula: "alpha * expm1(x) if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
@@ -298,7 +314,7 @@ pub static SELU: UnaryOp = UnaryOp {
     ],
     wgsl: include_str!("../../shaders/ops/selu.wgsl"),
     wgsl_fn: "selu",
-    cpu: selu::selu,
+    twin: twin!(selu::selu),
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
     formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
     expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
@@ -316,7 +332,7 @@ pub static CELU: UnaryOp = UnaryOp {
     attributes: &[Attribute::new("alpha", 1.0)],
     wgsl: include_str!("../../shaders/ops/celu.wgsl"),
     wgsl_fn: "celu",
-    cpu: celu::celu,
+    twin: twin!(celu::celu),
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 3 },
     formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
     expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
@@ -334,7 +350,7 @@ pub static THRESHOLDED_RELU: UnaryOp = UnaryOp {
     attributes: &[Attribute::new("alpha", 1.0)],
     wgsl: include_str!("../../shaders/ops/thresholded_relu.wgsl"),
     wgsl_fn: "thresholded_relu",
-    cpu: thresholded_relu::thresholded_relu,
+    twin: twin!(thresholded_relu::thresholded_relu),
     max_ulp: UlpBounds::EXACT,
     formula: "X if x > alpha else 0",
     expansion: "Where(Less(alpha, X), X, 0)",

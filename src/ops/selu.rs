@@ -2,17 +2,17 @@
 //! `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
 
 use super::Attributes;
+use crate::cpu::Real;
 
-/// Selu of one element widened exactly to f64: `gamma * alpha * expm1(x)` where `x < 0`,
-/// `gamma * x` elsewhere, and `None` (X passes through) for NaN. `gamma * alpha` of two f32 is
-/// exact in f64, and so is `gamma * x` for every f32, f16 and bf16 value, so the result is
-/// rounded once to the dtype (expm1 in f64 is far more precise than any narrower dtype needs).
-pub(crate) fn selu(x: f64, attributes: &Attributes) -> Option<f64> {
+/// Selu of one element: `gamma * alpha * expm1(x)` where `x < 0`, `gamma * x` elsewhere, and
+/// `None` (X passes through) for NaN. `gamma * alpha` of two f32 is exact in f64, and so is
+/// `gamma * x` for every f32, f16 and bf16 value.
+pub(crate) fn selu<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
     let (alpha, gamma) = (f64::from(attributes[0]), f64::from(attributes[1]));
-    match x {
-        _ if x.is_nan() => None,
-        _ if x < 0.0 => Some(gamma * alpha * x.exp_m1()),
-        _ => Some(gamma * x),
+    match x.to_f64() {
+        v if v.is_nan() => None,
+        v if v < 0.0 => Some(R::from_f64(gamma * alpha) * x.expm1()),
+        _ => Some(R::from_f64(gamma) * x),
     }
 }
 

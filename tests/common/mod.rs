@@ -3,8 +3,6 @@
 //! reference.
 #![allow(dead_code, unreachable_pub, reason = "each test binary uses a different subset of these helpers")]
 
-pub mod exact;
-
 use std::sync::OnceLock;
 
 use half::{bf16, f16};

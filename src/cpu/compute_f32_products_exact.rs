@@ -1,4 +1,4 @@
-//! CPU twin of `shaders/shared/compute_f32_exact.wgsl`: the f32 product on a device that
+//! CPU twin of `shaders/compute/f32_products_exact.wgsl`: the f32 product on a device that
 //! flushes subnormals, correctly rounded all the same. The twin's "hardware" product flushes
 //! as such a device does (subnormal operands and results become zeros of their sign), so the
 //! tests below show the algorithm exact without any help from the CPU's subnormal support.

@@ -1,20 +1,14 @@
-// The arithmetic of the representations that compute in f32 (f32, f16, bf16), for devices
-// whose float unit flushes subnormals: to zero when they are operands (DAZ) or results (FTZ).
-// WGSL allows both, and SwiftShader and many GPUs do one or the other; the context measures it
-// (src/engine/probe.rs) and builds kernels from this file instead of shared/compute_f32.wgsl
-// where it does. The interface is the same. CPU twin: src/cpu/compute_f32_exact.rs.
+// The products of compute/f32.wgsl on a device whose float unit flushes subnormals: to zero
+// when they are operands (DAZ) or results (FTZ). WGSL allows both, and SwiftShader and many
+// GPUs do one or the other; the context measures it (src/engine/probe.rs) and builds kernels
+// with this file instead of compute/f32_products.wgsl where it does. CPU twin:
+// src/cpu/compute_f32_products_exact.rs.
 //
 // A product whose operands are normal and whose result is normal (the exponents say so before
 // multiplying) is the hardware's. A product with a subnormal operand, or one whose result may
 // be subnormal, is computed on integers: the 24 x 24-bit significand product (wide_u32.wgsl),
 // shifted to the result's unit and rounded to nearest, ties to even. So every product is the
 // correctly rounded one, as on an IEEE device, bit for bit and sign included.
-
-alias Compute = vec4<f32>;
-
-fn from_attribute(a: f32) -> Compute {
-    return Compute(a);
-}
 
 fn mul(a: Compute, b: Compute) -> Compute {
     let hardware = a * b;

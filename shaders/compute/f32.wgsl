@@ -1,0 +1,85 @@
+// The Compute interface (shaders/README.md) of the representations that compute in f32 (f32,
+// f16, bf16), four lanes at a time. Products come from compute/f32_products.wgsl, or from
+// compute/f32_products_exact.wgsl on a device that flushes subnormals; the accurate functions
+// from math/f32.wgsl. CPU twin: src/cpu/compute_f32.rs.
+//
+// Comparisons are decided on the bits (sign-magnitude mapped to a signed order), so a driver
+// that assumes float compares never see a NaN cannot turn a NaN into true.
+
+alias Compute = vec4<f32>;
+alias ComputeMask = vec4<bool>;
+
+fn from_attribute(a: f32) -> Compute {
+    return Compute(a);
+}
+
+// An f64 attribute derived on the host: f32 arithmetic takes its nearest f32.
+fn from_f64_attribute(bits: vec2<u32>, nearest_f32: f32) -> Compute {
+    return Compute(nearest_f32);
+}
+
+fn add(a: Compute, b: Compute) -> Compute {
+    return a + b;
+}
+
+fn sub(a: Compute, b: Compute) -> Compute {
+    return a - b;
+}
+
+fn negate(a: Compute) -> Compute {
+    return bitcast<Compute>(bitcast<vec4<u32>>(a) ^ vec4(0x80000000u));
+}
+
+fn absolute(a: Compute) -> Compute {
+    return bitcast<Compute>(bitcast<vec4<u32>>(a) & vec4(0x7fffffffu));
+}
+
+// The device's division: WGSL allows 2.5 ULP. Callers that need better correct it with a
+// residual (math/f32.wgsl's reciprocal_of_one_plus).
+fn quotient(a: Compute, b: Compute) -> Compute {
+    return a / b;
+}
+
+fn pick(f: Compute, t: Compute, m: ComputeMask) -> Compute {
+    return select(f, t, m);
+}
+
+fn f32_order(c: Compute) -> vec4<i32> {
+    let magnitude = bitcast<vec4<i32>>(bitcast<vec4<u32>>(c) & vec4(0x7fffffffu));
+    return select(magnitude, -magnitude, bitcast<vec4<u32>>(c) >= vec4(0x80000000u));
+}
+
+fn f32_is_nan(c: Compute) -> vec4<bool> {
+    return (bitcast<vec4<u32>>(c) & vec4(0x7fffffffu)) > vec4(0x7f800000u);
+}
+
+fn compute_is_nan(c: Compute) -> ComputeMask {
+    return f32_is_nan(c);
+}
+
+// ONNX Greater: false when either side is NaN; -0.0 equals +0.0.
+fn greater(a: Compute, b: Compute) -> ComputeMask {
+    return (f32_order(a) > f32_order(b)) & !(f32_is_nan(a) | f32_is_nan(b));
+}
+
+// a with its low 12 significand bits cleared: a's high half, whose products with another
+// half are exact. Built on the bits, so no compiler can fold it away.
+fn f32_high_half(a: Compute) -> Compute {
+    return bitcast<Compute>(bitcast<vec4<u32>>(a) & vec4(0xfffff000u));
+}
+
+// a * b + c within an ULP, and correctly rounded where it cancels (c close to -a * b, a
+// residual). a * b = p + e exactly (Dekker: the halves' products are exact, and so is each
+// step summing them, for operands whose product is normal), then c + p, exact where it cancels,
+// then + e rounds once. WGSL's fma may round twice (lavapipe's does), and compilers may fuse
+// or split a * b + c, so the exact product is spelled out. Where c is zero the product itself
+// is the result (a device that flushes subnormal operands would drop a subnormal p in c + p).
+fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
+    let p = mul(a, b);
+    let ah = f32_high_half(a);
+    let al = a - ah;
+    let bh = f32_high_half(b);
+    let bl = b - bh;
+    let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    return select((c + p) + e, p, c == Compute(0.0));
+}

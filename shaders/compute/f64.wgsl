@@ -1,0 +1,97 @@
+// The scalar f64 steps of the Compute interface, native (needs SHADER_F64): what
+// compute/f64_lanes.wgsl and math/f64.wgsl are written on, shared with the software path
+// (compute/f64_soft.wgsl defines the same functions on u32 pairs). Constants in those files are
+// written {{F64 <decimal>}}, which the expansion (src/kernel.rs) turns into an f64 literal here.
+//
+// naga has no reliable bitcast between f64 and u32 pairs, so everything here is arithmetic;
+// exp() on f64 compiles but is not valid SPIR-V for 64-bit floats (lavapipe returns 0.0).
+
+alias F64 = f64;
+alias Compute = vec2<f64>;
+alias ComputeMask = vec2<bool>;
+
+fn d_add(a: F64, b: F64) -> F64 {
+    return a + b;
+}
+
+fn d_sub(a: F64, b: F64) -> F64 {
+    return a - b;
+}
+
+fn d_mul(a: F64, b: F64) -> F64 {
+    return a * b;
+}
+
+fn d_negate(a: F64) -> F64 {
+    return -a;
+}
+
+fn d_absolute(a: F64) -> F64 {
+    return abs(a);
+}
+
+// The device's division (WGSL allows 2.5 ULP; callers correct it with a residual).
+fn d_quotient(a: F64, b: F64) -> F64 {
+    return a / b;
+}
+
+// a < b; false when either is NaN.
+fn d_less(a: F64, b: F64) -> bool {
+    return a < b;
+}
+
+// Every other value is above -1 or below 1. (Not a != a: drivers may compile a float compare
+// as if no value were NaN, and fold that one to false.)
+fn d_is_nan(a: F64) -> bool {
+    return !(a > -1.0 || a < 1.0);
+}
+
+// floor(a) for |a| < 2^31.
+fn d_floor_int(a: F64) -> i32 {
+    return i32(floor(a));
+}
+
+fn d_from_int(k: i32) -> F64 {
+    return f64(k);
+}
+
+// 2^k for -1022 <= k <= 1023, exactly.
+fn d_power_of_two(k: i32) -> F64 {
+    return ldexp(f64(1.0), k);
+}
+
+// 2^k for -126 <= k <= 127, exactly: an f32 from its bits, widened (ldexp is a call per lane
+// on some drivers; this is for the hot paths).
+fn d_power_of_two_near(k: i32) -> F64 {
+    return f64(bitcast<f32>(u32(k + 127) << 23u));
+}
+
+fn d_from_f32(v: f32) -> F64 {
+    return f64(v);
+}
+
+// a, hidden from the compiler (times a 1 it cannot see: the driver's params.zero is 0), so that
+// it cannot fold an expression with a into one without it (Veltkamp's split, math/f64.wgsl).
+fn d_opaque(a: F64) -> F64 {
+    return a * f64(bitcast<f32>(params.zero | 0x3f800000u));
+}
+
+// An f64 attribute derived on the host, from its (low, high) bits: finite and normal, or its
+// nearest f32 where it is not (0, infinite or NaN are f32 values exactly). Rebuilt from its
+// fields, as naga has no reliable bitcast from a u32 pair to f64.
+fn d_from_bits(bits: vec2<u32>, nearest_f32: f32) -> F64 {
+    let biased = (bits.y >> 20u) & 0x7ffu;
+    let significand = f64((bits.y & 0xfffffu) | 0x100000u) * 4294967296.0 + f64(bits.x);
+    let magnitude = ldexp(significand, i32(biased) - 1075);
+    let value = select(magnitude, -magnitude, (bits.y >> 31u) == 1u);
+    return select(f64(nearest_f32), value, biased != 0u && biased != 0x7ffu);
+}
+
+// ONNX Greater: false when either is NaN; -0.0 equals +0.0.
+fn d_greater(a: F64, b: F64) -> bool {
+    return a > b;
+}
+
+fn compute_mask(first: bool, second: bool) -> ComputeMask {
+    return ComputeMask(first, second);
+}

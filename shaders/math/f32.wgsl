@@ -1,0 +1,100 @@
+// Accurate elementwise functions in f32 arithmetic, four lanes at a time, on the Compute
+// interface of compute/f32.wgsl (shaders/README.md): the representations f32, f16 and bf16 use
+// them. CPU twin, step for step in f32: src/cpu/math_f32.rs, whose checks over every f32 input
+// run with `cargo xtask sweep`. Bounds against the correctly rounded f32 result, whatever the
+// device's division within WGSL's 2.5 ULP:
+//   expm1 (x <= 0)          1 ULP
+//   sigmoid                 2 ULP (almost all inputs within 1), subnormal results included
+//   hyperbolic_tangent      2 ULP (almost all inputs within 1)
+// Branch-free: every lane computes every case, and the inputs a function is not defined for
+// (NaN, or x > 0 for expm1) give garbage that the operators replace.
+//
+// WGSL's exp() only promises 3 + 2|x| ULP, its tanh() breaks down to NaN for large inputs on
+// some drivers, and exp(x) - 1 loses all relative accuracy near 0: these use only + - *, the
+// device's division corrected by a residual, and exact scaling by powers of two built from
+// their bits (ldexp becomes a call per lane on some drivers).
+
+// ln2 split so that k * LN2_HI is exact for |k| < 2^9: LN2_HI has its low 9 mantissa bits zero.
+const LN2_HI: f32 = 0.693145751953125;
+const LN2_LO: f32 = 1.4286068203094172e-6;
+const INV_LN2: f32 = 1.4426950408889634;
+// Below this, e^x < 2^-25 and the correctly rounded expm1(x) is -1.
+const EXPM1_F32_SATURATION: f32 = -17.5;
+// Above this (toward 0), x^2/2 is below half an ULP of x, so expm1(x) rounds to x. Returning
+// x also keeps the sign where a device flushes a subnormal x to -0.0.
+const EXPM1_F32_IDENTITY: f32 = -2.9802322387695312e-8; // -2^-25
+// Below this, tanh(x) rounds to x: x^3/3 is under half an ULP of x.
+const TANH_F32_IDENTITY: f32 = 0.000244140625; // 2^-12
+// Above this, tanh(x) rounds to 1, and e^(-2x) no longer matters.
+const TANH_F32_SATURATION: f32 = 9.1;
+// Below -this, sigmoid(x) < 2^-150 rounds to 0.
+const SIGMOID_F32_UNDERFLOW: f32 = 104.0;
+
+// e^x = 2^k (1 + p), for -104 <= x <= 89: k = round(x / ln2), r = x - k ln2 (Cody-Waite: the
+// high product and the first difference are exact), |r| <= ln2/2, and p = expm1(r) = r +
+// r^2 q(r), q of degree 5 near-minimax on |r| <= 1.001 ln2/2 (mpmath's chebyfit of (expm1(r) -
+// r) / r^2 with 6 terms, coefficients rounded to f32): 1.9e-9 = 2^-29 relative. p is kept apart
+// from the 1, so a caller can use 1 + p unrounded.
+struct ExpParts {
+    k: Compute,
+    p: Compute,
+}
+
+fn exp_parts(x: Compute) -> ExpParts {
+    let k = round(x * INV_LN2);
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let q = 0.5 + r * (0.16666667 + r * (0.041666463 + r * (0.0083333105 + r * (0.0013933731
+        + r * 0.0001989108))));
+    return ExpParts(k, r + (r * r) * q);
+}
+
+// 2^k for integral k in [-126, 127], exactly, from its bits.
+fn power_of_two(k: Compute) -> Compute {
+    return bitcast<Compute>(vec4<u32>(vec4<i32>(k) + vec4(127)) << vec4(23u));
+}
+
+// expm1(x) for x < 0: 2^k p + (2^k - 1), whose scaling is exact, 2^k - 1 exact for k >= -24, and
+// one rounding joins them, so no step cancels (k = 0 gives p itself).
+fn expm1(x: Compute) -> Compute {
+    let parts = exp_parts(x);
+    // Only lanes with -17.5 <= x < 0 are kept, where -26 <= k <= 0.
+    let two_k = power_of_two(clamp(parts.k, Compute(-64.0), Compute(0.0)));
+    var result = parts.p * two_k + (two_k - 1.0);
+    result = select(result, Compute(-1.0), x < Compute(EXPM1_F32_SATURATION));
+    return select(result, x, x > Compute(EXPM1_F32_IDENTITY));
+}
+
+// 1 / (1 + u) for 0 <= u <= 1, within about half an ULP: the device's quotient y, then the
+// residual 1 - (1 + u) y = (1 - y) - u y (1 - y is exact for y >= 1/2, and mul_add rounds the
+// cancelling sum once), then y + y r. The rounding of 1 + u never enters.
+fn reciprocal_of_one_plus(u: Compute) -> Compute {
+    let y = quotient(Compute(1.0), 1.0 + u);
+    let r = mul_add(-u, y, 1.0 - y);
+    return y + y * r;
+}
+
+// sigmoid(x) = 1 / (1 + e^-x). With e = e^-|x| = 2^k (1 + p): sigmoid(|x|) = 1 / (1 + e), and
+// sigmoid(-|x|) = e / (1 + e) = 2^k (y + p y), the 2^k applied in two exact steps so that a
+// subnormal result is rounded once (by mul, exact on a device that flushes).
+fn sigmoid(x: Compute) -> Compute {
+    let parts = exp_parts(max(-absolute(x), Compute(-SIGMOID_F32_UNDERFLOW)));
+    // e^-|x|, its rounding (and its flushing below 2^-126) all but invisible in 1 + e.
+    let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
+    let y = reciprocal_of_one_plus(e);
+    let m = y + parts.p * y;
+    let first = max(parts.k, Compute(-100.0));
+    let below = mul(m * power_of_two(first), power_of_two(parts.k - first));
+    return select(below, y, greater(x, Compute(0.0)));
+}
+
+// tanh(x) = (1 - e) / (1 + e) with e = e^-2|x| = 2^k (1 + p): 1 - e = -expm1(-2|x|) =
+// -(2^k p + (2^k - 1)) without cancellation, times 1 / (1 + e); the sign is x's.
+fn hyperbolic_tangent(x: Compute) -> Compute {
+    let a = absolute(x);
+    let parts = exp_parts(-2.0 * min(a, Compute(TANH_F32_SATURATION)));
+    let two_k = power_of_two(parts.k);
+    let y = reciprocal_of_one_plus((1.0 + parts.p) * two_k);
+    let t = -(parts.p * two_k + (two_k - 1.0)) * y;
+    let signed = bitcast<Compute>(bitcast<vec4<u32>>(t) | (bitcast<vec4<u32>>(x) & vec4(0x80000000u)));
+    return select(signed, x, a < Compute(TANH_F32_IDENTITY));
+}

@@ -1,0 +1,212 @@
+//! CPU twin of `shaders/math/f32.wgsl`, step for step in f32, so that the kernels' error bounds
+//! can be checked over every f32 input (`cargo xtask sweep`). The functions that divide take the
+//! device's division as a parameter: WGSL bounds it only at 2.5 ULP, and the bounds must hold for
+//! any division within that ([`off_by_up_to_two_ulp`]).
+
+use super::compute_f32::mul_add;
+
+/// The WGSL constants, by their bits.
+const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+const INV_LN2: f32 = std::f32::consts::LOG2_E;
+/// The near-minimax coefficients of q beyond its constant 0.5, by their bits.
+const Q: [u32; 5] = [0x3e2a_aaab, 0x3d2a_aa74, 0x3c08_8870, 0x3ab6_a1d8, 0x3950_92b6];
+const EXPM1_SATURATION: f32 = -17.5;
+const EXPM1_IDENTITY: f32 = -2.980_232_2e-8; // -2^-25
+const TANH_IDENTITY: f32 = 0.000_244_140_62; // 2^-12
+const TANH_SATURATION: f32 = 9.1;
+const SIGMOID_UNDERFLOW: f32 = 104.0;
+
+/// A division as a device may compute it.
+pub(crate) type Quotient = fn(f32, f32) -> f32;
+
+/// The correctly rounded quotient (lavapipe's, SwiftShader's).
+pub(crate) fn ieee_quotient(a: f32, b: f32) -> f32 {
+    a / b
+}
+
+/// A quotient up to 2 ULP off in either direction, as WGSL allows (2.5): the correctly rounded
+/// one moved by -2 to 2 ULP, chosen by a hash of the operands.
+pub(crate) fn off_by_up_to_two_ulp(a: f32, b: f32) -> f32 {
+    let q = a / b;
+    if !q.is_finite() || q == 0.0 {
+        return q;
+    }
+    let hash = (a.to_bits().wrapping_mul(0x9e37_79b1) ^ b.to_bits().wrapping_mul(0x85eb_ca77)) >> 13;
+    let steps = (hash % 5) as i32 - 2;
+    f32::from_bits((q.to_bits() as i32 + steps) as u32)
+}
+
+/// `(k, p)` with e^x = 2^k (1 + p).
+fn exp_parts(x: f32) -> (f32, f32) {
+    let k = (x * INV_LN2).round_ties_even();
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let [q1, q2, q3, q4, q5] = Q.map(f32::from_bits);
+    let q = 0.5 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))));
+    (k, r + (r * r) * q)
+}
+
+/// 2^k for integral k in [-126, 127], from its bits.
+fn power_of_two(k: f32) -> f32 {
+    f32::from_bits(((k as i32 + 127) as u32) << 23)
+}
+
+/// The twin of `expm1`, for x < 0 (and x itself where the kernel keeps it; NaN for x > 0 or NaN,
+/// whose lanes the operators replace).
+pub(crate) fn expm1(x: f32) -> f32 {
+    if x.is_nan() || x > 0.0 {
+        return f32::NAN;
+    }
+    if x > EXPM1_IDENTITY {
+        return x;
+    }
+    if x < EXPM1_SATURATION {
+        return -1.0;
+    }
+    let (k, p) = exp_parts(x);
+    let two_k = power_of_two(k.clamp(-64.0, 0.0));
+    p * two_k + (two_k - 1.0)
+}
+
+/// The twin of `reciprocal_of_one_plus`: 1 / (1 + u) for 0 <= u <= 1.
+fn reciprocal_of_one_plus(u: f32, quotient: Quotient) -> f32 {
+    let y = quotient(1.0, 1.0 + u);
+    let r = mul_add(-u, y, 1.0 - y);
+    y + y * r
+}
+
+/// The twin of `sigmoid` (NaN for NaN, whose lanes the operator replaces).
+pub(crate) fn sigmoid(x: f32, quotient: Quotient) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
+    let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
+    let e = (1.0 + p) * power_of_two(k.max(-126.0));
+    let y = reciprocal_of_one_plus(e, quotient);
+    if x > 0.0 {
+        return y;
+    }
+    let m = y + p * y;
+    let first = k.max(-100.0);
+    (m * power_of_two(first)) * power_of_two(k - first)
+}
+
+/// The twin of `hyperbolic_tangent`.
+pub(crate) fn hyperbolic_tangent(x: f32, quotient: Quotient) -> f32 {
+    let a = x.abs();
+    if a < TANH_IDENTITY || x.is_nan() {
+        return x;
+    }
+    let (k, p) = exp_parts(-2.0 * a.min(TANH_SATURATION));
+    let two_k = power_of_two(k);
+    let y = reciprocal_of_one_plus((1.0 + p) * two_k, quotient);
+    let t = -(p * two_k + (two_k - 1.0)) * y;
+    t.copysign(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ulp::ulp_distance;
+
+    /// The float literals of the WGSL statement that starts with `start`, as f32 bits.
+    fn literals(start: &str) -> Vec<u32> {
+        let wgsl = include_str!("../../shaders/math/f32.wgsl");
+        let from = wgsl.find(start).expect("the statement is in the WGSL");
+        let statement = &wgsl[from..from + wgsl[from..].find(';').expect("the statement ends")];
+        statement
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-'))
+            .filter(|token| token.contains('.'))
+            .map(|token| token.parse::<f32>().expect("a float literal").to_bits())
+            .collect()
+    }
+
+    #[test]
+    fn constants_match_the_wgsl() {
+        let mut q = vec![0.5f32.to_bits()];
+        q.extend(Q);
+        assert_eq!(literals("let q ="), q);
+        for (name, value) in [
+            ("const LN2_HI", LN2_HI),
+            ("const LN2_LO", LN2_LO),
+            ("const INV_LN2", INV_LN2),
+            ("const EXPM1_F32_SATURATION", EXPM1_SATURATION),
+            ("const EXPM1_F32_IDENTITY", EXPM1_IDENTITY),
+            ("const TANH_F32_IDENTITY", TANH_IDENTITY),
+            ("const TANH_F32_SATURATION", TANH_SATURATION),
+            ("const SIGMOID_F32_UNDERFLOW", SIGMOID_UNDERFLOW),
+        ] {
+            assert_eq!(literals(name), vec![value.to_bits()], "{name}");
+        }
+    }
+
+    fn exact_sigmoid(x: f64) -> f64 {
+        if x > 0.0 {
+            1.0 / (1.0 + (-x).exp())
+        } else {
+            let e = x.exp();
+            e / (1.0 + e)
+        }
+    }
+
+    /// The worst ULP distance of `f` from `reference` rounded to f32, over `inputs`.
+    fn worst(inputs: impl Iterator<Item = f32>, f: impl Fn(f32) -> f32, reference: fn(f64) -> f64) -> (u64, f32) {
+        inputs
+            .map(|x| (ulp_distance(f(x), reference(f64::from(x)) as f32).unwrap_or(u64::MAX), x))
+            .fold((0, 0.0), |w, d| if d.0 > w.0 { d } else { w })
+    }
+
+    /// Every 997th f32 bit pattern: about 4.3 million inputs of every magnitude and sign.
+    fn dense() -> impl Iterator<Item = f32> {
+        (0..=u32::MAX / 997).map(|i| f32::from_bits(i * 997))
+    }
+
+    #[test]
+    fn within_their_bounds_on_a_dense_sample_for_any_conforming_division() {
+        for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
+            let negatives = (0x8000_0001u32..0xC1A0_0000).step_by(997).map(f32::from_bits);
+            assert!(worst(negatives, expm1, f64::exp_m1).0 <= 1);
+            let (d, x) = worst(dense(), |x| sigmoid(x, quotient), exact_sigmoid);
+            assert!(d <= 2, "sigmoid: {d} ULP at {x:e}");
+            let (d, x) = worst(dense(), |x| hyperbolic_tangent(x, quotient), f64::tanh);
+            assert!(d <= 2, "tanh: {d} ULP at {x:e}");
+        }
+    }
+
+    /// Every f32 bit pattern of `range`, on two threads: the worst ULP distance and where.
+    fn sweep(
+        range: std::ops::RangeInclusive<u32>,
+        f: impl Fn(f32) -> f32 + Sync,
+        reference: fn(f64) -> f64,
+    ) -> (u64, f32) {
+        let (start, end) = (*range.start(), *range.end());
+        let middle = start + (end - start) / 2;
+        std::thread::scope(|scope| {
+            let f = &f;
+            let halves = [start..=middle, middle + 1..=end]
+                .map(|half| scope.spawn(move || worst(half.map(f32::from_bits), f, reference)));
+            halves
+                .map(|h| h.join().expect("sweep thread"))
+                .into_iter()
+                .fold((0, 0.0), |w, d| if d.0 > w.0 { d } else { w })
+        })
+    }
+
+    /// Max ULP error over every f32 input (every negative one for expm1), with the correctly
+    /// rounded division and with one off by up to 2 ULP. Minutes on two cores: `cargo xtask sweep`.
+    #[test]
+    #[ignore = "exhaustive sweep: cargo xtask sweep"]
+    fn over_every_f32() {
+        let (d, x) = sweep(0x8000_0001..=0xff80_0000, expm1, f64::exp_m1);
+        println!("math_f32 twin: expm1 max error {d} ULP over every negative f32 (worst at {x:e})");
+        assert!(d <= 1);
+        for (name, quotient) in [("IEEE", ieee_quotient as Quotient), ("off by up to 2 ULP", off_by_up_to_two_ulp)] {
+            let (d, x) = sweep(0..=u32::MAX, |x| sigmoid(x, quotient), exact_sigmoid);
+            println!("math_f32 twin, {name} division: sigmoid max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 2);
+            let (d, x) = sweep(0..=u32::MAX, |x| hyperbolic_tangent(x, quotient), f64::tanh);
+            println!("math_f32 twin, {name} division: tanh max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 2);
+        }
+    }
+}
