@@ -396,34 +396,43 @@ mod translation;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::ops::UNARY_OPS;
+    use crate::ops::{UNARY_OPS, UnaryOp};
     use crate::repr::REPRS;
 
     /// Every key the validation test covers: each representation with the empty chain (the
-    /// bench's copy), each single unary op, each pair, a full chain, each PRelu slope access, and
-    /// PRelu mixed into unary chains, in place and not.
+    /// bench's copy), each PRelu slope access and each single unary op where the dtype is
+    /// accepted, each op followed by the next one of the table (every op fused before and after
+    /// another, without the square of the table), a full chain, and PRelu mixed into unary
+    /// chains, in place and not.
     pub(crate) fn all_variants() -> Vec<KernelKey> {
         let mut keys = Vec::new();
         for spec in &REPRS {
             let mut chains: Vec<Vec<StepKind>> = vec![vec![]];
-            for access in SlopeAccess::ALL {
-                chains.push(vec![Step::Prelu(access)]);
-            }
-            if spec.dtype.is_float() {
-                for a in UNARY_OPS {
-                    chains.push(vec![Step::Unary(a, ())]);
-                    for b in UNARY_OPS {
-                        chains.push(vec![Step::Unary(a, ()), Step::Unary(b, ())]);
-                    }
+            let prelu = crate::ops::accepts(crate::ops::PRELU.versions, spec.dtype);
+            if prelu {
+                for access in SlopeAccess::ALL {
+                    chains.push(vec![Step::Prelu(access)]);
                 }
-                chains.push(vec![Step::Unary(UNARY_OPS[1], ()); MAX_CHAIN]);
-                chains.push(vec![
-                    Step::Prelu(SlopeAccess::Same),
-                    Step::Unary(UNARY_OPS[1], ()),
-                    Step::Prelu(SlopeAccess::Channel),
-                    Step::Unary(UNARY_OPS[0], ()),
-                    Step::Prelu(SlopeAccess::General),
-                ]);
+            }
+            let ops: Vec<&'static UnaryOp> =
+                UNARY_OPS.iter().copied().filter(|op| crate::ops::accepts(op.versions, spec.dtype)).collect();
+            for (i, &a) in ops.iter().enumerate() {
+                chains.push(vec![Step::Unary(a, ())]);
+                if ops.len() > 1 {
+                    chains.push(vec![Step::Unary(a, ()), Step::Unary(ops[(i + 1) % ops.len()], ())]);
+                }
+            }
+            if let (Some(&first), Some(&last)) = (ops.first(), ops.last()) {
+                chains.push(vec![Step::Unary(last, ()); MAX_CHAIN]);
+                if prelu {
+                    chains.push(vec![
+                        Step::Prelu(SlopeAccess::Same),
+                        Step::Unary(last, ()),
+                        Step::Prelu(SlopeAccess::Channel),
+                        Step::Unary(first, ()),
+                        Step::Prelu(SlopeAccess::General),
+                    ]);
+                }
             }
             let exact_products: &[bool] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
                 &[false, true]

@@ -57,11 +57,27 @@ fn every_committed_case_passes() {
             entry.1 += 1;
         }
     }
-    println!("\n| op | version | dtype | passed |\n|---|---|---|---|");
-    for ((op, version, dtype), (pass, total)) in &table {
-        println!("| {op} | {version} | {dtype} | {pass}/{total} |");
-    }
     assert!(failures.is_empty(), "{} of {} cases did not pass:\n{}", failures.len(), dirs.len(), failures.join("\n"));
+    common::check_generated_block("README.md", "conformance table", &conformance_table(&table));
+}
+
+/// README's conformance table: cases passed / cases, per operator version and dtype.
+fn conformance_table(counts: &BTreeMap<(String, u32, String), (usize, usize)>) -> String {
+    let mut table = String::from("| op | version |");
+    for dtype in DType::ALL {
+        table.push_str(&format!(" {} |", dtype.onnx_name()));
+    }
+    table.push_str(&format!("\n|---|---|{}", "---|".repeat(DType::ALL.len())));
+    let mut versions: Vec<(&str, u32)> = counts.keys().map(|(op, version, _)| (op.as_str(), *version)).collect();
+    versions.dedup();
+    for (op, version) in versions {
+        table.push_str(&format!("\n| {op} | {version} |"));
+        for dtype in DType::ALL {
+            let cell = counts.get(&(op.to_string(), version, dtype.onnx_name().to_string()));
+            table.push_str(&cell.map_or(" - |".to_string(), |(pass, total)| format!(" {pass}/{total} |")));
+        }
+    }
+    table
 }
 
 fn attribute_float(name: &str, value: f32) -> AttributeProto {
@@ -335,4 +351,12 @@ fn models_onnx_runtime_refuses_are_refused() {
         |opset| where_expansion(opset, vec![constant("zero", 0.0), constant("alpha", 0.1)], "zero", "alpha");
     assert!(OnnxModel::from_bytes(&expansion(9).encode_to_vec()).is_ok(), "the opset-9 expansion is refused");
     refused("a Where expansion at opset 8", expansion(8));
+    // An opset newer than the runner knows may have changed any operator.
+    let newer = wgpu_activations::onnx::NEWEST_OPSET + 1;
+    match OnnxModel::from_bytes(
+        &model(newer, vec![node("Elu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]).encode_to_vec(),
+    ) {
+        Err(error) => assert!(error.to_string().contains(&format!("opset {newer}")), "{error}"),
+        Ok(_) => panic!("a model of opset {newer} was accepted"),
+    }
 }

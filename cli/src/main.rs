@@ -33,7 +33,7 @@ use clap::{Args, Parser, Subcommand};
 use half::f16;
 use npy::{Npy, NpyElement, write_failure};
 use wgpu_activations::onnx::{HostElement, HostTensor, MAX_FILE_BYTES, OnnxError, OnnxModel, read_file};
-use wgpu_activations::ops::{PRELU, UNARY_OPS, UnaryOp};
+use wgpu_activations::ops::{FORMULA_FUNCTIONS, PRELU, UNARY_OPS, UnaryOp};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Error};
 
 #[derive(Debug, Parser)]
@@ -295,7 +295,8 @@ fn ops_json() -> String {
         "expansion": PRELU.expansion,
         "max_ulp": bounds(PRELU.max_ulp),
     }));
-    serde_json::to_string_pretty(&serde_json::json!({"ops": ops})).unwrap_or_default()
+    serde_json::to_string_pretty(&serde_json::json!({"ops": ops, "formula_functions": FORMULA_FUNCTIONS}))
+        .unwrap_or_default()
 }
 
 fn main() -> ExitCode {

@@ -20,4 +20,4 @@ mod versions;
 pub use error::{OnnxError, OnnxResult};
 pub use load::{HostElement, HostTensor, MAX_FILE_BYTES, read_file};
 pub use plan::OnnxModel;
-pub use versions::{Operator, allows, op_version};
+pub use versions::{NEWEST_OPSET, Operator, allows, op_version};

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use super::error::{OnnxError, OnnxResult};
 use super::load::{HostTensor, decode_model, dtype_of_code};
 use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::AttributeType};
-use super::versions::op_version;
+use super::versions::{NEWEST_OPSET, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
 use crate::ops::{Attributes, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
@@ -76,6 +76,11 @@ impl OnnxModel {
             .find(|o| matches!(o.domain.as_deref(), None | Some("") | Some("ai.onnx")))
             .and_then(|o| o.version)
             .ok_or_else(|| graph_error("the model imports no default-domain opset"))?;
+        if opset > NEWEST_OPSET {
+            return Err(graph_error(format!(
+                "the model imports opset {opset}; the newest this runner knows is {NEWEST_OPSET}"
+            )));
+        }
         let graph = model.graph.as_ref().ok_or_else(|| graph_error("the model has no graph"))?;
         let mut initializers = HashMap::new();
         for tensor in &graph.initializer {
@@ -192,6 +197,10 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
     }
     let version =
         |op: &str| op_version(op, opset).ok_or_else(|| graph_error(format!("{op} does not exist at opset {opset}")));
+    // The nodes a function body may be made of: those whose op exists at the model's opset
+    // (ONNX Runtime refuses a Where before opset 9).
+    let matchable: HashMap<&str, &NodeProto> =
+        producer.iter().filter(|(_, node)| exists_at(node.op_type(), opset)).map(|(&k, &v)| (k, v)).collect();
     let mut nodes = Vec::new();
     for node in graph_nodes {
         let op_type = node.op_type();
@@ -204,8 +213,9 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 Some((Step::Unary(unary, attributes_of(node, unary, version(op_type)?)?), node.input.clone()))
             }
             (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone())),
-            // Where exists from opset 9 and CastLike from 15: the function bodies use them.
-            (None, _) if opset >= 9 => match_expansion(node, &producer),
+            // At any opset whose ops the body's nodes are: converters write the bodies with the
+            // model's own opset (`Add(Abs(X), 1)` at opset 6).
+            (None, _) if exists_at(op_type, opset) => match_expansion(node, &matchable),
             _ => None,
         };
         let Some((step, inputs)) = recognised else { continue };
@@ -247,6 +257,15 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
         }
     }
     Ok(nodes)
+}
+
+/// The ops of the function bodies that the first opsets lack, with the opset that added them;
+/// every other op of a body exists from opset 1.
+const BODY_OPS_ADDED_LATER: &[(&str, i64)] = &[("Where", 9), ("Erf", 9), ("CastLike", 15)];
+
+/// Whether default-domain op `op` exists at `opset`, for the ops function bodies use.
+fn exists_at(op: &str, opset: i64) -> bool {
+    BODY_OPS_ADDED_LATER.iter().find(|(name, _)| *name == op).is_none_or(|&(_, since)| opset >= since)
 }
 
 /// Longest CastLike chain followed to a Constant (a malformed model may loop).
@@ -401,7 +420,11 @@ fn value_matches(pattern: &Pattern, value: &str, bound: &mut Bindings, producer:
     }
 }
 
-/// Whether `node` is what the `Pattern::Node` describes; `Mul` matches either operand order.
+/// The ops of the function bodies whose two operands may come in either order.
+const COMMUTATIVE: &[&str] = &["Add", "Mul", "Max", "Min", "Sum"];
+
+/// Whether `node` is what the `Pattern::Node` describes; a [`COMMUTATIVE`] op matches either
+/// operand order.
 fn node_matches(
     pattern: &Pattern,
     node: &NodeProto,
@@ -412,16 +435,18 @@ fn node_matches(
     if node.op_type() != op || node.input.len() != inputs.len() {
         return false;
     }
+    // Attributes are f32: the pattern's decimal (HardSwish's `alpha=0.16666667`) is their value
+    // rounded to f32.
     let own_attributes_match = attributes.iter().all(|(name, wanted)| {
         let default = UnaryOp::find(op).and_then(|o| o.attribute_index(name).map(|i| o.default_attributes()[i]));
         let value = attribute(node, name).and_then(|a| a.f).or(default);
-        value.map(f64::from) == Some(*wanted)
+        value == Some(*wanted as f32)
     });
     if !own_attributes_match {
         return false;
     }
     let mut orders = vec![node.input.clone()];
-    if op == "Mul" {
+    if COMMUTATIVE.contains(&op.as_str()) {
         orders.push(node.input.iter().rev().cloned().collect());
     }
     for order in orders {

@@ -4,6 +4,11 @@
 use crate::dtype::DType;
 use crate::ops::version_at;
 
+/// The newest default-domain opset the runner knows: the newest that onnx 1.23 (the package the
+/// test data come from) defines. A model importing a newer one is refused, since an opset from
+/// after this crate may have changed any operator it uses.
+pub const NEWEST_OPSET: i64 = 28;
+
 /// One of the operators the runner executes: an operator of the table by itself.
 pub use crate::ops::Operator;
 

@@ -9,16 +9,15 @@
 //! here, its entry and `mod` line in this file, and its regenerated test data (ARCHITECTURE.md,
 //! "adding one", has the commands).
 
-mod celu;
-mod elu;
-mod leaky_relu;
-mod selu;
-mod thresholded_relu;
-
 use std::fmt;
 
 use crate::cpu::Exact;
 use crate::dtype::DType;
+
+/// The functions a [`UnaryOp::formula`] may call. The test-data generator evaluates formulas
+/// with exactly these, mpmath's for finite nonzero `x` and numpy's (IEEE, NaN-propagating
+/// `max` and `min`) otherwise; a test keeps every formula within them.
+pub const FORMULA_FUNCTIONS: &[&str] = &["abs", "exp", "expm1", "log1p", "max", "min", "tanh"];
 
 /// Most attributes a unary operator has: the size of its parameter block in the kernel.
 pub const MAX_ATTRIBUTES: usize = 4;
@@ -108,13 +107,13 @@ pub struct UnaryOp {
     /// Accuracy of the GPU kernels against the correctly rounded result.
     pub max_ulp: UlpBounds,
     /// The real result, for the test-data generator (`tests/data/onnx/generate.py`) and the
-    /// docs: a Python expression over `x` and the attribute names, with `expm1` and `exp`;
-    /// `X` is the input passed through bit for bit.
+    /// docs: a Python expression over `x` and the attribute names, with the functions of
+    /// [`FORMULA_FUNCTIONS`]; `X` is the input passed through bit for bit.
     pub formula: &'static str,
     /// The spec's function body as the pattern the ONNX runner recognises in `_expanded`
     /// models: ops with their inputs, `X`, attribute names (rank-0 constants, through
-    /// `CastLike`), numbers, and `Op[attribute=value]` for a node's own attribute; `Mul` matches
-    /// either order. Empty where the spec gives no body.
+    /// `CastLike`), numbers, and `Op[attribute=value]` for a node's own attribute; `Add`, `Mul`,
+    /// `Max`, `Min` and `Sum` match either order. Empty where the spec gives no body.
     pub expansion: &'static str,
     /// The function body casts the attributes to X's dtype (`CastLike(alpha, X)`) and the
     /// operator only compares with them: the kernel and the reference round them to the dtype
@@ -216,6 +215,27 @@ macro_rules! twin {
     };
 }
 
+/// The table of unary operators: each entry `STATIC = module { fields }` makes the public
+/// static, its place in [`UNARY_OPS`], and the three things named after `module`: the twin's
+/// file `src/ops/<module>.rs` (its function `<module>`), the kernel's file
+/// `shaders/ops/<module>.wgsl`, and its WGSL function `<module>`.
+macro_rules! unary_ops {
+    ($($(#[$doc:meta])* $name:ident = $module:ident { $($field:ident: $value:expr),* $(,)? })*) => {
+        $(mod $module;)*
+        $(
+            $(#[$doc])*
+            pub static $name: UnaryOp = UnaryOp {
+                wgsl: include_str!(concat!("../../shaders/ops/", stringify!($module), ".wgsl")),
+                wgsl_fn: stringify!($module),
+                twin: twin!($module::$module),
+                $($field: $value),*
+            };
+        )*
+        /// Every unary operator, in the order of the table.
+        pub static UNARY_OPS: &[&UnaryOp] = &[$(&$name),*];
+    };
+}
+
 /// [`UnaryOp::kernel_parameters`] of a kernel that takes the attribute values as they are.
 fn same_parameters(attributes: &Attributes) -> Attributes {
     *attributes
@@ -255,110 +275,97 @@ const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
 const FLOATS_BF16: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
 const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
-/// LeakyRelu: `Where(X < 0, alpha * X, X)`.
-pub static LEAKY_RELU: UnaryOp = UnaryOp {
-    onnx_name: "LeakyRelu",
-    cli_name: "leaky-relu",
-    versions: &[
-        OpVersion { since: 1, dtypes: FLOATS },
-        OpVersion { since: 6, dtypes: FLOATS },
-        OpVersion { since: 16, dtypes: FLOATS_BF16 },
-    ],
-    attributes: &[Attribute::new("alpha", LEAKY_RELU_DEFAULT_ALPHA)],
-    wgsl: include_str!("../../shaders/ops/leaky_relu.wgsl"),
-    wgsl_fn: "leaky_relu",
-    twin: twin!(leaky_relu::leaky_relu),
-    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
-    formula: "alpha * x if x < 0 else X",
-    expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
-    attributes_like_x: false,
-    kernel_parameters: same_parameters,
-    speed_target: SpeedTarget::STREAMING,
-    sweep: Sweep::NEGATIVES,
-};
+unary_ops! {
+    /// LeakyRelu: `Where(X < 0, alpha * X, X)`.
+    LEAKY_RELU = leaky_relu {
+        onnx_name: "LeakyRelu",
+        cli_name: "leaky-relu",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 16, dtypes: FLOATS_BF16 },
+        ],
+        attributes: &[Attribute::new("alpha", LEAKY_RELU_DEFAULT_ALPHA)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
+        formula: "alpha * x if x < 0 else X",
+        expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep::NEGATIVES,
+    }
 
-/// Elu: `Where(X < 0, alpha * (exp(X) - 1), X)`.
-pub static ELU: UnaryOp = UnaryOp {
-    onnx_name: "Elu",
-    cli_name: "elu",
-    versions: &[
-        OpVersion { since: 1, dtypes: FLOATS },
-        OpVersion { since: 6, dtypes: FLOATS },
-        OpVersion { since: 22, dtypes: FLOATS_BF16 },
-    ],
-    attributes: &[Attribute::new("alpha", ELU_DEFAULT_ALPHA)],
-    wgsl: include_str!("../../shaders/ops/elu.wgsl"),
-    wgsl_fn: "elu",
-    twin: twin!(elu::elu),
-    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
-    formula: "alpha * expm1(x) if x < 0 else X",
-    expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
-    attributes_like_x: false,
-    kernel_parameters: same_parameters,
-    speed_target: SpeedTarget::EXPM1,
-    sweep: Sweep::EXPM1_NEGATIVES,
-};
+    /// Elu: `Where(X < 0, alpha * (exp(X) - 1), X)`.
+    ELU = elu {
+        onnx_name: "Elu",
+        cli_name: "elu",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 22, dtypes: FLOATS_BF16 },
+        ],
+        attributes: &[Attribute::new("alpha", ELU_DEFAULT_ALPHA)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+        formula: "alpha * expm1(x) if x < 0 else X",
+        expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXPM1,
+        sweep: Sweep::EXPM1_NEGATIVES,
+    }
 
-/// Selu: `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
-pub static SELU: UnaryOp = UnaryOp {
-    onnx_name: "Selu",
-    cli_name: "selu",
-    versions: &[
-        OpVersion { since: 1, dtypes: FLOATS },
-        OpVersion { since: 6, dtypes: FLOATS },
-        OpVersion { since: 22, dtypes: FLOATS_BF16 },
-    ],
-    attributes: &[
-        Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)] },
-        Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)] },
-    ],
-    wgsl: include_str!("../../shaders/ops/selu.wgsl"),
-    wgsl_fn: "selu",
-    twin: twin!(selu::selu),
-    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
-    formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
-    expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
-    attributes_like_x: false,
-    kernel_parameters: selu::selu_parameters,
-    speed_target: SpeedTarget::EXPM1,
-    sweep: Sweep { positives: true, ..Sweep::EXPM1_NEGATIVES },
-};
+    /// Selu: `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
+    SELU = selu {
+        onnx_name: "Selu",
+        cli_name: "selu",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 22, dtypes: FLOATS_BF16 },
+        ],
+        attributes: &[
+            Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)] },
+            Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)] },
+        ],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+        formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
+        expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
+        attributes_like_x: false,
+        kernel_parameters: selu::selu_parameters,
+        speed_target: SpeedTarget::EXPM1,
+        sweep: Sweep { positives: true, ..Sweep::EXPM1_NEGATIVES },
+    }
 
-/// Celu: `alpha * Elu(X / alpha)`, i.e. `max(0, X) + min(0, alpha * (exp(X / alpha) - 1))`.
-pub static CELU: UnaryOp = UnaryOp {
-    onnx_name: "Celu",
-    cli_name: "celu",
-    versions: &[OpVersion { since: 12, dtypes: &[DType::F32] }, OpVersion { since: 28, dtypes: FLOATS_BF16 }],
-    attributes: &[Attribute::new("alpha", 1.0)],
-    wgsl: include_str!("../../shaders/ops/celu.wgsl"),
-    wgsl_fn: "celu",
-    twin: twin!(celu::celu),
-    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 3 },
-    formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
-    expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
-    attributes_like_x: false,
-    kernel_parameters: celu::celu_parameters,
-    speed_target: SpeedTarget::EXPM1,
-    sweep: Sweep::EXPM1_NEGATIVES,
-};
+    /// Celu: `alpha * Elu(X / alpha)`, i.e. `max(0, X) + min(0, alpha * (exp(X / alpha) - 1))`.
+    CELU = celu {
+        onnx_name: "Celu",
+        cli_name: "celu",
+        versions: &[OpVersion { since: 12, dtypes: &[DType::F32] }, OpVersion { since: 28, dtypes: FLOATS_BF16 }],
+        attributes: &[Attribute::new("alpha", 1.0)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 3 },
+        formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
+        expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
+        attributes_like_x: false,
+        kernel_parameters: celu::celu_parameters,
+        speed_target: SpeedTarget::EXPM1,
+        sweep: Sweep::EXPM1_NEGATIVES,
+    }
 
-/// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
-pub static THRESHOLDED_RELU: UnaryOp = UnaryOp {
-    onnx_name: "ThresholdedRelu",
-    cli_name: "thresholded-relu",
-    versions: &[OpVersion { since: 10, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
-    attributes: &[Attribute::new("alpha", 1.0)],
-    wgsl: include_str!("../../shaders/ops/thresholded_relu.wgsl"),
-    wgsl_fn: "thresholded_relu",
-    twin: twin!(thresholded_relu::thresholded_relu),
-    max_ulp: UlpBounds::EXACT,
-    formula: "X if x > alpha else 0",
-    expansion: "Where(Less(alpha, X), X, 0)",
-    attributes_like_x: true,
-    kernel_parameters: same_parameters,
-    speed_target: SpeedTarget::STREAMING,
-    sweep: Sweep::AROUND_ONE,
-};
+    /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
+    THRESHOLDED_RELU = thresholded_relu {
+        onnx_name: "ThresholdedRelu",
+        cli_name: "thresholded-relu",
+        versions: &[OpVersion { since: 10, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
+        attributes: &[Attribute::new("alpha", 1.0)],
+        max_ulp: UlpBounds::EXACT,
+        formula: "X if x > alpha else 0",
+        expansion: "Where(Less(alpha, X), X, 0)",
+        attributes_like_x: true,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep::AROUND_ONE,
+    }
+}
 
 /// PRelu: `Where(X < 0, slope * X, X)`.
 pub static PRELU: BinaryOp = BinaryOp {
@@ -378,9 +385,6 @@ pub static PRELU: BinaryOp = BinaryOp {
     formula: "slope * x if x < 0 else X",
     expansion: "Where(Less(X, 0), Mul(slope, X), X)",
 };
-
-/// Every unary operator.
-pub static UNARY_OPS: [&UnaryOp; 5] = [&LEAKY_RELU, &ELU, &SELU, &CELU, &THRESHOLDED_RELU];
 
 /// LeakyRelu's default alpha (ONNX).
 pub const LEAKY_RELU_DEFAULT_ALPHA: f32 = 0.01;
@@ -659,6 +663,21 @@ mod tests {
             "README.md's operator table differs from `wgpu-act ops`: rerun with WGPU_ACTIVATIONS_BLESS=1, or paste:\n{}",
             markdown_table()
         );
+    }
+
+    /// Every word of every formula is a function of [`FORMULA_FUNCTIONS`], an attribute, `x`,
+    /// `X`, or Python's `if`, `else`, `and`, `or`, `not`.
+    #[test]
+    fn formulas_use_only_the_functions_the_generator_knows() {
+        for op in UNARY_OPS.iter() {
+            let words = op.formula.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+            for word in words.filter(|w| w.starts_with(|c: char| c.is_alphabetic())) {
+                let known = FORMULA_FUNCTIONS.contains(&word)
+                    || op.attributes.iter().any(|a| a.name == word)
+                    || ["x", "X", "if", "else", "and", "or", "not"].contains(&word);
+                assert!(known, "{}'s formula uses {word:?}", op.onnx_name);
+            }
+        }
     }
 
     #[test]

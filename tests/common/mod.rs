@@ -308,3 +308,22 @@ pub fn f32_specials() -> Vec<f32> {
 pub fn to_dyn<T: Clone>(v: Vec<T>, shape: &[usize]) -> ArrayD<T> {
     ArrayD::from_shape_vec(shape, v).expect("shape matches length")
 }
+
+/// Asserts that `file` (relative to the repository root) holds `content` between the markers
+/// `<!-- generated: NAME -->` and `<!-- end of generated: NAME -->`; with
+/// `WGPU_ACTIVATIONS_BLESS=1` it writes `content` there instead.
+pub fn check_generated_block(file: &str, name: &str, content: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let (begin, end) = (format!("<!-- generated: {name} -->"), format!("<!-- end of generated: {name} -->"));
+    let (Some(b), Some(e)) = (text.find(&begin), text.find(&end)) else { panic!("{file} lost the markers of {name}") };
+    let start = b + begin.len() + 1;
+    if text[start..e].trim() == content.trim() {
+        return;
+    }
+    if std::env::var("WGPU_ACTIVATIONS_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, format!("{}{}\n{}", &text[..start], content.trim(), &text[e..])).expect("writable");
+        return;
+    }
+    panic!("{file}'s {name} differs: rerun with WGPU_ACTIVATIONS_BLESS=1, or paste:\n{content}");
+}

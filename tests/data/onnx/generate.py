@@ -3,7 +3,7 @@
 
 The operators, their versions and dtypes, attribute defaults and formulas are
 read from the table itself (`wgpu-act ops --json`, run through cargo, or the
-binary named by $WGPU_ACT): adding an operator to src/ops.rs adds its node
+binary named by $WGPU_ACT): adding an operator to src/ops/mod.rs adds its node
 cases, its pytorch-converted cases and one own case per (opset, dtype).
 
 Usage (from the repository root; any Python >= 3.10):
@@ -71,8 +71,8 @@ FOLDERS = ("node", "pytorch-converted", "own")
 
 
 
-def load_table() -> dict:
-    """The operator table, from `wgpu-act ops --json`."""
+def load_table() -> tuple[dict, list]:
+    """The operator table and the functions its formulas may call, from `wgpu-act ops --json`."""
     import json
     import os
     import subprocess
@@ -80,11 +80,12 @@ def load_table() -> dict:
     command = [os.environ["WGPU_ACT"]] if os.environ.get("WGPU_ACT") else [
         "cargo", "run", "--quiet", "--release", "-p", "wgpu-act", "--"]
     root = HERE.parent.parent.parent
-    out = subprocess.run(command + ["ops", "--json"], cwd=root, check=True, capture_output=True, text=True).stdout
-    return {op["onnx_name"]: op for op in json.loads(out)["ops"]}
+    out = json.loads(subprocess.run(command + ["ops", "--json"], cwd=root, check=True, capture_output=True,
+                                    text=True).stdout)
+    return {op["onnx_name"]: op for op in out["ops"]}, out["formula_functions"]
 
 
-TABLE = load_table()
+TABLE, FORMULA_FUNCTIONS = load_table()
 _NAMES = "|".join(sorted((n.lower() for n in TABLE), key=len, reverse=True))
 NODE_RE = re.compile(rf"^test_({_NAMES})(_|$)")
 TORCH_RE = re.compile(rf"^test_({_NAMES})(_|$)", re.IGNORECASE)
@@ -335,6 +336,16 @@ class _Pass:
 PASS = _Pass()
 
 
+# The formulas' functions (the table's FORMULA_FUNCTIONS): exact ones (mpmath, for finite
+# nonzero x) and IEEE ones (numpy, whose max and min propagate NaN) for the specials.
+EXACT_FUNCTIONS = {"abs": abs, "exp": mpmath.exp, "expm1": mpmath.expm1, "log1p": mpmath.log1p, "max": max,
+                   "min": min, "tanh": mpmath.tanh}
+IEEE_FUNCTIONS = {"abs": np.abs, "exp": np.exp, "expm1": np.expm1, "log1p": np.log1p, "max": np.maximum,
+                  "min": np.minimum, "tanh": np.tanh}
+_unknown = set(FORMULA_FUNCTIONS) ^ set(EXACT_FUNCTIONS) | set(FORMULA_FUNCTIONS) ^ set(IEEE_FUNCTIONS)
+assert not _unknown, f"the table's formula functions and this generator's differ: {_unknown}"
+
+
 def evaluate(formula: str, x: float, attributes: dict):
     """One element of an operator's formula from the table: PASS, an exact mpmath value, or
     (for +-0, +-inf and NaN inputs, where IEEE rules give exact signed zeros, infinities and
@@ -343,10 +354,10 @@ def evaluate(formula: str, x: float, attributes: dict):
     def run(exact: bool):
         if exact:
             env = {k: mpmath.mpf(v) for k, v in attributes.items()}
-            env.update(x=mpmath.mpf(x), expm1=mpmath.expm1, exp=mpmath.exp)
+            env.update(EXACT_FUNCTIONS, x=mpmath.mpf(x))
         else:
             env = {k: np.float64(v) for k, v in attributes.items()}
-            env.update(x=np.float64(x), expm1=np.expm1, exp=np.exp)
+            env.update(IEEE_FUNCTIONS, x=np.float64(x))
         env["X"] = PASS
         with np.errstate(all="ignore"):
             return eval(formula, {"__builtins__": {}}, env)  # noqa: S307 (the crate's own table)
@@ -577,8 +588,8 @@ def finish_model(graph, opset: int, doc: str, ir_version: int | None = None) -> 
 
 
 def legacy_attrs(opset: int, op: str, style: str) -> list:
-    """consumed_inputs of the opset-1 ops ('legacy optimization attribute')."""
-    if opset != 1:
+    """consumed_inputs of the opset-1 ops that have it ('legacy optimization attribute')."""
+    if opset != 1 or "consumed_inputs" not in onnx.defs.get_schema(op, 1).attributes:
         return []
     if style == "empty":
         return [helper.make_attribute("consumed_inputs", [], attr_type=onnx.AttributeProto.INTS)]
@@ -589,17 +600,20 @@ def legacy_attrs(opset: int, op: str, style: str) -> list:
 def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5),
               storage="raw", n_sets=1, consumed="empty", covers="", overflow_values=None):
     """One unary case: `alpha` sets the operator's first attribute (the others keep their
-    defaults), None keeps every default."""
+    defaults), None keeps every default; an operator without attributes ignores it."""
     name = f"own_{op.lower()}_opset{opset}_{dtype}{name_extra}"
     defaults = default_attributes(op, opset)
-    first = next(iter(defaults))
+    first = next(iter(defaults), None)
+    if first is None:
+        alpha = None
     node = helper.make_node(op, ["X"], ["Y"], **({} if alpha is None else {first: alpha}))
     node.attribute.extend(legacy_attrs(opset, op, consumed))
     et = elem_type(dtype)
     graph = helper.make_graph([node], name, [vi("X", et, shape)], [vi("Y", et, shape)])
-    a = defaults[first] if alpha is None else alpha
-    attributes = dict(defaults, **{first: a})
-    doc = f"{op}-{opset} {dtype} {first}={'default ' if alpha is None else ''}{a}"
+    a = defaults.get(first) if alpha is None else alpha
+    attributes = dict(defaults, **({first: a} if first else {}))
+    setting = f"{first}={'default ' if alpha is None else ''}{a}" if first else "no attributes"
+    doc = f"{op}-{opset} {dtype} {setting}"
     model = finish_model(graph, opset, doc)
     sets = []
     for k in range(n_sets):
@@ -613,7 +627,7 @@ def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5)
         y = ref_unary(op, dtype, x, attributes)
         sets.append(([make_tensor("X", dtype, x, storage)], [make_tensor("Y", dtype, y, storage)]))
     write_case(root, name, model, sets)
-    cov = [f"{first}={'default (' + str(a) + ')' if alpha is None else a}"]
+    cov = [f"{first}={'default (' + str(a) + ')' if alpha is None else a}" if first else "no attributes"]
     own_case(name, op, opset, dtype, cov, consumed, "[0]", storage, n_sets, covers)
 
 
@@ -641,7 +655,7 @@ def own_every_version(root) -> None:
 
 def own_case(name, op, opset, dtype, cov, consumed, consumed_all, storage, n_sets, covers):
     """Records one own case with the coverage notes every case ends with."""
-    if opset == 1:
+    if legacy_attrs(opset, op.split("+")[0], consumed):
         cov.append(f"consumed_inputs={'[]' if consumed == 'empty' else consumed_all}")
     if storage == "typed":
         cov.append(typed_field(dtype))
