@@ -16,6 +16,10 @@ pub enum DType {
     F32,
     /// IEEE binary64.
     F64,
+    /// Two's-complement 8-bit integer.
+    I8,
+    /// Two's-complement 16-bit integer.
+    I16,
     /// Two's-complement 32-bit integer.
     I32,
     /// Two's-complement 64-bit integer.
@@ -31,7 +35,8 @@ pub enum DType {
 macro_rules! with_element_type {
     ($dtype:expr, $t:ident => $body:expr) => {
         $crate::dtype::with_element_type!(@arms $dtype, $t, $body;
-            BF16 ::half::bf16, F16 ::half::f16, F32 f32, F64 f64, I32 i32, I64 i64, U32 u32, U64 u64)
+            BF16 ::half::bf16, F16 ::half::f16, F32 f32, F64 f64, I8 i8, I16 i16, I32 i32, I64 i64, U32 u32,
+            U64 u64)
     };
     (@arms $dtype:expr, $t:ident, $body:expr; $($variant:ident $type:ty),*) => {
         match $dtype {
@@ -46,19 +51,30 @@ pub(crate) use with_element_type;
 
 impl DType {
     /// Every dtype, in a fixed order.
-    pub const ALL: [DType; 8] =
-        [DType::BF16, DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
+    pub const ALL: [DType; 10] = [
+        DType::BF16,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U32,
+        DType::U64,
+    ];
 
     /// Bytes per element.
     pub const fn size_bytes(self) -> usize {
         match self {
-            DType::BF16 | DType::F16 => 2,
+            DType::I8 => 1,
+            DType::BF16 | DType::F16 | DType::I16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
         }
     }
 
-    /// True for the floating-point types (the only ones LeakyRelu and Elu accept).
+    /// True for the floating-point types.
     pub const fn is_float(self) -> bool {
         matches!(self, DType::BF16 | DType::F16 | DType::F32 | DType::F64)
     }
@@ -70,6 +86,8 @@ impl DType {
             DType::F16 => "f16",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
             DType::I32 => "i32",
             DType::I64 => "i64",
             DType::U32 => "u32",
@@ -84,6 +102,8 @@ impl DType {
             DType::F16 => "float16",
             DType::F32 => "float",
             DType::F64 => "double",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::U32 => "uint32",
@@ -102,8 +122,8 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// An element type the operators can run on. Sealed: implemented for exactly the eight ONNX
-/// types in [`DType`].
+/// An element type the operators can run on. Sealed: implemented for exactly the ONNX types in
+/// [`DType`].
 pub trait Element: bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static {
     /// The runtime tag of this type.
     const DTYPE: DType;
@@ -122,6 +142,14 @@ pub trait Element: bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug +
 
     /// True if the value is a subnormal float (always false for integers).
     fn is_subnormal(self) -> bool;
+
+    /// The value as an f64: exact for the floats and for integers within 2^53, the nearest
+    /// otherwise (the sign is always kept). What the operators' twins take.
+    fn widened(self) -> f64;
+
+    /// `v` in this type: rounded once for the floats; for the integers the nearest in range
+    /// (the twins give integer results only where they are integers: zero, or X itself).
+    fn narrowed(v: f64) -> Self;
 }
 
 /// The floating-point element types, the only ones the unary operators are defined on.
@@ -158,6 +186,12 @@ macro_rules! float_element {
             fn is_subnormal(self) -> bool {
                 let v = self.to_f64();
                 v != 0.0 && v.abs() < <$t>::MIN_POSITIVE.to_f64()
+            }
+            fn widened(self) -> f64 {
+                $to64(self)
+            }
+            fn narrowed(v: f64) -> Self {
+                $from64(v)
             }
         }
         impl FloatElement for $t {
@@ -208,10 +242,18 @@ macro_rules! int_element {
             fn is_subnormal(self) -> bool {
                 false
             }
+            fn widened(self) -> f64 {
+                self as f64
+            }
+            fn narrowed(v: f64) -> Self {
+                v as $t
+            }
         }
     };
 }
 
+int_element!(i8, DType::I8);
+int_element!(i16, DType::I16);
 int_element!(i32, DType::I32);
 int_element!(i64, DType::I64);
 int_element!(u32, DType::U32);

@@ -15,6 +15,8 @@ pub(crate) enum Repr {
     BF16,
     F64,
     F64Soft,
+    I8,
+    I16,
     I32,
     U32,
     I64,
@@ -77,6 +79,9 @@ pub(crate) struct Layout {
     vector_lanes: u64,
     group_lanes: u64,
     word_lanes: u64,
+    /// Bits of one element packed into u32 words (`PACKED_BITS` of `shared/lanes_packed.wgsl`);
+    /// 0 where elements are not packed.
+    packed_bits: u64,
     wgsl: &'static [&'static str],
 }
 
@@ -92,17 +97,33 @@ impl Layout {
             vector_lanes: lanes,
             group_lanes: lanes,
             word_lanes: 1,
+            packed_bits: 0,
             wgsl: &[LANES_ONE_GROUP, WORDS_INDEXED, LANES_LIKE_WORDS],
+        }
+    }
+
+    /// Elements of `bits` bits packed into u32 words, four groups of a word's worth of lanes.
+    const fn packed(bits: u64) -> Layout {
+        let per_word = 32 / bits;
+        Layout {
+            vector_lanes: 4 * per_word,
+            word_lanes: per_word,
+            packed_bits: bits,
+            wgsl: &[LANES_PACKED, WORDS_INDEXED, LANES_LIKE_WORDS],
+            ..U32_WORDS
         }
     }
 
     /// The declarations of the interface's types and lane counts.
     pub(crate) fn declarations(&self) -> String {
-        let Layout { vector, word, lanes, element, mask, vector_lanes, group_lanes, word_lanes, wgsl: _ } = self;
+        let Layout { vector, word, lanes, element, mask, vector_lanes, group_lanes, word_lanes, packed_bits, wgsl: _ } =
+            self;
+        let packed =
+            if *packed_bits > 0 { format!("const PACKED_BITS: u32 = {packed_bits}u;\n") } else { String::new() };
         format!(
             "alias Vector = {vector};\nalias Word = {word};\nalias Lanes = {lanes};\nalias Element = {element};\n\
              alias Mask = {mask};\nconst VECTOR_LANES: u32 = {vector_lanes}u;\nconst GROUP_LANES: u32 = {group_lanes}u;\n\
-             const WORD_LANES: u32 = {word_lanes}u;\n"
+             const WORD_LANES: u32 = {word_lanes}u;\n{packed}"
         )
     }
 }
@@ -110,8 +131,9 @@ impl Layout {
 /// 32-bit elements, as their bits in u32 words.
 const U32_WORDS: Layout = Layout::direct("vec4<u32>", "u32", "vec4<bool>", 4);
 /// 16-bit elements, two per u32 word.
-const HALVES: Layout =
-    Layout { vector_lanes: 8, word_lanes: 2, wgsl: &[LANES_HALVES, WORDS_INDEXED, LANES_LIKE_WORDS], ..U32_WORDS };
+const HALVES: Layout = Layout::packed(16);
+/// 8-bit elements, four per u32 word.
+const QUARTERS: Layout = Layout::packed(8);
 /// 64-bit elements as (low, high) u32 pairs, two per vec4<u32>.
 const U32_PAIRS: Layout = Layout {
     word: "vec2<u32>",
@@ -143,6 +165,8 @@ const REPR_F16_PACKED: &str = include_str!("../shaders/repr/f16_packed.wgsl");
 const REPR_BF16: &str = include_str!("../shaders/repr/bf16.wgsl");
 const REPR_F64: &str = include_str!("../shaders/repr/f64.wgsl");
 const REPR_F64_SOFT: &str = include_str!("../shaders/repr/f64_soft.wgsl");
+const REPR_I8: &str = include_str!("../shaders/repr/i8.wgsl");
+const REPR_I16: &str = include_str!("../shaders/repr/i16.wgsl");
 const REPR_I32: &str = include_str!("../shaders/repr/i32.wgsl");
 const REPR_U32: &str = include_str!("../shaders/repr/u32.wgsl");
 const REPR_I64: &str = include_str!("../shaders/repr/i64.wgsl");
@@ -152,7 +176,7 @@ const REPR_U64_PAIR: &str = include_str!("../shaders/repr/u64_pair.wgsl");
 const LANES_ONE_GROUP: &str = include_str!("../shaders/shared/lanes_one_group.wgsl");
 const LANES_LIKE_WORDS: &str = include_str!("../shaders/shared/lanes_like_words.wgsl");
 const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl");
-const LANES_HALVES: &str = include_str!("../shaders/shared/lanes_halves.wgsl");
+const LANES_PACKED: &str = include_str!("../shaders/shared/lanes_packed.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
@@ -202,7 +226,7 @@ const PAIR_ROW: ReprSpec =
     ReprSpec { native: false, layout: &U32_PAIRS, description: "emulated: (low, high) u32 pairs", ..EVERY_ADAPTER };
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
-pub(crate) static REPRS: [ReprSpec; 12] = [
+pub(crate) static REPRS: [ReprSpec; 14] = [
     ReprSpec { arithmetic: F32_ARITHMETIC, ..EVERY_ADAPTER },
     ReprSpec {
         repr: Repr::F16,
@@ -235,6 +259,24 @@ pub(crate) static REPRS: [ReprSpec; 12] = [
         file: REPR_F64_SOFT,
         arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
         ..PAIR_ROW
+    },
+    ReprSpec {
+        repr: Repr::I8,
+        dtype: DType::I8,
+        native: false,
+        layout: &QUARTERS,
+        description: "packed: 4 per u32 (WGSL has no 8-bit type)",
+        file: REPR_I8,
+        ..EVERY_ADAPTER
+    },
+    ReprSpec {
+        repr: Repr::I16,
+        dtype: DType::I16,
+        native: false,
+        layout: &HALVES,
+        description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
+        file: REPR_I16,
+        ..EVERY_ADAPTER
     },
     ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, ..EVERY_ADAPTER },
     ReprSpec { repr: Repr::U32, dtype: DType::U32, file: REPR_U32, ..EVERY_ADAPTER },

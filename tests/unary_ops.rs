@@ -9,7 +9,7 @@ use common::{Sample, assert_close, assert_unary_passthrough, max_ulp, path_conte
 use half::{bf16, f16};
 use ndarray::{Array, ArrayD, Axis, IxDyn, s};
 use wgpu_activations::ops::{Attributes, UNARY_OPS, UnaryOp};
-use wgpu_activations::{Activation, Context, DType, Error, FloatElement, activations, reference};
+use wgpu_activations::{Activation, Context, DType, Element, Error, FloatElement, activations, reference};
 
 /// Attribute values each operator is checked with: its defaults, then each attribute set to
 /// values that stress it (an Elu with alpha 0.7 rounds differently from alpha 1). An operator
@@ -30,7 +30,7 @@ fn attributes(op: &UnaryOp, values: &[f32]) -> Attributes {
     all
 }
 
-fn run<T: FloatElement>(ctx: &Context, op: &'static UnaryOp, values: &[f32], x: &ArrayD<T>) -> (ArrayD<T>, ArrayD<T>) {
+fn run<T: Element>(ctx: &Context, op: &'static UnaryOp, values: &[f32], x: &ArrayD<T>) -> (ArrayD<T>, ArrayD<T>) {
     let y = activations(ctx, &[Activation::with_attributes(op, values)], x.view()).unwrap();
     (y, reference::unary(op, &attributes(op, values), x.view()))
 }
@@ -73,9 +73,9 @@ const SHAPES: [&[usize]; 14] = [
     &[0, 0, 0, 0, 0, 0],
 ];
 
-fn shapes_and_layouts<T: FloatElement + Sample>() {
+fn shapes_and_layouts<T: Sample>() {
     for (path, ctx) in path_contexts() {
-        for op in UNARY_OPS {
+        for op in UNARY_OPS.iter().filter(|op| op.accepts(T::DTYPE)) {
             let bound = op.max_ulp.for_dtype(T::DTYPE);
             for (i, shape) in SHAPES.iter().enumerate() {
                 let x = to_dyn(samples::<T>(shape.iter().product(), i as u64), shape);
@@ -114,7 +114,7 @@ fn shapes_and_layouts<T: FloatElement + Sample>() {
     }
 }
 
-tests_per_dtype!(shapes_and_layouts: f32, f16, bf16, f64);
+tests_per_dtype!(shapes_and_layouts: f32, f16, bf16, f64, i8, i16, i32, i64);
 
 #[test]
 fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {
@@ -192,20 +192,50 @@ fn tiny_negatives_keep_their_sign() {
     }
 }
 
+/// Every dtype an operator's versions do not allow is refused, naming the operator and dtype.
 #[test]
-fn unary_ops_refuse_integer_tensors() {
+fn dtypes_no_version_allows_are_refused() {
     let Some(ctx) = common::ctx() else { return };
-    let x = ctx.upload(ArrayD::<i32>::zeros(IxDyn(&[4])).view()).unwrap();
     for op in UNARY_OPS {
-        match ctx.run_activations(&[Activation::with_defaults(op)], &x) {
-            Err(Error::DTypeNotAllowed { op: name, dtype: DType::I32, .. }) => assert_eq!(name, op.onnx_name),
-            other => panic!("{}: expected DTypeNotAllowed, got {other:?}", op.onnx_name),
+        for dtype in DType::ALL.into_iter().filter(|&dtype| !op.accepts(dtype)) {
+            let x = ctx.empty_tensor(&[5], dtype).unwrap();
+            match ctx.run_activations(&[Activation::with_defaults(op)], &x) {
+                Err(Error::DTypeNotAllowed { op: name, dtype: refused, .. }) => {
+                    assert_eq!((name, refused), (op.onnx_name, dtype))
+                }
+                other => panic!("{} on {dtype}: expected DTypeNotAllowed, got {other:?}", op.onnx_name),
+            }
         }
-        let host = ArrayD::<i64>::zeros(IxDyn(&[3]));
-        assert!(matches!(
-            activations(ctx, &[Activation::with_defaults(op)], host.view()),
-            Err(Error::DTypeNotAllowed { .. })
-        ));
+        if !op.accepts(DType::U64) {
+            let host = ArrayD::<u64>::zeros(IxDyn(&[3]));
+            assert!(matches!(
+                activations(ctx, &[Activation::with_defaults(op)], host.view()),
+                Err(Error::DTypeNotAllowed { .. })
+            ));
+        }
+    }
+}
+
+/// Exactly the reference, bit for bit, on `x`, for every operator that takes `T`.
+fn exact_on_integers<T: Sample>(ctx: &Context, what: &str, x: Vec<T>) {
+    let len = x.len();
+    let x = to_dyn(x, &[len]);
+    for op in UNARY_OPS.iter().filter(|op| op.accepts(T::DTYPE)) {
+        let (y, expected) = run(ctx, op, &[], &x);
+        common::assert_same_bits(&format!("{} {} {what}", op.onnx_name, T::DTYPE), &y, &expected);
+    }
+}
+
+/// The integer inputs an operator takes (Relu's from opset 14): every int8 and every int16
+/// value, the extremes and random values of int32 and int64, each on every path (int64's native
+/// and on u32 pairs), exactly the reference.
+#[test]
+fn integer_inputs_are_exact_on_every_path() {
+    for (path, ctx) in path_contexts() {
+        exact_on_integers(&ctx, path, (i8::MIN..=i8::MAX).collect());
+        exact_on_integers(&ctx, path, (i16::MIN..=i16::MAX).collect());
+        exact_on_integers(&ctx, path, samples::<i32>(65_537, 32));
+        exact_on_integers(&ctx, path, samples::<i64>(65_537, 64));
     }
 }
 

@@ -33,7 +33,7 @@ use clap::{Args, Parser, Subcommand};
 use half::f16;
 use npy::{Npy, NpyElement, write_failure};
 use wgpu_activations::onnx::{HostElement, HostTensor, MAX_FILE_BYTES, OnnxError, OnnxModel, read_file};
-use wgpu_activations::ops::{FORMULA_FUNCTIONS, PRELU, UNARY_OPS, UnaryOp};
+use wgpu_activations::ops::{FORMULA_FUNCTIONS, PRELU, UNARY_OPS, UnaryOp, accepts, version_at};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Error};
 
 #[derive(Debug, Parser)]
@@ -202,6 +202,10 @@ struct ApplyArgs {
     /// PRelu's slope, a .npy with X's dtype that broadcasts to X (ONNX PRelu-7+ rule).
     #[arg(long, value_name = "SLOPE.npy")]
     slope: Option<PathBuf>,
+    /// Run the operator version a model of this opset would (its type constraints and
+    /// attribute defaults); by default the newest.
+    #[arg(long, value_name = "N")]
+    opset: Option<i64>,
     /// The input tensor X.
     #[arg(value_name = "INPUT.npy")]
     input: PathBuf,
@@ -526,6 +530,8 @@ fn run_model(adapter: &AdapterArgs, args: &RunArgs) -> Result<(), Failure> {
                 DType::F16 => HostElement::wrap(f16::decode(&npy)?),
                 DType::F32 => HostElement::wrap(f32::decode(&npy)?),
                 DType::F64 => HostElement::wrap(f64::decode(&npy)?),
+                DType::I8 => HostElement::wrap(i8::decode(&npy)?),
+                DType::I16 => HostElement::wrap(i16::decode(&npy)?),
                 DType::I32 => HostElement::wrap(i32::decode(&npy)?),
                 DType::I64 => HostElement::wrap(i64::decode(&npy)?),
                 DType::U32 => HostElement::wrap(u32::decode(&npy)?),
@@ -588,7 +594,8 @@ fn output_files(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
 /// What `apply` runs, after the operator and its attributes have been checked.
 enum Plan {
     Unary(Activation),
-    Prelu,
+    /// PRelu, with a per-channel slope (PRelu-1 and -6) or not.
+    Prelu(bool),
 }
 
 fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
@@ -599,14 +606,18 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
         if args.slope.is_none() {
             return Err(Failure::input("--op prelu requires --slope SLOPE.npy"));
         }
-        return Ok(Plan::Prelu);
+        return Ok(Plan::Prelu(args.opset.is_some_and(|opset| opset < 7)));
     }
     let op: &'static UnaryOp =
         UnaryOp::find(&args.op).ok_or_else(|| Failure::input(format!("unknown operator {:?}", args.op)))?;
     if args.slope.is_some() {
         return Err(Failure::input("--slope applies only to --op prelu"));
     }
-    let mut step = Activation::with_defaults(op);
+    let defaults = args
+        .opset
+        .and_then(|opset| version_at(op.versions, opset))
+        .map_or(op.default_attributes(), |v| op.default_attributes_at(v.since));
+    let mut step = Activation::with_attributes(op, &defaults[..op.attributes.len()]);
     let mut settings: Vec<(String, f32)> = args.alpha.map(|a| ("alpha".to_string(), a)).into_iter().collect();
     for spec in &args.attributes {
         let (name, value) =
@@ -642,20 +653,43 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
                     x.dtype.onnx_name()
                 )));
             }
-            wgpu_activations::unidirectional_slope_shape(x.shape(), slope.shape())?;
+            if args.opset.is_some_and(|opset| opset < 7) {
+                // PRelu-1 and -6: a 1-D slope applies per channel, along axis 1.
+                wgpu_activations::per_channel_slope_shape(x.shape(), slope.shape())?;
+            } else {
+                wgpu_activations::unidirectional_slope_shape(x.shape(), slope.shape())?;
+            }
             Some(slope)
         }
         None => None,
     };
-    if let Plan::Unary(step) = &plan
-        && !step.accepts(x.dtype)
-    {
-        return Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype: x.dtype, version: None }.into());
+    let versions = match &plan {
+        Plan::Unary(step) => step.step().versions(),
+        Plan::Prelu(_) => PRELU.versions,
+    };
+    let op_name = match &plan {
+        Plan::Unary(step) => step.onnx_name(),
+        Plan::Prelu(_) => PRELU.onnx_name,
+    };
+    match args.opset {
+        Some(opset) => {
+            let version = version_at(versions, opset)
+                .ok_or_else(|| Failure::input(format!("{op_name} does not exist at opset {opset}")))?;
+            if !version.dtypes.contains(&x.dtype) {
+                return Err(Error::DTypeNotAllowed { op: op_name, dtype: x.dtype, version: Some(version.since) }.into());
+            }
+        }
+        None if !accepts(versions, x.dtype) => {
+            return Err(Error::DTypeNotAllowed { op: op_name, dtype: x.dtype, version: None }.into());
+        }
+        None => {}
     }
     match x.dtype {
         DType::F16 => apply_typed::<f16>(adapter, &plan, x, slope, &args.output),
         DType::F32 => apply_typed::<f32>(adapter, &plan, x, slope, &args.output),
         DType::F64 => apply_typed::<f64>(adapter, &plan, x, slope, &args.output),
+        DType::I8 => apply_typed::<i8>(adapter, &plan, x, slope, &args.output),
+        DType::I16 => apply_typed::<i16>(adapter, &plan, x, slope, &args.output),
         DType::I32 => apply_typed::<i32>(adapter, &plan, x, slope, &args.output),
         DType::I64 => apply_typed::<i64>(adapter, &plan, x, slope, &args.output),
         DType::U32 => apply_typed::<u32>(adapter, &plan, x, slope, &args.output),
@@ -681,8 +715,16 @@ fn apply_typed<T: NpyElement>(
         (Plan::Unary(step), _) => {
             wgpu_activations::activations_in_place(&ctx, std::slice::from_ref(step), values.view_mut())?
         }
-        (Plan::Prelu, Some(s)) => wgpu_activations::prelu_in_place(&ctx, values.view_mut(), s.view())?,
-        (Plan::Prelu, None) => return Err(Failure::input("--op prelu requires --slope SLOPE.npy")),
+        (Plan::Prelu(per_channel), Some(s)) => {
+            let shape = if *per_channel {
+                wgpu_activations::per_channel_slope_shape(values.shape(), s.shape())?
+            } else {
+                s.shape().to_vec()
+            };
+            let s = s.into_shape_with_order(shape).map_err(|e| Failure::input(format!("slope: {e}")))?;
+            wgpu_activations::prelu_in_place(&ctx, values.view_mut(), s.view())?
+        }
+        (Plan::Prelu(_), None) => return Err(Failure::input("--op prelu requires --slope SLOPE.npy")),
     }
     T::encode(&values, &like, output)
 }

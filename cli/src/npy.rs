@@ -16,13 +16,16 @@ use crate::Failure;
 pub(crate) const MAX_NPY_BYTES: u64 = 4 << 30;
 
 /// The supported `.npy` descriptors: (descriptor, dtype, big-endian).
-const DESCRIPTORS: [(&str, DType, bool); 14] = [
+const DESCRIPTORS: [(&str, DType, bool); 17] = [
     ("<f2", DType::F16, false),
     (">f2", DType::F16, true),
     ("<f4", DType::F32, false),
     (">f4", DType::F32, true),
     ("<f8", DType::F64, false),
     (">f8", DType::F64, true),
+    ("|i1", DType::I8, false),
+    ("<i2", DType::I16, false),
+    (">i2", DType::I16, true),
     ("<i4", DType::I32, false),
     (">i4", DType::I32, true),
     ("<i8", DType::I64, false),
@@ -205,7 +208,7 @@ macro_rules! npy_element {
     )*};
 }
 
-npy_element!(f32, f64, i32, i64, u32, u64);
+npy_element!(f32, f64, i8, i16, i32, i64, u32, u64);
 
 /// ndarray-npy 0.10 has no float16 element type, so float16 files are decoded and encoded
 /// here, with ndarray-npy's header parser and writer.

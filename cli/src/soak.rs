@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
-use wgpu_activations::ops::UNARY_OPS;
+use wgpu_activations::ops::{PRELU, UNARY_OPS, UnaryOp, accepts};
 use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Element, Error, GpuTensor};
 
@@ -80,6 +80,8 @@ macro_rules! int_sample {
         }
     };
 }
+int_sample!(i8);
+int_sample!(i16);
 int_sample!(i32);
 int_sample!(i64);
 int_sample!(u32);
@@ -125,8 +127,10 @@ fn random_chain<T: Sample>(rng: &mut Rng, shape: &[usize]) -> Vec<Step<T>> {
     let len = 1 + rng.below(4) as usize;
     (0..len)
         .map(|_| {
-            if T::DTYPE.is_float() && rng.below(3) > 0 {
-                let op = UNARY_OPS[rng.below(UNARY_OPS.len() as u64) as usize];
+            let ops: Vec<&'static UnaryOp> = UNARY_OPS.iter().copied().filter(|op| op.accepts(T::DTYPE)).collect();
+            let prelu = accepts(PRELU.versions, T::DTYPE);
+            if !ops.is_empty() && (!prelu || rng.below(3) > 0) {
+                let op = ops[rng.below(ops.len() as u64) as usize];
                 let values: Vec<f32> =
                     op.attributes.iter().map(|_| [0.01, 1.0, -0.5, 2.0, 0.0][rng.below(5) as usize]).collect();
                 Step::Unary(Activation::with_attributes(op, &values))
@@ -273,6 +277,8 @@ fn call(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> 
         DType::F16 => one_call::<f16>(ctx, rng, counters),
         DType::F32 => one_call::<f32>(ctx, rng, counters),
         DType::F64 => one_call::<f64>(ctx, rng, counters),
+        DType::I8 => one_call::<i8>(ctx, rng, counters),
+        DType::I16 => one_call::<i16>(ctx, rng, counters),
         DType::I32 => one_call::<i32>(ctx, rng, counters),
         DType::I64 => one_call::<i64>(ctx, rng, counters),
         DType::U32 => one_call::<u32>(ctx, rng, counters),

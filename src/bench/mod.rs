@@ -143,14 +143,14 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         if !wanted_op(op.cli_name) {
             continue;
         }
-        for &dtype in dtypes.iter().filter(|d| d.is_float() && runnable(d)) {
+        for &dtype in dtypes.iter().filter(|d| op.accepts(**d) && runnable(d)) {
             progress(&format!("{} {dtype}", op.onnx_name));
             let target = Some(op.speed_target.for_dtype(dtype, meter.on_cpu));
             kernels.push(meter.unary_row(op, dtype, n, config.iterations, target)?);
         }
     }
     if wanted_op(crate::ops::PRELU.cli_name) {
-        for &dtype in dtypes.iter().filter(|d| runnable(d)) {
+        for &dtype in dtypes.iter().filter(|d| crate::ops::accepts(crate::ops::PRELU.versions, **d) && runnable(d)) {
             for (pattern, x_shape, slope_shape) in prelu_shapes(n) {
                 let common = matches!(pattern, "scalar" | "[C,1,1]" | "same shape");
                 if !common && dtype != DType::F32 {
@@ -249,6 +249,8 @@ fn sample_bytes(dtype: DType, len: usize, seed: u64) -> Vec<u8> {
             DType::F16 => bytes.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
             DType::F32 => bytes.extend_from_slice(&(v as f32).to_le_bytes()),
             DType::F64 => bytes.extend_from_slice(&v.to_le_bytes()),
+            DType::I8 => bytes.extend_from_slice(&((v * 30.0) as i8).to_le_bytes()),
+            DType::I16 => bytes.extend_from_slice(&((v * 8000.0) as i16).to_le_bytes()),
             DType::I32 | DType::U32 => bytes.extend_from_slice(&((v * 1e9) as i32).to_le_bytes()),
             DType::I64 | DType::U64 => bytes.extend_from_slice(&((v * 1e18) as i64).to_le_bytes()),
         }

@@ -46,7 +46,7 @@ pub(crate) use real::{Exact, Real};
 
 /// `op` on one element: its twin on the value widened exactly, rounded once to `T`, or `x`
 /// itself (bit for bit) where the operator passes X through. f64 results come from the twin in
-/// [`Exact`] arithmetic (correctly rounded), the narrower dtypes' from the twin in f64.
+/// double-double arithmetic (correctly rounded), the narrower dtypes' from the twin in f64.
 pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
     let attributes = attributes_for::<T>(op, attributes);
     let value = if T::DTYPE == DType::F64 {
@@ -60,8 +60,9 @@ pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T
     }
 }
 
-/// `op` on one element of any dtype: [`unary_scalar`] on the floats; the integers, which no
-/// unary operator accepts (chains with one are refused before they run), come back as they are.
+/// `op` on one element of any dtype: [`unary_scalar`] on the floats; on the integers (Relu's)
+/// the twin in f64, whose results there are integers (zero, or X itself: the sign of a widened
+/// integer is always right).
 pub(crate) fn unary_element<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
     fn on<F: FloatElement, T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
         bytemuck::cast(unary_scalar::<F>(op, attributes, bytemuck::cast(x)))
@@ -71,31 +72,28 @@ pub(crate) fn unary_element<T: Element>(op: &UnaryOp, attributes: &Attributes, x
         DType::F16 => on::<half::f16, T>(op, attributes, x),
         DType::F32 => on::<f32, T>(op, attributes, x),
         DType::F64 => on::<f64, T>(op, attributes, x),
-        DType::I32 | DType::I64 | DType::U32 | DType::U64 => x,
+        _ => (op.twin.fast)(x.widened(), &attributes_for::<T>(op, attributes)).map_or(x, T::narrowed),
     }
 }
 
 /// True where `op` passes `x` through unchanged (its formula's `X`), bit for bit.
-pub fn unary_passes_through<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> bool {
-    (op.twin.fast)(x.to_f64(), &attributes_for::<T>(op, attributes)).is_none()
+pub fn unary_passes_through<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> bool {
+    (op.twin.fast)(x.widened(), &attributes_for::<T>(op, attributes)).is_none()
 }
 
 /// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body
 /// casts them like X ([`UnaryOp::attributes_like_x`]).
-fn attributes_for<T: FloatElement>(op: &UnaryOp, attributes: &Attributes) -> Attributes {
+fn attributes_for<T: Element>(op: &UnaryOp, attributes: &Attributes) -> Attributes {
     if !op.attributes_like_x {
         return *attributes;
     }
-    attributes.map(|a| T::from_f64(f64::from(a)).to_f64() as f32)
+    attributes.map(|a| T::narrowed(f64::from(a)).widened() as f32)
 }
 
-/// `op` on every element. Output has X's shape in standard layout.
-pub fn unary<T: FloatElement, D: Dimension>(
-    op: &UnaryOp,
-    attributes: &Attributes,
-    x: ArrayView<'_, T, D>,
-) -> Array<T, D> {
-    map_standard(x, |v| unary_scalar(op, attributes, v))
+/// `op` on every element, of any dtype the operator accepts. Output has X's shape in standard
+/// layout.
+pub fn unary<T: Element, D: Dimension>(op: &UnaryOp, attributes: &Attributes, x: ArrayView<'_, T, D>) -> Array<T, D> {
+    map_standard(x, |v| unary_element(op, attributes, v))
 }
 
 /// LeakyRelu (ONNX 1, 6, 16) on the CPU. Output has X's shape in standard layout.

@@ -38,7 +38,7 @@ pub(crate) struct ContextInner {
     pub(crate) options: ContextOptions,
     pub(crate) tuning: Tuning,
     /// The representation of each dtype on this device, in [`DType::ALL`] order.
-    reprs: [Option<Repr>; 8],
+    reprs: [Option<Repr>; DType::ALL.len()],
     pub(crate) pipelines: PipelineCache,
     pub(crate) pool: BufferPool,
     pub(crate) poller: Poller,

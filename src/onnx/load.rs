@@ -43,7 +43,7 @@ pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, OnnxError> {
     ModelProto::decode(bytes).map_err(|e| OnnxError::Malformed(format!("ModelProto: {e}")))
 }
 
-/// A host tensor of one of the eight dtypes the operators accept.
+/// A host tensor of one of the dtypes the operators accept.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostTensor {
@@ -55,6 +55,10 @@ pub enum HostTensor {
     F32(ArrayD<f32>),
     /// double values.
     F64(ArrayD<f64>),
+    /// int8 values.
+    I8(ArrayD<i8>),
+    /// int16 values.
+    I16(ArrayD<i16>),
     /// int32 values.
     I32(ArrayD<i32>),
     /// int64 values.
@@ -75,6 +79,8 @@ macro_rules! with_host_tensor {
             $crate::onnx::HostTensor::F16($a) => $body,
             $crate::onnx::HostTensor::F32($a) => $body,
             $crate::onnx::HostTensor::F64($a) => $body,
+            $crate::onnx::HostTensor::I8($a) => $body,
+            $crate::onnx::HostTensor::I16($a) => $body,
             $crate::onnx::HostTensor::I32($a) => $body,
             $crate::onnx::HostTensor::I64($a) => $body,
             $crate::onnx::HostTensor::U32($a) => $body,
@@ -92,6 +98,16 @@ fn from_le_bytes<T: bytemuck::Pod>(raw: &[u8]) -> Vec<T> {
         }
     }
     values
+}
+
+/// int32_data's values as a narrower integer type (int8 and int16 travel there), each checked.
+fn narrow_ints<T: TryFrom<i32>>(values: &[i32], what: &str, name: &str) -> Result<Vec<T>, OnnxError> {
+    values
+        .iter()
+        .map(|&v| {
+            T::try_from(v).map_err(|_| OnnxError::Malformed(format!("tensor {name:?}: {what} value {v} out of range")))
+        })
+        .collect()
 }
 
 /// Conversion between a typed array and [`HostTensor`].
@@ -121,6 +137,8 @@ host_element!(bf16, BF16);
 host_element!(f16, F16);
 host_element!(f32, F32);
 host_element!(f64, F64);
+host_element!(i8, I8);
+host_element!(i16, I16);
 host_element!(i32, I32);
 host_element!(i64, I64);
 host_element!(u32, U32);
@@ -130,6 +148,8 @@ host_element!(u64, U64);
 fn data_type(dtype: DType) -> DataType {
     match dtype {
         DType::F32 => DataType::Float,
+        DType::I8 => DataType::Int8,
+        DType::I16 => DataType::Int16,
         DType::I32 => DataType::Int32,
         DType::I64 => DataType::Int64,
         DType::F16 => DataType::Float16,
@@ -166,16 +186,7 @@ impl HostTensor {
 
     /// The first element widened to f64 (for the scalars of function-body expansions).
     pub(crate) fn first_as_f64(&self) -> Option<f64> {
-        match self {
-            HostTensor::BF16(a) => a.iter().next().map(|v| v.to_f64()),
-            HostTensor::F16(a) => a.iter().next().map(|v| v.to_f64()),
-            HostTensor::F32(a) => a.iter().next().map(|&v| f64::from(v)),
-            HostTensor::F64(a) => a.iter().next().copied(),
-            HostTensor::I32(a) => a.iter().next().map(|&v| f64::from(v)),
-            HostTensor::I64(a) => a.iter().next().map(|&v| v as f64),
-            HostTensor::U32(a) => a.iter().next().map(|&v| f64::from(v)),
-            HostTensor::U64(a) => a.iter().next().map(|&v| v as f64),
-        }
+        with_host_tensor!(self, a => a.iter().next().map(|v| v.widened()))
     }
 
     /// Uploads the tensor to `ctx`.
@@ -202,8 +213,8 @@ impl HostTensor {
     }
 
     /// Reads a `TensorProto` in any of its storage forms: `raw_data` (little-endian) or the typed
-    /// fields (`float_data`, `int32_data` holding f16/bf16 bits, `int64_data`, `double_data`,
-    /// `uint64_data`).
+    /// fields (`float_data`, `int32_data` holding f16/bf16 bits and int8/int16/int32 values,
+    /// `int64_data`, `double_data`, `uint64_data`).
     pub fn from_proto(proto: &TensorProto) -> Result<Self, OnnxError> {
         let name = proto.name.clone().unwrap_or_default();
         let code = proto.data_type.unwrap_or(0);
@@ -259,6 +270,8 @@ impl HostTensor {
             DType::F16 => build!(f16, half_bits("float16")?.into_iter().map(f16::from_bits).collect()),
             DType::F32 => build!(f32, proto.float_data.clone()),
             DType::F64 => build!(f64, proto.double_data.clone()),
+            DType::I8 => build!(i8, narrow_ints(&proto.int32_data, "int8", &name)?),
+            DType::I16 => build!(i16, narrow_ints(&proto.int32_data, "int16", &name)?),
             DType::I32 => build!(i32, proto.int32_data.clone()),
             DType::I64 => build!(i64, proto.int64_data.clone()),
             DType::U32 => build!(

@@ -161,14 +161,10 @@ fn reference_unary(
     attributes: &crate::ops::Attributes,
     x: &HostTensor,
 ) -> OnnxResult<HostTensor> {
-    use crate::cpu::unary;
-    Ok(match x {
-        HostTensor::BF16(a) => HostTensor::BF16(unary(op, attributes, a.view())),
-        HostTensor::F16(a) => HostTensor::F16(unary(op, attributes, a.view())),
-        HostTensor::F32(a) => HostTensor::F32(unary(op, attributes, a.view())),
-        HostTensor::F64(a) => HostTensor::F64(unary(op, attributes, a.view())),
-        other => return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: other.dtype(), version: None }.into()),
-    })
+    if !op.accepts(x.dtype()) {
+        return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: x.dtype(), version: None }.into());
+    }
+    Ok(crate::with_host_tensor!(x, a => HostElement::wrap(crate::cpu::unary(op, attributes, a.view()))))
 }
 
 fn reference_prelu(version: u32, x: &HostTensor, slope: &HostTensor) -> OnnxResult<HostTensor> {

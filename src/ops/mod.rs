@@ -82,7 +82,7 @@ impl UlpBounds {
             DType::F16 => self.f16,
             DType::F32 => self.f32,
             DType::F64 => self.f64,
-            DType::I32 | DType::I64 | DType::U32 | DType::U64 => 0,
+            DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U32 | DType::U64 => 0,
         }
     }
 }
@@ -426,6 +426,11 @@ pub fn accepts(versions: &[OpVersion], dtype: DType) -> bool {
 }
 
 impl UnaryOp {
+    /// True when some ONNX version of the operator accepts `dtype`.
+    pub fn accepts(&self, dtype: DType) -> bool {
+        accepts(self.versions, dtype)
+    }
+
     /// The unary operator with this ONNX name or command-line name.
     pub fn find(name: &str) -> Option<&'static UnaryOp> {
         UNARY_OPS.iter().copied().find(|op| op.onnx_name == name || op.cli_name == name)

@@ -9,7 +9,7 @@ use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayView, Dimension};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use wgpu_activations::ops::{Attributes, UnaryOp};
-use wgpu_activations::{Context, ContextOptions, DType, DTypePath, Element, FloatElement, ulp};
+use wgpu_activations::{Context, ContextOptions, DType, DTypePath, Element, ulp};
 
 /// One `#[test]` per element type, in a module named after the generic check:
 /// `tests_per_dtype!(every_pattern: f32, f16)` runs `every_pattern::<f32>()` as the test
@@ -165,7 +165,7 @@ pub fn assert_passthrough<T: Element>(what: &str, actual: &ArrayD<T>, input: &Ar
 
 /// Where the operator's twin passes X through (its formula's `X`: for most operators the inputs
 /// that are not negative), the result holds X's bits, NaN payloads and -0.0 included.
-pub fn assert_unary_passthrough<T: FloatElement>(
+pub fn assert_unary_passthrough<T: Element>(
     what: &str,
     op: &UnaryOp,
     attributes: &Attributes,
@@ -269,6 +269,8 @@ macro_rules! int_sample {
         }
     };
 }
+int_sample!(i8);
+int_sample!(i16);
 int_sample!(i32);
 int_sample!(i64);
 int_sample!(u32);

@@ -38,7 +38,8 @@ fn test<F: Future<Output = Verdict> + 'static>(name: String, run: impl FnOnce(Co
 /// Evaluates `$body` with `$t` naming the element type of the runtime tag `$dtype`.
 macro_rules! typed {
     ($dtype:expr, $t:ident => $body:expr) => {
-        typed!(@arms $dtype, $t, $body; BF16 bf16, F16 f16, F32 f32, F64 f64, I32 i32, I64 i64, U32 u32, U64 u64)
+        typed!(@arms $dtype, $t, $body; BF16 bf16, F16 f16, F32 f32, F64 f64, I8 i8, I16 i16, I32 i32, I64 i64,
+            U32 u32, U64 u64)
     };
     (@arms $dtype:expr, $t:ident, $body:expr; $($variant:ident $ty:ty),*) => {
         match $dtype {
@@ -99,11 +100,12 @@ fn flat<T: Copy, D: ndarray::Dimension>(a: &Array<T, D>) -> Vec<T> {
 
 /// One unary operator on samples of `T` (special values first), with its default alpha and
 /// another one.
-async fn unary<T: Sample + FloatElement>(ctx: Context, op: &'static UnaryOp) -> Verdict {
+async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
     let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 31 + T::DTYPE as u64);
     let x = Array::from_vec(T::samples(&mut rng, ELEMENTS - 22));
     let mut lines = Vec::new();
-    for alpha in [op.default_attributes()[0], 0.37] {
+    let alphas: &[f32] = if op.attributes.is_empty() { &[0.0] } else { &[op.default_attributes()[0], 0.37] };
+    for &alpha in alphas {
         let attrs = attributes(op, alpha);
         let step = Activation::with_attributes(op, &attrs[..op.attributes.len()]);
         let y = activations_async(&ctx, &[step], x.view()).await.map_err(failed(op.onnx_name))?;
@@ -364,13 +366,14 @@ fn last_set(cases: &mut [CaseFiles]) -> Option<&mut SetFiles> {
 fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
     let mut all = Vec::new();
     for op in UNARY_OPS {
-        for dtype in FLOATS {
+        for dtype in DType::ALL.into_iter().filter(|&dtype| op.accepts(dtype)) {
             all.push(test(format!("unary {} {dtype}", op.onnx_name), move |ctx| async move {
-                typed_float!(dtype, T => unary::<T>(ctx, op).await)
+                typed!(dtype, T => unary::<T>(ctx, op).await)
             }));
         }
     }
-    for dtype in DType::ALL {
+    let prelu_dtypes = || DType::ALL.into_iter().filter(|&dtype| ops::accepts(PRELU.versions, dtype));
+    for dtype in prelu_dtypes() {
         for (pattern, shape) in PRELU_PATTERNS {
             all.push(test(format!("prelu {dtype} {pattern}"), move |ctx| async move {
                 typed!(dtype, T => prelu::<T>(ctx, shape).await)
@@ -385,7 +388,7 @@ fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
             typed_float!(dtype, T => in_place::<T>(ctx).await)
         }));
     }
-    for dtype in DType::ALL {
+    for dtype in prelu_dtypes() {
         all.push(test(format!("encoded into the caller's encoder {dtype}"), move |ctx| async move {
             typed!(dtype, T => encoded::<T>(ctx).await)
         }));

@@ -114,6 +114,8 @@ FLOAT_FMTS = {
 }
 INT_TYPES = {
     # name: (onnx type, bits, signed, numpy dtype)
+    "int8": (TensorProto.INT8, 8, True, np.int8),
+    "int16": (TensorProto.INT16, 16, True, np.int16),
     "int32": (TensorProto.INT32, 32, True, np.int32),
     "int64": (TensorProto.INT64, 64, True, np.int64),
     "uint32": (TensorProto.UINT32, 32, False, np.uint32),
@@ -278,6 +280,8 @@ def make_tensor(name: str, dtype: str, stored: np.ndarray, storage: str) -> Tens
             "bfloat16": "<u2",
             "float": "<f4",
             "double": "<f8",
+            "int8": "<i1",
+            "int16": "<i2",
             "int32": "<i4",
             "int64": "<i8",
             "uint32": "<u4",
@@ -295,7 +299,7 @@ def make_tensor(name: str, dtype: str, stored: np.ndarray, storage: str) -> Tens
             t.int32_data.extend(flat.view(np.uint16).astype(np.int32).tolist())
         elif dtype == "bfloat16":
             t.int32_data.extend(flat.astype(np.uint16).astype(np.int32).tolist())
-        elif dtype == "int32":
+        elif dtype in ("int8", "int16", "int32"):
             t.int32_data.extend(flat.astype(np.int32).tolist())
         elif dtype == "int64":
             t.int64_data.extend(flat.astype(np.int64).tolist())
@@ -387,6 +391,20 @@ def ref_unary(op: str, fmt: str, x_stored: np.ndarray, attributes: dict) -> np.n
             continue
         y[i] = v if isinstance(v, float) else round_exact(ff, v)
     return round_f64(fmt, y)  # exact: values already representable
+
+
+def ref_unary_int(op: str, dtype: str, x: np.ndarray, attributes: dict) -> np.ndarray:
+    """The table's formula for `op` on integers, in exact Python integers: its results there
+    are integers (Relu's 0, or X itself), checked to fit the dtype."""
+    _, bits, signed, npt = INT_TYPES[dtype]
+    env = dict(EXACT_FUNCTIONS, **attributes)
+    out = np.empty(x.shape, dtype=npt)
+    for i, xi in np.ndenumerate(x):
+        v = eval(TABLE[op]["formula"], {"__builtins__": {}}, dict(env, x=int(xi), X=PASS))  # noqa: S307
+        v = int(xi) if v is PASS else v
+        assert v == int(v) and wrap(int(v), bits, signed) == v, (op, dtype, xi, v)
+        out[i] = int(v)
+    return out
 
 
 def default_attributes(op: str, opset: int) -> dict:
@@ -618,6 +636,11 @@ def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5)
     sets = []
     for k in range(n_sets):
         rng = np.random.default_rng(seed_of(name, k))
+        if dtype in INT_TYPES:
+            x = int_inputs(rng, dtype, shape)
+            y = ref_unary_int(op, dtype, x, attributes)
+            sets.append(([make_tensor("X", dtype, x, storage)], [make_tensor("Y", dtype, y, storage)]))
+            continue
         x = float_inputs(rng, dtype, shape, specials=True, elu="expm1" in TABLE[op]["formula"],
                          around=[v for v in attributes.values()] if "x >" in TABLE[op]["formula"] else [])
         if overflow_values is not None:
@@ -644,7 +667,8 @@ def own_every_version(root) -> None:
         k = 0
         for version in spec["versions"]:
             for dtype in version["dtypes"]:
-                fmt = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "f64": "double"}[dtype]
+                fmt = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "f64": "double", "i8": "int8",
+                       "i16": "int16", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64"}[dtype]
                 name = f"own_{op.lower()}_opset{version['since']}_{fmt}"
                 if any(o.name == name for o in OWN):
                     continue
@@ -672,6 +696,8 @@ def typed_field(dtype: str) -> str:
         "double": "typed double_data",
         "float16": "typed int32_data (float16 bits)",
         "bfloat16": "typed int32_data (bfloat16 bits)",
+        "int8": "typed int32_data",
+        "int16": "typed int32_data",
         "int32": "typed int32_data",
         "int64": "typed int64_data",
         "uint32": "typed uint64_data",

@@ -1,0 +1,11 @@
+// Element representation: int8 (Relu), packed four per u32 word on every adapter (WGSL has no
+// 8-bit integers). Element interface: shaders/README.md; layout: shared/lanes_packed.wgsl, each
+// element's two's-complement bits in the low byte of a Lanes component.
+
+fn is_negative(l: Lanes) -> Mask {
+    return (l & Lanes(0x80u)) != Lanes(0u);
+}
+
+fn is_zero(l: Lanes) -> Mask {
+    return l == Lanes(0u);
+}
