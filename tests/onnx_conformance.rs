@@ -189,9 +189,9 @@ fn a_dag_runs_with_fused_chains_and_matches_the_reference() {
 
 #[test]
 fn refuses_other_operators_and_broken_graphs_with_errors() {
-    let relu = model(13, vec![node("Relu", &["X"], "Y", vec![])], &["X"], &["Y"], vec![]);
-    match OnnxModel::from_bytes(&relu.encode_to_vec()) {
-        Err(OnnxError::UnsupportedOp { op, .. }) => assert_eq!(op, "Relu"),
+    let conv = model(13, vec![node("Conv", &["X", "W"], "Y", vec![])], &["X", "W"], &["Y"], vec![]);
+    match OnnxModel::from_bytes(&conv.encode_to_vec()) {
+        Err(OnnxError::UnsupportedOp { op, .. }) => assert_eq!(op, "Conv"),
         other => panic!("expected OnnxUnsupportedOp, got {other:?}"),
     }
     let cycle =
