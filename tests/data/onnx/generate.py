@@ -713,7 +713,7 @@ def int_inputs(rng, dtype: str, shape) -> np.ndarray:
         fixed = [lo, lo + 1, -1, 0, 1, hi, -2, 2]
         if bits == 64:
             fixed += [-(2**53) - 1, 2**53 + 1, -(2**62) - 3, -(2**53) + 1, -(2**60) - 7]
-        small = rng.integers(-1000, 1001, n)
+        small = rng.integers(max(lo, -1000), min(hi, 1000) + 1, n)
         big = rng.integers(lo, hi, n, dtype=np.int64 if bits == 64 else np.int64, endpoint=True)
     else:
         lo, hi = 0, (1 << bits) - 1
