@@ -273,6 +273,8 @@ pub struct BinaryOp {
 
 const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
 const FLOATS_BF16: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
+const FLOATS_SIGNED: &[DType] =
+    &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64];
 const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
 unary_ops! {
@@ -349,6 +351,26 @@ unary_ops! {
         kernel_parameters: celu::celu_parameters,
         speed_target: SpeedTarget::EXPM1,
         sweep: Sweep::EXPM1_NEGATIVES,
+    }
+
+    /// Relu: `Max(X, 0)`, -0.0 giving +0.0 and NaN passing through.
+    RELU = relu {
+        onnx_name: "Relu",
+        cli_name: "relu",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 13, dtypes: FLOATS_BF16 },
+            OpVersion { since: 14, dtypes: FLOATS_SIGNED },
+        ],
+        attributes: &[],
+        max_ulp: UlpBounds::EXACT,
+        formula: "0 if x <= 0 else X",
+        expansion: "Max(X, 0)",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep { positives: true, ..Sweep::NEGATIVES },
     }
 
     /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
