@@ -73,7 +73,8 @@ fn f32_high_half(a: Compute) -> Compute {
 // step summing them, for operands whose product is normal), then c + p, exact where it cancels,
 // then + e rounds once. WGSL's fma may round twice (lavapipe's does), and compilers may fuse
 // or split a * b + c, so the exact product is spelled out. Where c is zero the product itself
-// is the result (a device that flushes subnormal operands would drop a subnormal p in c + p).
+// is the result (a device that flushes subnormal operands would drop a subnormal p in c + p);
+// where p is infinite (or NaN), c + p.
 fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let p = mul(a, b);
     let ah = f32_high_half(a);
@@ -81,5 +82,6 @@ fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let bh = f32_high_half(b);
     let bl = b - bh;
     let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    return select((c + p) + e, p, c == Compute(0.0));
+    let finite = (bitcast<vec4<u32>>(p) & vec4(0x7fffffffu)) < vec4(0x7f800000u);
+    return select(select(c + p, (c + p) + e, finite), p, c == Compute(0.0));
 }

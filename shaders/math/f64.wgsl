@@ -15,8 +15,9 @@ const D_INV_LN2: F64 = {{F64 1.4426950408889634}};
 const D_HALF: F64 = {{F64 0.5}};
 const D_ONE: F64 = {{F64 1.0}};
 const D_MINUS_ONE: F64 = {{F64 -1.0}};
-// 2^27 + 1: Veltkamp's splitter for 53-bit significands.
+// 2^27 + 1: Veltkamp's splitter for 53-bit significands, and the largest magnitude it splits.
 const D_SPLITTER: F64 = {{F64 134217729.0}};
+const D_SPLIT_LIMIT: F64 = {{F64 8.452712498170644e270}}; // 2^900
 // 1/13! down to 1/2: the Taylor coefficients of q(r) = (expm1(r) - r) / r^2, Horner order.
 const D_EXP_Q: array<F64, 12> = array<F64, 12>(
     {{F64 1.6059043836821613e-10}},
@@ -50,9 +51,13 @@ fn d_high_half(a: F64) -> F64 {
 }
 
 // a * b + c within an ULP, correctly rounded where it cancels: Dekker's exact product p + e,
-// then (c + p) + e (see compute/f32.wgsl's mul_add). For products far from overflow.
+// then (c + p) + e (see compute/f32.wgsl's mul_add). Where a or b is beyond 2^900 (the split
+// would overflow), infinite or NaN: c + p.
 fn d_mul_add(a: F64, b: F64, c: F64) -> F64 {
     let p = d_mul(a, b);
+    if (!(d_less(d_absolute(a), D_SPLIT_LIMIT) && d_less(d_absolute(b), D_SPLIT_LIMIT))) {
+        return d_add(c, p);
+    }
     let ah = d_high_half(a);
     let al = d_sub(a, ah);
     let bh = d_high_half(b);

@@ -3,7 +3,7 @@
 //! device's division as a parameter: WGSL bounds it only at 2.5 ULP, and the bounds must hold for
 //! any division within that ([`off_by_up_to_two_ulp`]).
 
-use super::compute_f32::mul_add;
+use super::compute::mul_add;
 
 /// The WGSL constants, by their bits.
 const LN2_HI: f32 = f32::from_bits(0x3f31_7200);

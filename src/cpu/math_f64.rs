@@ -1,131 +1,19 @@
 //! CPU twin of `shaders/math/f64.wgsl`, step for step, written once on [`Steps`] like the WGSL on
-//! its `d_*` functions: with f64 steps it is the native path, with [`Soft`] steps (the twin of
+//! its `d_*` functions: with f64 steps it is the native path, with `Soft` steps (the twin of
 //! `shared/soft_f64.wgsl`) the software path. Both arithmetics round correctly, so the two agree
 //! bit for bit wherever the algorithm does not divide (the software path's quotient is its own
 //! Newton iteration), and the tests hold both to the WGSL's bounds against [`super::Exact`].
 
-use super::soft_f64::{self, U64};
-
-/// The scalar f64 steps of `compute/f64.wgsl` and `compute/f64_soft.wgsl`.
-pub(crate) trait Steps: Copy {
-    fn constant(v: f64) -> Self;
-    fn add(self, b: Self) -> Self;
-    fn sub(self, b: Self) -> Self;
-    fn mul(self, b: Self) -> Self;
-    fn negate(self) -> Self;
-    fn absolute(self) -> Self;
-    fn quotient(self, b: Self) -> Self;
-    fn less(self, b: Self) -> bool;
-    fn greater(self, b: Self) -> bool;
-    fn floor_int(self) -> i32;
-    fn from_int(k: i32) -> Self;
-    fn power_of_two(k: i32) -> Self;
-    fn value(self) -> f64;
-}
-
-impl Steps for f64 {
-    fn constant(v: f64) -> Self {
-        v
-    }
-    fn add(self, b: Self) -> Self {
-        self + b
-    }
-    fn sub(self, b: Self) -> Self {
-        self - b
-    }
-    fn mul(self, b: Self) -> Self {
-        self * b
-    }
-    fn negate(self) -> Self {
-        -self
-    }
-    fn absolute(self) -> Self {
-        self.abs()
-    }
-    fn quotient(self, b: Self) -> Self {
-        self / b
-    }
-    fn less(self, b: Self) -> bool {
-        self < b
-    }
-    fn greater(self, b: Self) -> bool {
-        self > b
-    }
-    fn floor_int(self) -> i32 {
-        self.floor() as i32
-    }
-    fn from_int(k: i32) -> Self {
-        f64::from(k)
-    }
-    fn power_of_two(k: i32) -> Self {
-        f64::from_bits(((k + 1023) as u64) << 52)
-    }
-    fn value(self) -> f64 {
-        self
-    }
-}
-
-/// Software binary64 on (low, high) u32 pairs: the twin of `compute/f64_soft.wgsl`'s steps.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Soft(pub(crate) U64);
-
-impl Steps for Soft {
-    fn constant(v: f64) -> Self {
-        let b = v.to_bits();
-        Soft([b as u32, (b >> 32) as u32])
-    }
-    fn add(self, b: Self) -> Self {
-        Soft(soft_f64::f64_add(self.0, b.0))
-    }
-    fn sub(self, b: Self) -> Self {
-        Soft(soft_f64::f64_add(self.0, soft_f64::f64_negate(b.0)))
-    }
-    fn mul(self, b: Self) -> Self {
-        Soft(soft_f64::f64_mul(self.0, b.0))
-    }
-    fn negate(self) -> Self {
-        Soft(soft_f64::f64_negate(self.0))
-    }
-    fn absolute(self) -> Self {
-        Soft([self.0[0], self.0[1] & 0x7fff_ffff])
-    }
-    /// `d_reciprocal`: an f32 reciprocal of b's leading 20 bits, widened, then two Newton steps.
-    fn quotient(self, b: Self) -> Self {
-        let exponent = soft_f64::f64_exponent(b.0) as i32 - 1023;
-        let leading = f32::from_bits(0x3f80_0000 | ((b.0[1] & 0xf_ffff) << 3));
-        let mut y = Soft(soft_f64::f64_from_f32_bits((1.0 / leading).to_bits())).mul(Soft::power_of_two(-exponent));
-        y.0[1] |= b.0[1] & 0x8000_0000;
-        for _ in 0..2 {
-            y = y.add(y.mul(Soft::constant(1.0).sub(b.mul(y))));
-        }
-        self.mul(y)
-    }
-    fn less(self, b: Self) -> bool {
-        b.greater(self)
-    }
-    fn greater(self, b: Self) -> bool {
-        let (a, b) = (self.value(), b.value());
-        a > b
-    }
-    fn floor_int(self) -> i32 {
-        soft_f64::f64_floor_to_i32(self.0)
-    }
-    fn from_int(k: i32) -> Self {
-        Soft(soft_f64::f64_from_i32(k))
-    }
-    fn power_of_two(k: i32) -> Self {
-        Soft([0, ((k + 1023) as u32) << 20])
-    }
-    fn value(self) -> f64 {
-        f64::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
-    }
-}
+#[cfg(test)]
+use super::compute::Soft;
+use super::compute::Steps;
 
 /// The WGSL constants, in its order.
 const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 const INV_LN2: f64 = std::f64::consts::LOG2_E;
 const SPLITTER: f64 = 134_217_729.0;
+const SPLIT_LIMIT: f64 = 8.452_712_498_170_644e270;
 /// 1/13! down to 1/2, the Horner coefficients.
 const EXP_Q: [f64; 12] = [
     1.0 / 6_227_020_800.0,
@@ -160,6 +48,9 @@ fn high_half<S: Steps>(a: S) -> S {
 /// `d_mul_add`: Dekker's exact product, then `(c + p) + e`.
 pub(crate) fn mul_add<S: Steps>(a: S, b: S, addend: S) -> S {
     let p = a.mul(b);
+    if !(a.absolute().less(c(SPLIT_LIMIT)) && b.absolute().less(c(SPLIT_LIMIT))) {
+        return addend.add(p);
+    }
     let (ah, bh) = (high_half(a), high_half(b));
     let (al, bl) = (a.sub(ah), b.sub(bh));
     let e = ah.mul(bh).sub(p).add(ah.mul(bl)).add(al.mul(bh)).add(al.mul(bl));
@@ -244,7 +135,7 @@ mod tests {
 
     #[test]
     fn constants_match_the_wgsl() {
-        let mut expected = vec![LN2_HI, LN2_LO, INV_LN2, 0.5, 1.0, -1.0, SPLITTER];
+        let mut expected = vec![LN2_HI, LN2_LO, INV_LN2, 0.5, 1.0, -1.0, SPLITTER, SPLIT_LIMIT];
         expected.extend(EXP_Q);
         expected.extend([EXPM1_SATURATION, EXPM1_IDENTITY, TANH_IDENTITY, TANH_SATURATION, SIGMOID_UNDERFLOW]);
         let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();

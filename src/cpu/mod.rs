@@ -6,10 +6,11 @@
 //! |---|---|
 //! | `src/ops/<op>.rs` (each unary operator's twin) | `shaders/ops/<op>.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
-//! | `compute_f32.rs` | `shaders/compute/f32.wgsl` (its `mul_add`) |
+//! | `compute.rs` | the steps of `shaders/compute/f32.wgsl`, `f64.wgsl`, `f64_soft.wgsl` |
 //! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
 //! | `math_f32.rs` | `shaders/math/f32.wgsl` |
-//! | `math_f64.rs` | `shaders/math/f64.wgsl`, with the steps of `shaders/compute/f64.wgsl` and `f64_soft.wgsl` |
+//! | `math_f64.rs` | `shaders/math/f64.wgsl` |
+//! | `math_common.rs` | `shaders/math/common.wgsl` |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
 //! | `divide.rs` | `shaders/shared/divide.wgsl` |
 //!
@@ -22,10 +23,12 @@
 
 pub(crate) mod chain;
 #[cfg(test)]
-pub(crate) mod compute_f32;
+pub(crate) mod compute;
 #[cfg(test)]
 pub(crate) mod compute_f32_products_exact;
 pub(crate) mod divide;
+#[cfg(test)]
+pub(crate) mod math_common;
 #[cfg(test)]
 pub(crate) mod math_f32;
 #[cfg(test)]

@@ -1,0 +1,273 @@
+//! CPU twins of the Compute interface's steps (`shaders/compute/`): f32's `mul_add`
+//! (`compute/f32.wgsl`), and [`Steps`], the scalar steps the math is written on, for f32 (with
+//! the device's division correctly rounded, or off by up to 2 ULP: [`F32OffByTwo`]), native f64
+//! (`compute/f64.wgsl`) and software f64 ([`Soft`], `compute/f64_soft.wgsl`).
+
+use super::soft_f64::{self, U64};
+
+/// `a` with its low 12 significand bits cleared.
+fn high_half(a: f32) -> f32 {
+    f32::from_bits(a.to_bits() & 0xffff_f000)
+}
+
+/// `a * b + c` within an ULP, correctly rounded where it cancels: the WGSL's steps.
+pub(crate) fn mul_add(a: f32, b: f32, c: f32) -> f32 {
+    let p = a * b;
+    let (ah, bh) = (high_half(a), high_half(b));
+    let (al, bl) = (a - ah, b - bh);
+    let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    match () {
+        _ if c == 0.0 => p,
+        _ if !p.is_finite() => c + p,
+        _ => (c + p) + e,
+    }
+}
+
+/// The scalar f64 steps of `compute/f64.wgsl` and `compute/f64_soft.wgsl`.
+pub(crate) trait Steps: Copy {
+    fn constant(v: f64) -> Self;
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    fn negate(self) -> Self;
+    fn absolute(self) -> Self;
+    fn quotient(self, b: Self) -> Self;
+    fn less(self, b: Self) -> bool;
+    fn greater(self, b: Self) -> bool;
+    fn floor_int(self) -> i32;
+    fn from_int(k: i32) -> Self;
+    fn power_of_two(k: i32) -> Self;
+    fn value(self) -> f64;
+    /// `mul_add`: a * b + c within an ULP, correctly rounded where it cancels.
+    fn mul_add(self, b: Self, c: Self) -> Self;
+}
+
+impl Steps for f64 {
+    fn constant(v: f64) -> Self {
+        v
+    }
+    fn add(self, b: Self) -> Self {
+        self + b
+    }
+    fn sub(self, b: Self) -> Self {
+        self - b
+    }
+    fn mul(self, b: Self) -> Self {
+        self * b
+    }
+    fn negate(self) -> Self {
+        -self
+    }
+    fn absolute(self) -> Self {
+        self.abs()
+    }
+    fn quotient(self, b: Self) -> Self {
+        self / b
+    }
+    fn less(self, b: Self) -> bool {
+        self < b
+    }
+    fn greater(self, b: Self) -> bool {
+        self > b
+    }
+    fn floor_int(self) -> i32 {
+        self.floor() as i32
+    }
+    fn from_int(k: i32) -> Self {
+        f64::from(k)
+    }
+    fn power_of_two(k: i32) -> Self {
+        f64::from_bits(((k + 1023) as u64) << 52)
+    }
+    fn value(self) -> f64 {
+        self
+    }
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        super::math_f64::mul_add(self, b, c)
+    }
+}
+
+/// Software binary64 on (low, high) u32 pairs: the twin of `compute/f64_soft.wgsl`'s steps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Soft(pub(crate) U64);
+
+impl Steps for Soft {
+    fn constant(v: f64) -> Self {
+        let b = v.to_bits();
+        Soft([b as u32, (b >> 32) as u32])
+    }
+    fn add(self, b: Self) -> Self {
+        Soft(soft_f64::f64_add(self.0, b.0))
+    }
+    fn sub(self, b: Self) -> Self {
+        Soft(soft_f64::f64_add(self.0, soft_f64::f64_negate(b.0)))
+    }
+    fn mul(self, b: Self) -> Self {
+        Soft(soft_f64::f64_mul(self.0, b.0))
+    }
+    fn negate(self) -> Self {
+        Soft(soft_f64::f64_negate(self.0))
+    }
+    fn absolute(self) -> Self {
+        Soft([self.0[0], self.0[1] & 0x7fff_ffff])
+    }
+    /// `d_reciprocal`: an f32 reciprocal of b's leading 20 bits, widened, then two Newton steps.
+    fn quotient(self, b: Self) -> Self {
+        let exponent = soft_f64::f64_exponent(b.0) as i32 - 1023;
+        let leading = f32::from_bits(0x3f80_0000 | ((b.0[1] & 0xf_ffff) << 3));
+        let mut y = Soft(soft_f64::f64_from_f32_bits((1.0 / leading).to_bits())).mul(Soft::power_of_two(-exponent));
+        y.0[1] |= b.0[1] & 0x8000_0000;
+        for _ in 0..2 {
+            y = y.add(y.mul(Soft::constant(1.0).sub(b.mul(y))));
+        }
+        self.mul(y)
+    }
+    fn less(self, b: Self) -> bool {
+        b.greater(self)
+    }
+    fn greater(self, b: Self) -> bool {
+        let (a, b) = (self.value(), b.value());
+        a > b
+    }
+    fn floor_int(self) -> i32 {
+        soft_f64::f64_floor_to_i32(self.0)
+    }
+    fn from_int(k: i32) -> Self {
+        Soft(soft_f64::f64_from_i32(k))
+    }
+    fn power_of_two(k: i32) -> Self {
+        Soft([0, ((k + 1023) as u32) << 20])
+    }
+    fn value(self) -> f64 {
+        f64::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
+    }
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        super::math_f64::mul_add(self, b, c)
+    }
+}
+
+/// f32's steps: the twin of `compute/f32.wgsl` with a correctly rounded division (lavapipe's,
+/// SwiftShader's).
+impl Steps for f32 {
+    fn constant(v: f64) -> Self {
+        v as f32
+    }
+    fn add(self, b: Self) -> Self {
+        self + b
+    }
+    fn sub(self, b: Self) -> Self {
+        self - b
+    }
+    fn mul(self, b: Self) -> Self {
+        self * b
+    }
+    fn negate(self) -> Self {
+        -self
+    }
+    fn absolute(self) -> Self {
+        self.abs()
+    }
+    fn quotient(self, b: Self) -> Self {
+        self / b
+    }
+    fn less(self, b: Self) -> bool {
+        self < b
+    }
+    fn greater(self, b: Self) -> bool {
+        self > b
+    }
+    fn floor_int(self) -> i32 {
+        self.floor() as i32
+    }
+    fn from_int(k: i32) -> Self {
+        k as f32
+    }
+    fn power_of_two(k: i32) -> Self {
+        f32::from_bits(((k + 127) as u32) << 23)
+    }
+    fn value(self) -> f64 {
+        f64::from(self)
+    }
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        mul_add(self, b, c)
+    }
+}
+
+/// f32's steps with a division off by up to 2 ULP, as WGSL allows
+/// ([`super::math_f32::off_by_up_to_two_ulp`]): bounds must hold for it too.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct F32OffByTwo(pub(crate) f32);
+
+impl Steps for F32OffByTwo {
+    fn constant(v: f64) -> Self {
+        F32OffByTwo(v as f32)
+    }
+    fn add(self, b: Self) -> Self {
+        F32OffByTwo(self.0 + b.0)
+    }
+    fn sub(self, b: Self) -> Self {
+        F32OffByTwo(self.0 - b.0)
+    }
+    fn mul(self, b: Self) -> Self {
+        F32OffByTwo(self.0 * b.0)
+    }
+    fn negate(self) -> Self {
+        F32OffByTwo(-self.0)
+    }
+    fn absolute(self) -> Self {
+        F32OffByTwo(self.0.abs())
+    }
+    fn quotient(self, b: Self) -> Self {
+        F32OffByTwo(super::math_f32::off_by_up_to_two_ulp(self.0, b.0))
+    }
+    fn less(self, b: Self) -> bool {
+        self.0 < b.0
+    }
+    fn greater(self, b: Self) -> bool {
+        self.0 > b.0
+    }
+    fn floor_int(self) -> i32 {
+        self.0.floor() as i32
+    }
+    fn from_int(k: i32) -> Self {
+        F32OffByTwo(k as f32)
+    }
+    fn power_of_two(k: i32) -> Self {
+        F32OffByTwo(f32::power_of_two(k))
+    }
+    fn value(self) -> f64 {
+        f64::from(self.0)
+    }
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        F32OffByTwo(mul_add(self.0, b.0, c.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where the sum cancels (c close to -a b) the result is the fused one, correctly rounded;
+    /// elsewhere it is within an ULP of it.
+    #[test]
+    fn is_fused_where_it_cancels_and_within_an_ulp_elsewhere() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..1_000_000 {
+            let r = next();
+            let a =
+                f32::from_bits(0x3f00_0000 | (r as u32 & 0x00ff_ffff)) * if r & (1 << 40) == 0 { 1.0 } else { -1.0 };
+            let b = f32::from_bits(0x3f00_0000 | ((r >> 24) as u32 & 0x00ff_ffff));
+            let cancelling = -(a * b) + f32::from_bits(((r >> 48) as u32 & 0xff) << 15) * 1e-10;
+            assert_eq!(mul_add(a, b, cancelling), a.mul_add(b, cancelling), "{a:e} * {b:e} + {cancelling:e}");
+            let c = f32::from_bits(0x3e00_0000 | ((r >> 30) as u32 & 0x00ff_ffff));
+            let d = crate::ulp::ulp_distance(mul_add(a, b, c), a.mul_add(b, c)).unwrap_or(u64::MAX);
+            assert!(d <= 1, "{a:e} * {b:e} + {c:e}: {d} ULP");
+        }
+    }
+}
