@@ -459,17 +459,31 @@ fn node_matches(
     false
 }
 
+impl Pattern {
+    /// How many op nodes the pattern describes.
+    fn nodes(&self) -> usize {
+        match self {
+            Pattern::Node { inputs, .. } => 1 + inputs.iter().map(Pattern::nodes).sum::<usize>(),
+            _ => 0,
+        }
+    }
+}
+
 /// Every operator's function-body pattern, parsed once, with the names that stand for its
-/// inputs. An operator whose pattern is empty (or unreadable: a test keeps them readable) has none.
+/// inputs, the largest first: a body may end in another's (HardSigmoid's `Max(Min(...), 0)` is
+/// also Relu's `Max(X, 0)`), and the one that explains more of the graph is the operator. An
+/// operator whose pattern is empty (or unreadable: a test keeps them readable) has none.
 fn expansions() -> &'static [(Operator, Pattern, &'static [&'static str])] {
     static PARSED: std::sync::OnceLock<Vec<(Operator, Pattern, &'static [&'static str])>> = std::sync::OnceLock::new();
     PARSED.get_or_init(|| {
         let unary = UNARY_OPS.iter().map(|&op| (Step::Unary(op, ()), op.expansion, &["X"][..]));
         let prelu = std::iter::once((Step::Prelu(()), PRELU.expansion, &["X", "slope"][..]));
-        unary
+        let mut parsed: Vec<(Operator, Pattern, &'static [&'static str])> = unary
             .chain(prelu)
             .filter_map(|(op, expansion, inputs)| Some((op, Pattern::parse(expansion, inputs)?, inputs)))
-            .collect()
+            .collect();
+        parsed.sort_by_key(|(_, pattern, _)| std::cmp::Reverse(pattern.nodes()));
+        parsed
     })
 }
 
@@ -581,8 +595,10 @@ mod tests {
 
     #[test]
     fn every_operator_of_the_table_has_a_readable_function_body_pattern() {
-        let parsed: Vec<&str> = expansions().iter().map(|(op, _, _)| op.onnx_name()).collect();
-        let table: Vec<&str> = UNARY_OPS.iter().map(|op| op.onnx_name).chain([PRELU.onnx_name]).collect();
+        let mut parsed: Vec<&str> = expansions().iter().map(|(op, _, _)| op.onnx_name()).collect();
+        let mut table: Vec<&str> = UNARY_OPS.iter().map(|op| op.onnx_name).chain([PRELU.onnx_name]).collect();
+        parsed.sort();
+        table.sort();
         assert_eq!(parsed, table);
     }
 }
