@@ -17,7 +17,7 @@ pub(crate) fn mul_add(a: f32, b: f32, c: f32) -> f32 {
     let (al, bl) = (a - ah, b - bh);
     let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
     match () {
-        _ if c == 0.0 => p,
+        _ if c == 0.0 && p != 0.0 => p,
         _ if !p.is_finite() => c + p,
         _ => (c + p) + e,
     }
