@@ -373,6 +373,25 @@ unary_ops! {
         sweep: Sweep { positives: true, ..Sweep::NEGATIVES },
     }
 
+    /// HardSigmoid: `Max(Min(alpha * X + beta, 1), 0)`.
+    HARD_SIGMOID = hard_sigmoid {
+        onnx_name: "HardSigmoid",
+        cli_name: "hard-sigmoid",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 22, dtypes: FLOATS_BF16 },
+        ],
+        attributes: &[Attribute::new("alpha", 0.2), Attribute::new("beta", 0.5)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 1, f64: 1 },
+        formula: "max(0, min(1, alpha * x + beta))",
+        expansion: "Max(Min(Add(Mul(X, alpha), beta), 1), 0)",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep::AROUND_ONE,
+    }
+
     /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
     THRESHOLDED_RELU = thresholded_relu {
         onnx_name: "ThresholdedRelu",

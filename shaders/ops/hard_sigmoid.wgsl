@@ -1,0 +1,10 @@
+// HardSigmoid (ONNX opsets 1, 6, 22): Y = Max(Min(alpha * X + beta, 1), 0), on whole Lanes:
+// alpha * X + beta rounded once (mul_add: within an ULP, correctly rounded where it cancels,
+// so a result near 0 keeps its digits), clamped to [0, 1]; NaN comes back as X itself.
+// attributes.x is alpha, attributes.y beta, as f32 values (as ONNX Runtime's kernels take them).
+// CPU twin: src/ops/hard_sigmoid.rs.
+
+fn hard_sigmoid(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    let line = mul_add(to_compute(x), from_attribute(attributes.x), from_attribute(attributes.y));
+    return select(from_compute(clamp_to_unit(line)), x, is_nan(x));
+}

@@ -1,0 +1,19 @@
+//! CPU twin of `shaders/ops/hard_sigmoid.wgsl`: `Max(Min(alpha * X + beta, 1), 0)`.
+
+use super::Attributes;
+use crate::cpu::Real;
+
+/// HardSigmoid of one element: `max(0, min(1, alpha * x + beta))` with the f32 attributes,
+/// `None` (X passes through) for NaN. `alpha * x` of an f32 alpha and an f32, f16 or bf16 x is
+/// exact in f64.
+pub(crate) fn hard_sigmoid<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
+    if x.to_f64().is_nan() {
+        return None;
+    }
+    let line = R::from_f64(f64::from(attributes[0])) * x + R::from_f64(f64::from(attributes[1]));
+    Some(match line.to_f64() {
+        v if v > 1.0 => R::from_f64(1.0),
+        v if v < 0.0 => R::from_f64(0.0),
+        _ => line,
+    })
+}
