@@ -62,6 +62,12 @@ fn greater(a: Compute, b: Compute) -> ComputeMask {
     return (f32_order(a) > f32_order(b)) & !(f32_is_nan(a) | f32_is_nan(b));
 }
 
+// max(0, min(1, c)), ONNX's Max(Min(c, 1), 0), exactly: NaN stays NaN and -0.0 stays -0.0,
+// whatever the device's min and max do with them (WGSL leaves both open).
+fn clamp_to_unit(c: Compute) -> Compute {
+    return select(clamp(c, Compute(0.0), Compute(1.0)), c, f32_is_nan(c) | (c == Compute(0.0)));
+}
+
 // a with its low 12 significand bits cleared: a's high half, whose products with another
 // half are exact. Built on the bits, so no compiler can fold it away.
 fn f32_high_half(a: Compute) -> Compute {

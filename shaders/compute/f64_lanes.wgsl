@@ -66,6 +66,13 @@ fn pick(f: Compute, t: Compute, m: ComputeMask) -> Compute {
     return select(f, t, m);
 }
 
+// max(0, min(1, c)), ONNX's Max(Min(c, 1), 0): NaN stays NaN, -0.0 stays -0.0.
+fn clamp_to_unit(c: Compute) -> Compute {
+    let one = from_attribute(1.0);
+    let zero = from_attribute(0.0);
+    return pick(pick(c, one, greater(c, one)), zero, greater(zero, c));
+}
+
 fn greater(a: Compute, b: Compute) -> ComputeMask {
     return compute_mask(d_greater(lane(a, 0u), lane(b, 0u)), d_greater(lane(a, 1u), lane(b, 1u)));
 }

@@ -1,16 +1,8 @@
 // Elementwise functions written on the Compute interface alone (shaders/README.md), once for
 // every arithmetic: f32 (f32, f16, bf16), native f64 and software f64. CPU twin, generic over
 // each arithmetic's steps: src/cpu/math_common.rs. Bounds against the correctly rounded result:
-//   clamp_to_unit           exact
 //   softsign                1 ULP (f32 and f64), whatever the device's division within 2.5 ULP
 // NaN comes out of each as a NaN; the operators put X's own bits back.
-
-// max(0, min(1, c)), ONNX's Max(Min(c, 1), 0): NaN stays NaN, -0.0 stays -0.0.
-fn clamp_to_unit(c: Compute) -> Compute {
-    let one = from_attribute(1.0);
-    let zero = from_attribute(0.0);
-    return pick(pick(c, one, greater(c, one)), zero, greater(zero, c));
-}
 
 // x / (1 + |x|): with y = 1 / (1 + |x|) from the device's quotient and its residual (1 - y) -
 // |x| y (see math/f32.wgsl's reciprocal_of_one_plus), x y below |x| = 1 and 1 - y above, each

@@ -4,7 +4,8 @@
 
 use super::compute::Steps;
 
-/// `clamp_to_unit`: max(0, min(1, c)), NaN and -0.0 kept.
+/// `clamp_to_unit` of `compute/f32.wgsl` and `compute/f64_lanes.wgsl`: max(0, min(1, c)), NaN
+/// and -0.0 kept.
 pub(crate) fn clamp_to_unit<S: Steps>(c: S) -> S {
     let (one, zero) = (S::constant(1.0), S::constant(0.0));
     let c = if c.greater(one) { one } else { c };
