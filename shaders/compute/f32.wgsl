@@ -80,7 +80,8 @@ fn f32_high_half(a: Compute) -> Compute {
 // then + e rounds once. WGSL's fma may round twice (lavapipe's does), and compilers may fuse
 // or split a * b + c, so the exact product is spelled out. Where c is zero and p is not, the
 // product itself is the result (a device that flushes subnormal operands would drop a subnormal
-// p in c + p; zeros add as IEEE says, -0 + 0 = +0); where p is infinite (or NaN), c + p.
+// p in c + p; zeros add as IEEE says, -0 + 0 = +0); where p is infinite (or NaN), or e is
+// zero, c + p.
 fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let p = mul(a, b);
     let ah = f32_high_half(a);
@@ -89,5 +90,5 @@ fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let bl = b - bh;
     let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
     let finite = (bitcast<vec4<u32>>(p) & vec4(0x7fffffffu)) < vec4(0x7f800000u);
-    return select(select(c + p, (c + p) + e, finite), p, (c == Compute(0.0)) & (p != Compute(0.0)));
+    return select(select(c + p, (c + p) + e, finite & (e != Compute(0.0))), p, (c == Compute(0.0)) & (p != Compute(0.0)));
 }

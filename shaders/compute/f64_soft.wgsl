@@ -104,3 +104,16 @@ fn d_greater(a: F64, b: F64) -> bool {
 fn compute_mask(first: bool, second: bool) -> ComputeMask {
     return pair_mask(first, second);
 }
+
+// a * b + c within an ULP, correctly rounded where it cancels: the product p = a * b and its
+// exact rounding error e (f64_product_error), then (c + p) + e. Where e is zero (or not
+// representable): c + p.
+fn d_mul_add(a: F64, b: F64, c: F64) -> F64 {
+    let p = f64_mul(a, b);
+    let e = f64_product_error(a, b, p);
+    let sum = f64_add(c, p);
+    if (u64_is_zero(U64(e.x, e.y & 0x7fffffffu))) {
+        return sum;
+    }
+    return f64_add(sum, e);
+}

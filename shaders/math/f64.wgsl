@@ -15,9 +15,6 @@ const D_INV_LN2: F64 = {{F64 1.4426950408889634}};
 const D_HALF: F64 = {{F64 0.5}};
 const D_ONE: F64 = {{F64 1.0}};
 const D_MINUS_ONE: F64 = {{F64 -1.0}};
-// 2^27 + 1: Veltkamp's splitter for 53-bit significands, and the largest magnitude it splits.
-const D_SPLITTER: F64 = {{F64 134217729.0}};
-const D_SPLIT_LIMIT: F64 = {{F64 8.452712498170644e270}}; // 2^900
 // 1/13! down to 1/2: the Taylor coefficients of q(r) = (expm1(r) - r) / r^2, Horner order.
 const D_EXP_Q: array<F64, 12> = array<F64, 12>(
     {{F64 1.6059043836821613e-10}},
@@ -42,29 +39,6 @@ const D_TANH_IDENTITY: F64 = {{F64 7.450580596923828e-9}}; // 2^-27
 const D_TANH_SATURATION: F64 = {{F64 19.1}};
 // Below -this, sigmoid(x) < 2^-1075 rounds to 0.
 const D_SIGMOID_UNDERFLOW: F64 = {{F64 746.0}};
-
-// a's high half (Veltkamp): a multiple of a's ULP times 2^27 whose products with another high
-// or low half are exact. d_opaque keeps the compiler from folding c - (c - a) into a.
-fn d_high_half(a: F64) -> F64 {
-    let c = d_mul(D_SPLITTER, a);
-    return d_sub(c, d_sub(d_opaque(c), a));
-}
-
-// a * b + c within an ULP, correctly rounded where it cancels: Dekker's exact product p + e,
-// then (c + p) + e (see compute/f32.wgsl's mul_add). Where a or b is beyond 2^900 (the split
-// would overflow), infinite or NaN: c + p.
-fn d_mul_add(a: F64, b: F64, c: F64) -> F64 {
-    let p = d_mul(a, b);
-    if (!(d_less(d_absolute(a), D_SPLIT_LIMIT) && d_less(d_absolute(b), D_SPLIT_LIMIT))) {
-        return d_add(c, p);
-    }
-    let ah = d_high_half(a);
-    let al = d_sub(a, ah);
-    let bh = d_high_half(b);
-    let bl = d_sub(b, bh);
-    let e = d_add(d_add(d_add(d_sub(d_mul(ah, bh), p), d_mul(ah, bl)), d_mul(al, bh)), d_mul(al, bl));
-    return d_add(d_add(c, p), e);
-}
 
 // e^x = 2^k (1 + p), for -746 <= x <= 710: k = round(x / ln2), r = x - k ln2 (Cody-Waite),
 // |r| <= ln2/2, p = r + r^2 q(r) with q's Taylor series to degree 11 (truncation below 2e-17

@@ -383,3 +383,42 @@ fn f64_from_f32_bits(bits: u32) -> U64 {
     let e = exponent + 0x3ffu - 0x7fu;
     return U64(fraction << 29u, (sign << 31u) | (e << 20u) | (fraction >> 3u));
 }
+
+// The significand of a normal value, its implicit bit included (53 bits).
+fn f64_significand(a: U64) -> U64 {
+    return U64(a.x, (a.y & F64_FRACTION_HIGH_MASK) | F64_IMPLICIT_HIGH);
+}
+
+// a * b - p exactly, where p = f64_mul(a, b): the product's rounding error, from the 106-bit
+// product of the significands less p's significand moved to its scale. For normal a, b and p
+// whose error is normal too; 0 elsewhere (it is then below p's last bits by 2^53 or more, or
+// there is no error to speak of: an infinite or NaN p).
+fn f64_product_error(a: U64, b: U64, p: U64) -> U64 {
+    let ea = i32(f64_exponent(a));
+    let eb = i32(f64_exponent(b));
+    let ep = i32(f64_exponent(p));
+    // The full product's unit is 2^(ea + eb - 2150); p's significand sits `shift` bits above it.
+    let unit = ea + eb - 2150;
+    if (ea == 0 || eb == 0 || ep == 0 || ea == 0x7ff || eb == 0x7ff || ep == 0x7ff) {
+        return U64(0u, 0u);
+    }
+    let full = u64_mul_wide(f64_significand(a), f64_significand(b));
+    let shift = u32(ep - 1075 - unit);
+    let pm = f64_significand(p);
+    let p_high = u64_shr(pm, 64u - shift);
+    let p_low = u64_shl(pm, shift);
+    // |full - p << shift| < 2^shift <= 2^53: the low words hold the difference.
+    let below = u64_less(full.zw, p_high) || (all(full.zw == p_high) && u64_less(full.xy, p_low));
+    let magnitude = select(u64_sub(full.xy, p_low), u64_sub(p_low, full.xy), below);
+    if (u64_is_zero(magnitude)) {
+        return U64(0u, 0u);
+    }
+    let leading = 63u - u64_clz(magnitude);
+    let exponent = unit + i32(leading) + 1023;
+    if (exponent < 1) {
+        return U64(0u, 0u);
+    }
+    let fraction = u64_shl(magnitude, 52u - leading);
+    let sign = f64_sign(a) ^ f64_sign(b) ^ select(0u, 1u, below);
+    return U64(fraction.x, (sign << 31u) | (u32(exponent) << 20u) | (fraction.y & F64_FRACTION_HIGH_MASK));
+}

@@ -18,7 +18,7 @@ pub(crate) fn mul_add(a: f32, b: f32, c: f32) -> f32 {
     let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
     match () {
         _ if c == 0.0 && p != 0.0 => p,
-        _ if !p.is_finite() => c + p,
+        _ if !p.is_finite() || e == 0.0 => c + p,
         _ => (c + p) + e,
     }
 }
@@ -83,7 +83,7 @@ impl Steps for f64 {
         self
     }
     fn mul_add(self, b: Self, c: Self) -> Self {
-        super::math_f64::mul_add(self, b, c)
+        f64_mul_add(self, b, c)
     }
 }
 
@@ -141,9 +141,31 @@ impl Steps for Soft {
     fn value(self) -> f64 {
         f64::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
     }
+    /// `d_mul_add` of `compute/f64_soft.wgsl`: the product, its exact error, two additions.
     fn mul_add(self, b: Self, c: Self) -> Self {
-        super::math_f64::mul_add(self, b, c)
+        let p = soft_f64::f64_mul(self.0, b.0);
+        let e = soft_f64::f64_product_error(self.0, b.0, p);
+        let sum = soft_f64::f64_add(c.0, p);
+        if soft_f64::u64_is_zero([e[0], e[1] & 0x7fff_ffff]) { Soft(sum) } else { Soft(soft_f64::f64_add(sum, e)) }
     }
+}
+
+/// `d_mul_add` of `compute/f64.wgsl`: Veltkamp's split, Dekker's exact product, (c + p) + e.
+fn f64_mul_add(a: f64, b: f64, c: f64) -> f64 {
+    const SPLITTER: f64 = 134_217_729.0;
+    const SPLIT_LIMIT: f64 = 8.452_712_498_170_644e270; // 2^900
+    let p = a * b;
+    if !(a.abs() < SPLIT_LIMIT && b.abs() < SPLIT_LIMIT) {
+        return c + p;
+    }
+    let high_half = |v: f64| {
+        let scaled = SPLITTER * v;
+        scaled - (scaled - v)
+    };
+    let (ah, bh) = (high_half(a), high_half(b));
+    let (al, bl) = (a - ah, b - bh);
+    let e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+    if e == 0.0 { c + p } else { (c + p) + e }
 }
 
 /// f32's steps: the twin of `compute/f32.wgsl` with a correctly rounded division (lavapipe's,

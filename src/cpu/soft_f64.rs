@@ -390,6 +390,38 @@ pub(crate) fn f64_from_f32_bits(bits: u32) -> U64 {
     [fraction << 29, (sign << 31) | (e << 20) | (fraction >> 3)]
 }
 
+/// The significand of a normal value, its implicit bit included (53 bits).
+fn f64_significand(a: U64) -> U64 {
+    [a[0], (a[1] & FRACTION_HIGH_MASK) | IMPLICIT_BIT[1]]
+}
+
+/// `a * b - p` exactly, where `p = f64_mul(a, b)`, for normal a, b, p and a normal error; 0
+/// elsewhere: the WGSL's steps.
+pub(crate) fn f64_product_error(a: U64, b: U64, p: U64) -> U64 {
+    let (ea, eb, ep) = (f64_exponent(a) as i32, f64_exponent(b) as i32, f64_exponent(p) as i32);
+    let unit = ea + eb - 2150;
+    if ea == 0 || eb == 0 || ep == 0 || ea == 0x7ff || eb == 0x7ff || ep == 0x7ff {
+        return [0, 0];
+    }
+    let (full_low, full_high) = u64_mul_wide(f64_significand(a), f64_significand(b));
+    let shift = (ep - 1075 - unit) as u32;
+    let pm = f64_significand(p);
+    let (p_high, p_low) = (u64_shr(pm, 64 - shift), u64_shl(pm, shift));
+    let below = u64_less(full_high, p_high) || (full_high == p_high && u64_less(full_low, p_low));
+    let magnitude = if below { u64_sub(p_low, full_low) } else { u64_sub(full_low, p_low) };
+    if u64_is_zero(magnitude) {
+        return [0, 0];
+    }
+    let leading = 63 - u64_clz(magnitude);
+    let exponent = unit + leading as i32 + 1023;
+    if exponent < 1 {
+        return [0, 0];
+    }
+    let fraction = u64_shl(magnitude, 52 - leading);
+    let sign = f64_sign(a) ^ f64_sign(b) ^ u32::from(below);
+    [fraction[0], (sign << 31) | ((exponent as u32) << 20) | (fraction[1] & FRACTION_HIGH_MASK)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,6 +569,22 @@ mod tests {
         }
         for v in [-54.3, -0.5, -0.4999, 0.0, 0.5, 1.0, -1.0, -2.0, -2.5, 3.7, -1e-300, 1e-300, 123456.0, -123456.5] {
             assert_eq!(f64_floor_to_i32(from(v)), v.floor() as i32, "{v}");
+        }
+    }
+
+    #[test]
+    fn product_errors_are_exact() {
+        let mut state = 0x6a09_e667_f3bc_c909u64;
+        for _ in 0..1_000_000 {
+            let (a, b) = (random(&mut state), random(&mut state));
+            let p = a * b;
+            let e = to(f64_product_error(from(a), from(b), from(p)));
+            let exact = a.mul_add(b, -p);
+            if a.is_normal() && b.is_normal() && p.is_normal() && (exact.is_normal() || exact == 0.0) {
+                assert_eq!(e, exact, "{a:e} * {b:e}");
+            } else {
+                assert!(e == 0.0 || e.to_bits() == exact.to_bits(), "{a:e} * {b:e}: {e:e}");
+            }
         }
     }
 }
