@@ -392,6 +392,21 @@ unary_ops! {
         sweep: Sweep::AROUND_ONE,
     }
 
+    /// HardSwish: `X * HardSigmoid<alpha = 0.16666667, beta = 0.5>(X)`.
+    HARD_SWISH = hard_swish {
+        onnx_name: "HardSwish",
+        cli_name: "hard-swish",
+        versions: &[OpVersion { since: 14, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
+        attributes: &[],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+        formula: "x * max(0, min(1, 0.1666666716337204 * x + 0.5))",
+        expansion: "Mul(X, HardSigmoid[alpha=0.16666667, beta=0.5](X))",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep::AROUND_ONE,
+    }
+
     /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
     THRESHOLDED_RELU = thresholded_relu {
         onnx_name: "ThresholdedRelu",
