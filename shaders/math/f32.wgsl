@@ -4,7 +4,7 @@
 // run with `cargo xtask sweep`. Bounds against the correctly rounded f32 result, whatever the
 // device's division within WGSL's 2.5 ULP:
 //   expm1 (x <= 0)          1 ULP
-//   sigmoid                 2 ULP (almost all inputs within 1), subnormal results included
+//   logistic (sigmoid)      2 ULP (almost all inputs within 1), subnormal results included
 //   hyperbolic_tangent      2 ULP (almost all inputs within 1)
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
@@ -27,7 +27,7 @@ const EXPM1_F32_IDENTITY: f32 = -2.9802322387695312e-8; // -2^-25
 const TANH_F32_IDENTITY: f32 = 0.000244140625; // 2^-12
 // Above this, tanh(x) rounds to 1, and e^(-2x) no longer matters.
 const TANH_F32_SATURATION: f32 = 9.1;
-// Below -this, sigmoid(x) < 2^-150 rounds to 0.
+// Below -this, logistic(x) < 2^-150 rounds to 0.
 const SIGMOID_F32_UNDERFLOW: f32 = 104.0;
 
 // e^x = 2^k (1 + p), for -104 <= x <= 89: k = round(x / ln2), r = x - k ln2 (Cody-Waite: the
@@ -73,10 +73,10 @@ fn reciprocal_of_one_plus(u: Compute) -> Compute {
     return y + y * r;
 }
 
-// sigmoid(x) = 1 / (1 + e^-x). With e = e^-|x| = 2^k (1 + p): sigmoid(|x|) = 1 / (1 + e), and
+// logistic(x) = 1 / (1 + e^-x). With e = e^-|x| = 2^k (1 + p): sigmoid(|x|) = 1 / (1 + e), and
 // sigmoid(-|x|) = e / (1 + e) = 2^k (y + p y), the 2^k applied in two exact steps so that a
 // subnormal result is rounded once (by mul, exact on a device that flushes).
-fn sigmoid(x: Compute) -> Compute {
+fn logistic(x: Compute) -> Compute {
     let parts = exp_parts(max(-absolute(x), Compute(-SIGMOID_F32_UNDERFLOW)));
     // e^-|x|, its rounding (and its flushing below 2^-126) all but invisible in 1 + e.
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));

@@ -4,7 +4,7 @@
 // the software path matches bit for bit): src/cpu/math_f64.rs. Bounds against the correctly
 // rounded f64 result, measured against the reference's double-double arithmetic:
 //   expm1 (x <= 0)          1 ULP
-//   sigmoid                 2 ULP, subnormal results included
+//   logistic (sigmoid)      2 ULP, subnormal results included
 //   hyperbolic_tangent      2 ULP
 // Loops (the polynomial, the lanes) keep one inlined copy of each software step per call site,
 // which keeps SwiftShader's compile time of the software kernels in seconds.
@@ -37,7 +37,7 @@ const D_EXPM1_IDENTITY: F64 = {{F64 -5.551115123125783e-17}}; // -2^-54
 // Below this, tanh(x) rounds to x (x^3/3 is under half an ULP of x); above the next, to 1.
 const D_TANH_IDENTITY: F64 = {{F64 7.450580596923828e-9}}; // 2^-27
 const D_TANH_SATURATION: F64 = {{F64 19.1}};
-// Below -this, sigmoid(x) < 2^-1075 rounds to 0.
+// Below -this, logistic(x) < 2^-1075 rounds to 0.
 const D_SIGMOID_UNDERFLOW: F64 = {{F64 746.0}};
 
 // e^x = 2^k (1 + p), for -746 <= x <= 710: k = round(x / ln2), r = x - k ln2 (Cody-Waite),
@@ -79,9 +79,9 @@ fn d_reciprocal_of_one_plus(u: F64) -> F64 {
     return d_add(y, d_mul(y, r));
 }
 
-// sigmoid(x) (see math/f32.wgsl): 1 / (1 + e) for x > 0, else 2^k (y + p y) with e = e^-|x| =
+// logistic(x) (see math/f32.wgsl): 1 / (1 + e) for x > 0, else 2^k (y + p y) with e = e^-|x| =
 // 2^k (1 + p), scaled in two exact steps so that a subnormal result is rounded once.
-fn d_sigmoid(x: F64) -> F64 {
+fn d_logistic(x: F64) -> F64 {
     var t = d_negate(d_absolute(x));
     if (d_less(t, d_negate(D_SIGMOID_UNDERFLOW))) {
         t = d_negate(D_SIGMOID_UNDERFLOW);
@@ -124,10 +124,10 @@ fn expm1(c: Compute) -> Compute {
     return out;
 }
 
-fn sigmoid(c: Compute) -> Compute {
+fn logistic(c: Compute) -> Compute {
     var out = c;
     for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_sigmoid(lane(c, i)));
+        out = with_lane(out, i, d_logistic(lane(c, i)));
     }
     return out;
 }

@@ -12,8 +12,8 @@ pub(crate) fn clamp_to_unit<S: Steps>(c: S) -> S {
     if zero.greater(c) { zero } else { c }
 }
 
-/// `softsign`: x / (1 + |x|).
-pub(crate) fn softsign<S: Steps>(x: S) -> S {
+/// `softsign_quotient`: x / (1 + |x|).
+pub(crate) fn softsign_quotient<S: Steps>(x: S) -> S {
     let one = S::constant(1.0);
     let cap = S::constant(1_152_921_504_606_846_976.0); // 2^60
     let a = if x.absolute().greater(cap) { cap } else { x.absolute() };
@@ -49,7 +49,7 @@ mod tests {
                 continue;
             }
             let exact = softsign_exact(f64::from(x)) as f32;
-            for got in [softsign(x), softsign(F32OffByTwo(x)).0] {
+            for got in [softsign_quotient(x), softsign_quotient(F32OffByTwo(x)).0] {
                 let d = ulp_distance(got, exact).unwrap_or(u64::MAX);
                 assert!(d <= 1, "softsign({x:e}) = {got:e}, correctly rounded {exact:e}");
             }
@@ -70,14 +70,14 @@ mod tests {
                     continue;
                 }
                 let exact = softsign_exact(x);
-                for got in [softsign(x), softsign(Soft::constant(x)).value()] {
+                for got in [softsign_quotient(x), softsign_quotient(Soft::constant(x)).value()] {
                     let d = ulp_distance(got, exact).unwrap_or(u64::MAX);
                     assert!(d <= 1, "softsign({x:e}) = {got:e}, correctly rounded {exact:e}");
                 }
             }
         }
         for (x, want) in [(f64::INFINITY, 1.0f64), (f64::NEG_INFINITY, -1.0), (-0.0, -0.0), (5e-324, 5e-324)] {
-            assert_eq!(softsign(x).to_bits(), want.to_bits(), "softsign({x})");
+            assert_eq!(softsign_quotient(x).to_bits(), want.to_bits(), "softsign({x})");
         }
     }
 
@@ -104,7 +104,7 @@ mod tests {
                             continue;
                         }
                         let exact = softsign_exact(f64::from(x)) as f32;
-                        for got in [softsign(x), softsign(F32OffByTwo(x)).0] {
+                        for got in [softsign_quotient(x), softsign_quotient(F32OffByTwo(x)).0] {
                             worst = worst.max(ulp_distance(got, exact).unwrap_or(u64::MAX));
                         }
                     }

@@ -76,7 +76,7 @@ fn reciprocal_of_one_plus(u: f32, quotient: Quotient) -> f32 {
 }
 
 /// The twin of `sigmoid` (NaN for NaN, whose lanes the operator replaces).
-pub(crate) fn sigmoid(x: f32, quotient: Quotient) -> f32 {
+pub(crate) fn logistic(x: f32, quotient: Quotient) -> f32 {
     if x.is_nan() {
         return x;
     }
@@ -166,7 +166,7 @@ mod tests {
         for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
             let negatives = (0x8000_0001u32..0xC1A0_0000).step_by(997).map(f32::from_bits);
             assert!(worst(negatives, expm1, f64::exp_m1).0 <= 1);
-            let (d, x) = worst(dense(), |x| sigmoid(x, quotient), exact_sigmoid);
+            let (d, x) = worst(dense(), |x| logistic(x, quotient), exact_sigmoid);
             assert!(d <= 2, "sigmoid: {d} ULP at {x:e}");
             let (d, x) = worst(dense(), |x| hyperbolic_tangent(x, quotient), f64::tanh);
             assert!(d <= 2, "tanh: {d} ULP at {x:e}");
@@ -201,7 +201,7 @@ mod tests {
         println!("math_f32 twin: expm1 max error {d} ULP over every negative f32 (worst at {x:e})");
         assert!(d <= 1);
         for (name, quotient) in [("IEEE", ieee_quotient as Quotient), ("off by up to 2 ULP", off_by_up_to_two_ulp)] {
-            let (d, x) = sweep(0..=u32::MAX, |x| sigmoid(x, quotient), exact_sigmoid);
+            let (d, x) = sweep(0..=u32::MAX, |x| logistic(x, quotient), exact_sigmoid);
             println!("math_f32 twin, {name} division: sigmoid max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 2);
             let (d, x) = sweep(0..=u32::MAX, |x| hyperbolic_tangent(x, quotient), f64::tanh);

@@ -67,8 +67,8 @@ fn reciprocal_of_one_plus<S: Steps>(u: S) -> S {
     y.add(y.mul(r))
 }
 
-/// `d_sigmoid`.
-pub(crate) fn sigmoid<S: Steps>(x: S) -> S {
+/// `d_logistic`.
+pub(crate) fn logistic<S: Steps>(x: S) -> S {
     let mut t = x.absolute().negate();
     if t.less(c(-SIGMOID_UNDERFLOW)) {
         t = c(-SIGMOID_UNDERFLOW);
@@ -173,7 +173,7 @@ mod tests {
         let negative = |x: f64| x <= 0.0;
         [
             worst(n, expm1::<f64>, expm1::<Soft>, |x| Exact::from_f64(x).expm1().to_f64(), negative),
-            worst(n, sigmoid::<f64>, sigmoid::<Soft>, sigmoid_exact, |_| true),
+            worst(n, logistic::<f64>, logistic::<Soft>, sigmoid_exact, |_| true),
             worst(n, hyperbolic_tangent::<f64>, hyperbolic_tangent::<Soft>, tanh_exact, |_| true),
         ]
     }
