@@ -182,7 +182,6 @@ const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
 const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
 const MATH_F32: &str = include_str!("../shaders/math/f32.wgsl");
-const MATH_COMMON: &str = include_str!("../shaders/math/common.wgsl");
 const COMPUTE_F64: &str = include_str!("../shaders/compute/f64.wgsl");
 const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");
 const COMPUTE_F64_LANES: &str = include_str!("../shaders/compute/f64_lanes.wgsl");
@@ -196,7 +195,7 @@ const NONE: wgpu::Features = wgpu::Features::empty();
 
 /// The files of the f32 arithmetic (f32, f16, bf16): the Compute interface, its products, the
 /// accurate functions, PRelu's product.
-const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, MATH_COMMON, FLOAT_MULTIPLY];
+const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY];
 
 /// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
 const EVERY_ADAPTER: ReprSpec = ReprSpec {
@@ -250,7 +249,7 @@ pub(crate) static REPRS: [ReprSpec; 14] = [
         layout: &F64_NATIVE,
         description: "native f64 (SHADER_F64)",
         file: REPR_F64,
-        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, MATH_COMMON, FLOAT_MULTIPLY],
+        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -258,7 +257,7 @@ pub(crate) static REPRS: [ReprSpec; 14] = [
         dtype: DType::F64,
         description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
         file: REPR_F64_SOFT,
-        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_LANES, MATH_F64, MATH_COMMON, FLOAT_MULTIPLY],
+        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
         ..PAIR_ROW
     },
     ReprSpec {

@@ -6,6 +6,7 @@
 //   expm1 (x <= 0)          1 ULP
 //   logistic (sigmoid)      2 ULP, subnormal results included
 //   hyperbolic_tangent      2 ULP
+//   softsign_quotient       1 ULP
 // Loops (the polynomial, the lanes) keep one inlined copy of each software step per call site,
 // which keeps SwiftShader's compile time of the software kernels in seconds.
 
@@ -39,6 +40,8 @@ const D_TANH_IDENTITY: F64 = {{F64 7.450580596923828e-9}}; // 2^-27
 const D_TANH_SATURATION: F64 = {{F64 19.1}};
 // Below -this, logistic(x) < 2^-1075 rounds to 0.
 const D_SIGMOID_UNDERFLOW: F64 = {{F64 746.0}};
+// Above this, softsign(x) rounds to 1 in every width.
+const D_SOFTSIGN_CAP: F64 = {{F64 1.152921504606847e18}}; // 2^60
 
 // e^x = 2^k (1 + p), for -746 <= x <= 710: k = round(x / ln2), r = x - k ln2 (Cody-Waite),
 // |r| <= ln2/2, p = r + r^2 q(r) with q's Taylor series to degree 11 (truncation below 2e-17
@@ -114,6 +117,21 @@ fn d_hyperbolic_tangent(x: F64) -> F64 {
     return select(t, d_negate(t), d_less(x, {{F64 0.0}}));
 }
 
+// x / (1 + |x|) (see math/f32.wgsl): the residual-corrected 1 / (1 + |x|), then x y below
+// |x| = 1 and 1 - y (x's sign) above; |x| capped at 2^60.
+fn d_softsign_quotient(x: F64) -> F64 {
+    var a = d_absolute(x);
+    if (!d_less(a, D_SOFTSIGN_CAP)) {
+        a = D_SOFTSIGN_CAP;
+    }
+    let y0 = d_quotient(D_ONE, d_add(D_ONE, a));
+    let y = d_add(y0, d_mul(y0, d_mul_add(d_negate(a), y0, d_sub(D_ONE, y0))));
+    if (d_less(a, D_ONE)) {
+        return d_mul(x, y);
+    }
+    return select(d_sub(D_ONE, y), d_negate(d_sub(D_ONE, y)), d_less(x, {{F64 0.0}}));
+}
+
 // The Compute-level functions of the interface, lane by lane.
 
 fn expm1(c: Compute) -> Compute {
@@ -136,6 +154,14 @@ fn hyperbolic_tangent(c: Compute) -> Compute {
     var out = c;
     for (var i = 0u; i < 2u; i++) {
         out = with_lane(out, i, d_hyperbolic_tangent(lane(c, i)));
+    }
+    return out;
+}
+
+fn softsign_quotient(c: Compute) -> Compute {
+    var out = c;
+    for (var i = 0u; i < 2u; i++) {
+        out = with_lane(out, i, d_softsign_quotient(lane(c, i)));
     }
     return out;
 }

@@ -1,7 +1,6 @@
 //! CPU twins of the Compute interface's steps (`shaders/compute/`): f32's `mul_add`
-//! (`compute/f32.wgsl`), and [`Steps`], the scalar steps the math is written on, for f32 (with
-//! the device's division correctly rounded, or off by up to 2 ULP: [`F32OffByTwo`]), native f64
-//! (`compute/f64.wgsl`) and software f64 ([`Soft`], `compute/f64_soft.wgsl`).
+//! (`compute/f32.wgsl`), and [`Steps`], the scalar steps the f64 math is written on, native
+//! (`compute/f64.wgsl`) and in software ([`Soft`], `compute/f64_soft.wgsl`).
 
 use super::soft_f64::{self, U64};
 
@@ -166,103 +165,6 @@ fn f64_mul_add(a: f64, b: f64, c: f64) -> f64 {
     let (al, bl) = (a - ah, b - bh);
     let e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
     if e == 0.0 { c + p } else { (c + p) + e }
-}
-
-/// f32's steps: the twin of `compute/f32.wgsl` with a correctly rounded division (lavapipe's,
-/// SwiftShader's).
-impl Steps for f32 {
-    fn constant(v: f64) -> Self {
-        v as f32
-    }
-    fn add(self, b: Self) -> Self {
-        self + b
-    }
-    fn sub(self, b: Self) -> Self {
-        self - b
-    }
-    fn mul(self, b: Self) -> Self {
-        self * b
-    }
-    fn negate(self) -> Self {
-        -self
-    }
-    fn absolute(self) -> Self {
-        self.abs()
-    }
-    fn quotient(self, b: Self) -> Self {
-        self / b
-    }
-    fn less(self, b: Self) -> bool {
-        self < b
-    }
-    fn greater(self, b: Self) -> bool {
-        self > b
-    }
-    fn floor_int(self) -> i32 {
-        self.floor() as i32
-    }
-    fn from_int(k: i32) -> Self {
-        k as f32
-    }
-    fn power_of_two(k: i32) -> Self {
-        f32::from_bits(((k + 127) as u32) << 23)
-    }
-    fn value(self) -> f64 {
-        f64::from(self)
-    }
-    fn mul_add(self, b: Self, c: Self) -> Self {
-        mul_add(self, b, c)
-    }
-}
-
-/// f32's steps with a division off by up to 2 ULP, as WGSL allows
-/// ([`super::math_f32::off_by_up_to_two_ulp`]): bounds must hold for it too.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct F32OffByTwo(pub(crate) f32);
-
-impl Steps for F32OffByTwo {
-    fn constant(v: f64) -> Self {
-        F32OffByTwo(v as f32)
-    }
-    fn add(self, b: Self) -> Self {
-        F32OffByTwo(self.0 + b.0)
-    }
-    fn sub(self, b: Self) -> Self {
-        F32OffByTwo(self.0 - b.0)
-    }
-    fn mul(self, b: Self) -> Self {
-        F32OffByTwo(self.0 * b.0)
-    }
-    fn negate(self) -> Self {
-        F32OffByTwo(-self.0)
-    }
-    fn absolute(self) -> Self {
-        F32OffByTwo(self.0.abs())
-    }
-    fn quotient(self, b: Self) -> Self {
-        F32OffByTwo(super::math_f32::off_by_up_to_two_ulp(self.0, b.0))
-    }
-    fn less(self, b: Self) -> bool {
-        self.0 < b.0
-    }
-    fn greater(self, b: Self) -> bool {
-        self.0 > b.0
-    }
-    fn floor_int(self) -> i32 {
-        self.0.floor() as i32
-    }
-    fn from_int(k: i32) -> Self {
-        F32OffByTwo(k as f32)
-    }
-    fn power_of_two(k: i32) -> Self {
-        F32OffByTwo(f32::power_of_two(k))
-    }
-    fn value(self) -> f64 {
-        f64::from(self.0)
-    }
-    fn mul_add(self, b: Self, c: Self) -> Self {
-        F32OffByTwo(mul_add(self.0, b.0, c.0))
-    }
 }
 
 #[cfg(test)]

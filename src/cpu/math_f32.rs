@@ -104,6 +104,15 @@ pub(crate) fn hyperbolic_tangent(x: f32, quotient: Quotient) -> f32 {
     t.copysign(x)
 }
 
+/// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
+pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
+    let bits = x.to_bits() & 0x7fff_ffff;
+    let a = f32::from_bits(bits.min(0x5d80_0000)); // 2^60
+    let y0 = quotient(1.0, 1.0 + a);
+    let y = y0 + y0 * ((1.0 - y0) - a * y0);
+    if bits >= 0x3f80_0000 { (1.0 - y).copysign(x) } else { x * y }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,9 +170,17 @@ mod tests {
         (0..=u32::MAX / 997).map(|i| f32::from_bits(i * 997))
     }
 
+    fn exact_softsign(x: f64) -> f64 {
+        use crate::cpu::{Exact, Real};
+        let a = Exact::from_f64(x.abs());
+        (a / (a + Exact::from_f64(1.0))).to_f64().copysign(x)
+    }
+
     #[test]
     fn within_their_bounds_on_a_dense_sample_for_any_conforming_division() {
         for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
+            let (d, x) = worst(dense().filter(|x| !x.is_nan()), |x| softsign_quotient(x, quotient), exact_softsign);
+            assert!(d <= 1, "softsign: {d} ULP at {x:e}");
             let negatives = (0x8000_0001u32..0xC1A0_0000).step_by(997).map(f32::from_bits);
             assert!(worst(negatives, expm1, f64::exp_m1).0 <= 1);
             let (d, x) = worst(dense(), |x| logistic(x, quotient), exact_sigmoid);
@@ -207,6 +224,9 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| hyperbolic_tangent(x, quotient), f64::tanh);
             println!("math_f32 twin, {name} division: tanh max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 2);
+            let (d, x) = sweep(0..=u32::MAX, |x| softsign_quotient(x, quotient), exact_softsign);
+            println!("math_f32 twin, {name} division: softsign max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 1);
         }
     }
 }

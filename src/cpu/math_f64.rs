@@ -32,6 +32,7 @@ const EXPM1_IDENTITY: f64 = -5.551_115_123_125_783e-17;
 const TANH_IDENTITY: f64 = 7.450_580_596_923_828e-9;
 const TANH_SATURATION: f64 = 19.1;
 const SIGMOID_UNDERFLOW: f64 = 746.0;
+const SOFTSIGN_CAP: f64 = 1_152_921_504_606_846_976.0; // 2^60
 
 fn c<S: Steps>(v: f64) -> S {
     S::constant(v)
@@ -98,6 +99,20 @@ pub(crate) fn hyperbolic_tangent<S: Steps>(x: S) -> S {
     if x.less(c(0.0)) { t.negate() } else { t }
 }
 
+/// `d_softsign_quotient`.
+pub(crate) fn softsign_quotient<S: Steps>(x: S) -> S {
+    let one = c::<S>(1.0);
+    let cap = c::<S>(SOFTSIGN_CAP);
+    let a = if x.absolute().less(cap) { x.absolute() } else { cap };
+    let y0 = one.quotient(one.add(a));
+    let y = y0.add(y0.mul(a.negate().mul_add(y0, one.sub(y0))));
+    match () {
+        _ if a.less(one) => x.mul(y),
+        _ if x.less(c(0.0)) => one.sub(y).negate(),
+        _ => one.sub(y),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +133,7 @@ mod tests {
         let mut expected = vec![LN2_HI, LN2_LO, INV_LN2, 0.5, 1.0, -1.0];
         expected.extend(EXP_Q);
         expected.extend([EXPM1_SATURATION, EXPM1_IDENTITY, TANH_IDENTITY, TANH_SATURATION, SIGMOID_UNDERFLOW]);
+        expected.push(SOFTSIGN_CAP);
         let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&wgsl_constants()[..expected.len()]), bits(&expected));
     }
@@ -169,19 +185,25 @@ mod tests {
         worst
     }
 
-    fn check(n: usize) -> [u64; 3] {
+    fn softsign_exact(x: f64) -> f64 {
+        let a = Exact::from_f64(x.abs());
+        (a / (a + Exact::from_f64(1.0))).to_f64().copysign(x)
+    }
+
+    fn check(n: usize) -> [u64; 4] {
         let negative = |x: f64| x <= 0.0;
         [
             worst(n, expm1::<f64>, expm1::<Soft>, |x| Exact::from_f64(x).expm1().to_f64(), negative),
             worst(n, logistic::<f64>, logistic::<Soft>, sigmoid_exact, |_| true),
             worst(n, hyperbolic_tangent::<f64>, hyperbolic_tangent::<Soft>, tanh_exact, |_| true),
+            worst(n, softsign_quotient::<f64>, softsign_quotient::<Soft>, softsign_exact, |_| true),
         ]
     }
 
     #[test]
     fn within_their_bounds_on_both_paths() {
-        let [expm1, sigmoid, tanh] = check(1 << 15);
-        assert!(expm1 <= 1 && sigmoid <= 2 && tanh <= 2, "{expm1} {sigmoid} {tanh}");
+        let [expm1, sigmoid, tanh, softsign] = check(1 << 15);
+        assert!(expm1 <= 1 && sigmoid <= 2 && tanh <= 2 && softsign <= 1, "{expm1} {sigmoid} {tanh} {softsign}");
     }
 
     #[test]
@@ -195,9 +217,9 @@ mod tests {
     #[test]
     #[ignore = "a sweep: cargo xtask sweep"]
     fn sweep_of_four_million_inputs() {
-        let [expm1, sigmoid, tanh] = check(1 << 21);
+        let [expm1, sigmoid, tanh, softsign] = check(1 << 21);
         println!(
-            "math_f64 twin over 2^22 inputs, native and software steps: expm1 {expm1} ULP, sigmoid {sigmoid} ULP, tanh {tanh} ULP"
+            "math_f64 twin over 2^22 inputs, native and software steps: expm1 {expm1} ULP, sigmoid {sigmoid} ULP, tanh {tanh} ULP, softsign {softsign} ULP"
         );
         assert!(expm1 <= 1);
     }

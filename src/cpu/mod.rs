@@ -10,7 +10,6 @@
 //! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
 //! | `math_f32.rs` | `shaders/math/f32.wgsl` |
 //! | `math_f64.rs` | `shaders/math/f64.wgsl` |
-//! | `math_common.rs` | `shaders/math/common.wgsl` |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
 //! | `divide.rs` | `shaders/shared/divide.wgsl` |
 //!
@@ -27,8 +26,6 @@ pub(crate) mod compute;
 #[cfg(test)]
 pub(crate) mod compute_f32_products_exact;
 pub(crate) mod divide;
-#[cfg(test)]
-pub(crate) mod math_common;
 #[cfg(test)]
 pub(crate) mod math_f32;
 #[cfg(test)]
