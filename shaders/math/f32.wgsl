@@ -6,7 +6,7 @@
 //   expm1 (x <= 0)          1 ULP
 //   logistic (sigmoid)      2 ULP (almost all inputs within 1), subnormal results included
 //   hyperbolic_tangent      2 ULP (almost all inputs within 1)
-//   softsign_quotient       1 ULP
+//   softsign_quotient       1 ULP (NaN for infinite x, as x / (1 + |x|) is)
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
 //
@@ -104,13 +104,13 @@ fn hyperbolic_tangent(x: Compute) -> Compute {
 // - |x| y, x y below |x| = 1 and 1 - y above, each rounded once. The residual's own product is
 // rounded: its error, 2^-25 at most, moves y by a sixteenth of an ULP of the correction, and
 // the bound holds over every f32 with a correctly rounded division and with one off by up to 2
-// ULP (src/cpu/math_f32.rs); the exact product cost 8% of the kernel's speed on lavapipe. |x| is
-// capped at 2^60, where the result is 1, so that infinities give 1 and not 0 x inf; x y is
+// ULP (src/cpu/math_f32.rs); the exact product cost 8% of the kernel's speed on lavapipe. An
+// infinite x gives NaN (inf x 0 in the residual), as the function body's inf / inf does; x y is
 // `mul`, exact on a device that flushes subnormals, so a tiny x comes back as x itself. The
-// comparisons are on the bits of |x|.
+// comparison is on the bits of |x|.
 fn softsign_quotient(x: Compute) -> Compute {
     let bits = bitcast<vec4<u32>>(x) & vec4(0x7fffffffu);
-    let a = bitcast<Compute>(min(bits, vec4(0x5d800000u))); // 2^60
+    let a = bitcast<Compute>(bits);
     let y0 = quotient(Compute(1.0), 1.0 + a);
     let y = y0 + y0 * ((1.0 - y0) - a * y0);
     let large = bitcast<Compute>(bitcast<vec4<u32>>(1.0 - y) | (bitcast<vec4<u32>>(x) & vec4(0x80000000u)));

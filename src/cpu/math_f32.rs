@@ -107,7 +107,7 @@ pub(crate) fn hyperbolic_tangent(x: f32, quotient: Quotient) -> f32 {
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
-    let a = f32::from_bits(bits.min(0x5d80_0000)); // 2^60
+    let a = f32::from_bits(bits);
     let y0 = quotient(1.0, 1.0 + a);
     let y = y0 + y0 * ((1.0 - y0) - a * y0);
     if bits >= 0x3f80_0000 { (1.0 - y).copysign(x) } else { x * y }
