@@ -16,6 +16,7 @@ const D_INV_LN2: F64 = {{F64 1.4426950408889634}};
 const D_HALF: F64 = {{F64 0.5}};
 const D_ONE: F64 = {{F64 1.0}};
 const D_MINUS_ONE: F64 = {{F64 -1.0}};
+const D_MAX: F64 = {{F64 1.7976931348623157e308}};
 // 1/13! down to 1/2: the Taylor coefficients of q(r) = (expm1(r) - r) / r^2, Horner order.
 const D_EXP_Q: array<F64, 12> = array<F64, 12>(
     {{F64 1.6059043836821613e-10}},
@@ -119,6 +120,9 @@ fn d_hyperbolic_tangent(x: F64) -> F64 {
 // |x| = 1 and 1 - y (x's sign) above; NaN for an infinite x.
 fn d_softsign_quotient(x: F64) -> F64 {
     let a = d_absolute(x);
+    if (d_greater(a, D_MAX)) {
+        return d_sub(a, d_opaque(a)); // NaN (inf - inf: opaque, or a compiler folds it to 0)
+    }
     let y0 = d_quotient(D_ONE, d_add(D_ONE, a));
     let y = d_add(y0, d_mul(y0, d_mul_add(d_negate(a), y0, d_sub(D_ONE, y0))));
     if (d_less(a, D_ONE)) {
