@@ -407,6 +407,21 @@ unary_ops! {
         sweep: Sweep::AROUND_ONE,
     }
 
+    /// Softsign: `X / (1 + |X|)`.
+    SOFTSIGN = softsign {
+        onnx_name: "Softsign",
+        cli_name: "softsign",
+        versions: &[OpVersion { since: 1, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
+        attributes: &[],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 1, f64: 1 },
+        formula: "x / (1 + abs(x))",
+        expansion: "Div(X, Add(1, Abs(X)))",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep { positives: true, ..Sweep::NEGATIVES },
+    }
+
     /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
     THRESHOLDED_RELU = thresholded_relu {
         onnx_name: "ThresholdedRelu",
