@@ -68,6 +68,12 @@ pub(crate) fn expm1(x: f32) -> f32 {
     p * two_k + (two_k - 1.0)
 }
 
+/// The twin of `reciprocal_of_one_plus_rounded`: the same with the residual's product rounded.
+fn reciprocal_of_one_plus_rounded(u: f32, quotient: Quotient) -> f32 {
+    let y = quotient(1.0, 1.0 + u);
+    y + y * ((1.0 - y) - u * y)
+}
+
 /// The twin of `reciprocal_of_one_plus`: 1 / (1 + u) for 0 <= u <= 1.
 fn reciprocal_of_one_plus(u: f32, quotient: Quotient) -> f32 {
     let y = quotient(1.0, 1.0 + u);
@@ -82,7 +88,7 @@ pub(crate) fn logistic(x: f32, quotient: Quotient) -> f32 {
     }
     let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
     let e = (1.0 + p) * power_of_two(k.max(-126.0));
-    let y = reciprocal_of_one_plus(e, quotient);
+    let y = reciprocal_of_one_plus_rounded(e, quotient);
     if x > 0.0 {
         return y;
     }
