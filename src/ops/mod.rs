@@ -149,6 +149,9 @@ impl Sweep {
     /// Negatives up to where an expm1 saturates at -1 (and a little beyond).
     pub const EXPM1_NEGATIVES: Sweep =
         Sweep { negatives: true, positives: false, f32_magnitudes: (1e-38, 104.0), f64_magnitudes: (1e-300, 800.0) };
+    /// Both signs up to where an exponential saturates or underflows (and a little beyond).
+    pub const EXP_BOTH_SIGNS: Sweep =
+        Sweep { negatives: true, positives: true, f32_magnitudes: (1e-38, 110.0), f64_magnitudes: (1e-300, 750.0) };
     /// The values the input is cut at when it is compared with attributes of moderate size.
     pub const AROUND_ONE: Sweep =
         Sweep { negatives: true, positives: true, f32_magnitudes: (1e-6, 1e6), f64_magnitudes: (1e-12, 1e12) };
@@ -189,6 +192,9 @@ impl SpeedTarget {
     pub const STREAMING: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.90, cpu_adapter_f64: 0.90 };
     /// An expm1 per negative element: 0.90 on a GPU, 0.75 on a CPU adapter, 0.5 for f64 there.
     pub const EXPM1: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.75, cpu_adapter_f64: 0.5 };
+    /// An exponential and a corrected reciprocal per element: 0.90 on a GPU, 0.70 on a CPU
+    /// adapter, 0.3 for f64 there (a scalar polynomial of degree 13 per lane).
+    pub const EXP: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.70, cpu_adapter_f64: 0.3 };
 
     /// The target for `dtype` on a GPU or a CPU adapter.
     pub fn for_dtype(&self, dtype: DType, on_cpu_adapter: bool) -> f64 {
@@ -420,6 +426,25 @@ unary_ops! {
         kernel_parameters: same_parameters,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep { positives: true, ..Sweep::NEGATIVES },
+    }
+
+    /// Sigmoid: `1 / (1 + exp(-X))`.
+    SIGMOID = sigmoid {
+        onnx_name: "Sigmoid",
+        cli_name: "sigmoid",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 13, dtypes: FLOATS_BF16 },
+        ],
+        attributes: &[],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+        formula: "1 / (1 + exp(-x))",
+        expansion: "",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXP,
+        sweep: Sweep::EXP_BOTH_SIGNS,
     }
 
     /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
