@@ -447,6 +447,25 @@ unary_ops! {
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
 
+    /// Tanh: `tanh(X)`.
+    TANH = tanh {
+        onnx_name: "Tanh",
+        cli_name: "tanh",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 13, dtypes: FLOATS_BF16 },
+        ],
+        attributes: &[],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+        formula: "tanh(x)",
+        expansion: "",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXP,
+        sweep: Sweep::EXP_BOTH_SIGNS,
+    }
+
     /// ThresholdedRelu: `Where(Less(CastLike(alpha, X), X), X, 0)`.
     THRESHOLDED_RELU = thresholded_relu {
         onnx_name: "ThresholdedRelu",
