@@ -360,3 +360,66 @@ fn models_onnx_runtime_refuses_are_refused() {
         Ok(_) => panic!("a model of opset {newer} was accepted"),
     }
 }
+
+/// Every dtype a version of an operator does not allow but another does (int8 Relu at opset 13,
+/// bfloat16 HardSwish at 14, ...) is refused when the model runs, naming the operator, the
+/// version and the dtype.
+#[test]
+fn each_version_refuses_the_dtypes_it_does_not_allow() {
+    let Some(ctx) = common::ctx() else { return };
+    let mut refused = 0;
+    for op in wgpu_activations::ops::UNARY_OPS {
+        for version in op.versions {
+            for dtype in DType::ALL.into_iter().filter(|d| op.accepts(*d) && !version.dtypes.contains(d)) {
+                let x = zeros(dtype);
+                let code = x.to_proto("X").data_type.unwrap_or_default();
+                let nodes = vec![node(op.onnx_name, &["X"], "Y", vec![])];
+                let mut proto = model(i64::from(version.since), nodes, &["X"], &["Y"], vec![]);
+                if let Some(graph) = proto.graph.as_mut() {
+                    graph.input = vec![typed_value("X", code)];
+                }
+                let loaded = OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap();
+                let message = loaded.run(ctx, &HashMap::from([("X".to_string(), x)])).unwrap_err().to_string();
+                let wanted = [op.onnx_name.to_string(), format!("opset {}", version.since), dtype.to_string()];
+                assert!(wanted.iter().all(|w| message.contains(w.as_str())), "{message}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused >= 10, "{refused} refusals checked");
+}
+
+/// Two zeros of `dtype`.
+fn zeros(dtype: DType) -> HostTensor {
+    let shape = IxDyn(&[2]);
+    match dtype {
+        DType::BF16 => HostTensor::BF16(ArrayD::from_elem(shape, half::bf16::ZERO)),
+        DType::F16 => HostTensor::F16(ArrayD::from_elem(shape, half::f16::ZERO)),
+        DType::F32 => HostTensor::F32(ArrayD::zeros(shape)),
+        DType::F64 => HostTensor::F64(ArrayD::zeros(shape)),
+        DType::I8 => HostTensor::I8(ArrayD::zeros(shape)),
+        DType::I16 => HostTensor::I16(ArrayD::zeros(shape)),
+        DType::I32 => HostTensor::I32(ArrayD::zeros(shape)),
+        DType::I64 => HostTensor::I64(ArrayD::zeros(shape)),
+        DType::U32 => HostTensor::U32(ArrayD::zeros(shape)),
+        _ => HostTensor::U64(ArrayD::zeros(shape)),
+    }
+}
+
+/// Softsign's function body as a converter writes it at opset 6, `Div(X, Add(Abs(X), 1))` with
+/// Add's operands the other way round, is Softsign: one step, equal to the reference.
+#[test]
+fn an_opset_6_body_with_operands_swapped_is_recognised() {
+    let nodes = vec![
+        constant("one", 1.0),
+        node("Abs", &["X"], "A", vec![]),
+        node("Add", &["A", "one"], "D", vec![]),
+        node("Div", &["X", "D"], "Y", vec![]),
+    ];
+    let proto = model(6, nodes, &["X"], &["Y"], vec![]);
+    let loaded = OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap();
+    assert_eq!(loaded.operators(), vec![("Softsign", 1)]);
+    let Some(ctx) = common::ctx() else { return };
+    let feeds = HashMap::from([("X".to_string(), f32_tensor(&[5], vec![-3.0, -0.5, 0.0, 2.0, 1e30]))]);
+    assert_eq!(loaded.run(ctx, &feeds).unwrap(), loaded.run_reference(&feeds).unwrap());
+}

@@ -178,7 +178,7 @@ fn unsupported(descriptor: &str) -> String {
     let named = name.map(|n| format!(" ({n})")).unwrap_or_default();
     format!(
         "has dtype {descriptor:?}{named}, which wgpu-act does not support; supported: float16, float32, \
-         float64, int32, int64, uint32, uint64 (bfloat16 has no standard .npy dtype)"
+         float64, int8, int16, int32, int64, uint32, uint64 (bfloat16 has no standard .npy dtype)"
     )
 }
 

@@ -159,6 +159,29 @@ fn apply_elu_matches_reference_within_2_ulp() {
     unary_round_trip("elu", Some("2.5"), |x| reference::elu(x.view(), 2.5), 2);
 }
 
+/// Every operator of the table, at its defaults, through `apply`: within its f32 bound.
+#[test]
+fn apply_runs_every_operator_of_the_table() {
+    for op in wgpu_activations::ops::UNARY_OPS {
+        let attributes = op.default_attributes();
+        unary_round_trip(op.cli_name, None, |x| reference::unary(op, &attributes, x.view()), op.max_ulp.f32);
+    }
+}
+
+/// int8 through `.npy` (`|i1`), Relu at opset 14: exact, every value.
+#[test]
+fn apply_relu_on_every_int8_value_is_exact() {
+    let dir = TempDir::new("relu-int8");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let x = common::to_dyn((i8::MIN..=i8::MAX).collect(), &[16, 16]);
+    write_npy(&x_path, &x).unwrap();
+    if !ran_on_gpu(&wgpu_act(&["apply", "--op", "relu", "--opset", "14", p(&x_path), p(&y_path)])) {
+        return;
+    }
+    let y: ArrayD<i8> = read_npy(&y_path).unwrap();
+    assert_eq!(y, x.mapv(|v| v.max(0)));
+}
+
 #[test]
 fn apply_prelu_per_channel_slope_matches_reference_exactly() {
     // Shape [8, 1]: one slope per channel of the middle axis.
@@ -277,24 +300,30 @@ fn garbage_and_truncated_files_are_bad_input() {
     let mut bad_version = valid.clone();
     bad_version[6] = 9;
     run(&bad_version, "version 9.0");
-    run(&npy_bytes("<i2", "(4,)", &[0; 8]), "int16");
+    run(&npy_bytes("<u2", "(4,)", &[0; 8]), "uint16");
+    run(&npy_bytes("<i2", "(4,)", &[0; 8]), "LeakyRelu does not accept element type i16");
 }
 
 #[test]
 fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
     let dir = TempDir::new("refusals");
-    let paths = ["x.npy", "int_slope.npy", "slope3.npy", "int_x.npy", "y.npy"].map(|name| dir.path(name));
-    let [x_path, int_slope_path, slope3_path, int_x_path, y_path] = &paths;
+    let paths = ["x.npy", "int_slope.npy", "slope3.npy", "int_x.npy", "y.npy", "int8_x.npy"].map(|name| dir.path(name));
+    let [x_path, int_slope_path, slope3_path, int_x_path, y_path, int8_path] = &paths;
     write_npy(x_path, &test_x()).unwrap();
     write_npy(int_slope_path, &common::to_dyn(vec![1i32], &[1])).unwrap();
     write_npy(slope3_path, &common::to_dyn(vec![0.5f32; 3], &[3])).unwrap();
     write_npy(int_x_path, &common::to_dyn(vec![-3i32, 0, 5], &[3])).unwrap();
-    let [x, int_slope, slope3, int_x, y] =
-        [x_path, int_slope_path, slope3_path, int_x_path, y_path].map(|path| p(path));
-    let refusals: [(&[&str], &str); 6] = [
+    write_npy(int8_path, &common::to_dyn(vec![-3i8, 0, 5], &[3])).unwrap();
+    let [x, int_slope, slope3, int_x, y, int8_x] =
+        [x_path, int_slope_path, slope3_path, int_x_path, y_path, int8_path].map(|path| p(path));
+    let refusals: [(&[&str], &str); 9] = [
         (&["--op", "prelu", x, y], "requires --slope"),
         (&["--op", "prelu", "--slope", slope3, x, y], "does not broadcast"),
         (&["--op", "elu", int_x, y], "Elu does not accept element type i32"),
+        // Relu takes int8 from its version 14: at opset 13 it runs version 13, which does not.
+        (&["--op", "relu", "--opset", "13", int8_x, y], "Relu does not accept element type i8 in opset 13"),
+        (&["--op", "hard-swish", "--opset", "13", x, y], "HardSwish does not exist at opset 13"),
+        (&["--op", "sigmoid", int8_x, y], "Sigmoid does not accept element type i8"),
         (&["--op", "prelu", "--alpha", "0.5", "--slope", int_slope, x, y], "--alpha"),
         (&["--op", "elu", "--slope", int_slope, x, y], "--slope"),
         (&["--op", "prelu", "--slope", int_slope, x, y], "slope has dtype int32 but X has dtype float"),
@@ -304,7 +333,7 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
         assert!(!y_path.exists(), "{args:?} wrote its output");
     }
     // Usage errors are clap's, also exit status 2.
-    let output = wgpu_act(&["apply", "--op", "gelu", x, y]);
+    let output = wgpu_act(&["apply", "--op", "no-such-op", x, y]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(!y_path.exists());
 }
