@@ -90,7 +90,7 @@ fn resolve(mounts: &[(String, PathBuf)], path: &str) -> Option<PathBuf> {
 fn mime(file: &Path) -> &'static str {
     match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
         "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
         "wasm" => "application/wasm",
         "css" => "text/css",
         "png" => "image/png",

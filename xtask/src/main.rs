@@ -13,6 +13,7 @@
 //! Beyond `std` it uses only serde_json and base64 (WebDriver's JSON and screenshots), so that
 //! it compiles in seconds.
 
+mod accuracy;
 mod browser;
 mod public_api;
 mod targets;
@@ -50,6 +51,10 @@ commands:
                  with the committed public-api.txt, or rewrite it (part of `test`)
   bench-web [N]  the in-page bench in headless Chromium: each kernel against the page's own
                  WebGPU copy kernel, N elements each (default 2^22), as a Markdown table
+  accuracy       this library, ONNX Runtime's CPU provider and ONNX Runtime Web's WebGPU
+                 provider on the same inputs, worst ULP and results beyond 2 ULP against the
+                 correctly rounded result (installs onnxruntime, onnxruntime-web and Chromium
+                 into target/accuracy when missing; tests/accuracy/compare.py)
   web [--build-only]
                  build the demo page, the browser suite and the bench page into target/web/,
                  then serve them on 127.0.0.1 (port 8000 when free) until interrupted
@@ -123,6 +128,7 @@ fn main() -> ExitCode {
             cargo(&["run", "--release", "-p", "wgpu-act", "--", "soak"], &args, &[])
         }),
         "test-wasm" => web::test_wasm().map(|()| ExitCode::SUCCESS),
+        "accuracy" => ensure_gpu_driver().and_then(|()| accuracy::accuracy()).map(|()| ExitCode::SUCCESS),
         "public-api" => match only_flag(&rest, "--bless") {
             Some(bless) => public_api::check(bless).map(|()| ExitCode::SUCCESS),
             None => {
