@@ -593,10 +593,13 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
 mod tests {
     use super::*;
 
+    /// Every operator whose spec has a function body (Sigmoid's and Tanh's has none) has a
+    /// pattern that parses.
     #[test]
-    fn every_operator_of_the_table_has_a_readable_function_body_pattern() {
+    fn every_function_body_pattern_of_the_table_is_readable() {
         let mut parsed: Vec<&str> = expansions().iter().map(|(op, _, _)| op.onnx_name()).collect();
-        let mut table: Vec<&str> = UNARY_OPS.iter().map(|op| op.onnx_name).chain([PRELU.onnx_name]).collect();
+        let with_bodies = UNARY_OPS.iter().filter(|op| !op.expansion.is_empty());
+        let mut table: Vec<&str> = with_bodies.map(|op| op.onnx_name).chain([PRELU.onnx_name]).collect();
         parsed.sort();
         table.sort();
         assert_eq!(parsed, table);
