@@ -181,7 +181,7 @@ impl KernelKey {
         used
     }
 
-    /// The complete WGSL source.
+    /// The complete WGSL source, with only what its entry points reach (`prune.rs`).
     pub(crate) fn wgsl(&self) -> String {
         let spec = self.repr.spec();
         let mut src = String::from(spec.enable);
@@ -248,7 +248,7 @@ impl KernelKey {
                 ("{{ADVANCE}}", &text.advance),
             ],
         ));
-        src
+        prune::prune(&src)
     }
 }
 
@@ -390,6 +390,7 @@ pub(crate) struct Params {
     pub(crate) general_modes: [u32; MAX_RANK],
 }
 
+mod prune;
 #[cfg(test)]
 mod translation;
 
@@ -549,6 +550,23 @@ pub(crate) mod tests {
         ];
         assert_eq!(members, expected.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect::<Vec<_>>());
         assert_eq!(span as usize, size_of::<StepParams>());
+    }
+
+    /// A kernel holds the math its operators call and no other: SwiftShader compiles whatever a
+    /// module holds, and the software f64 math is heavy.
+    #[test]
+    fn kernels_hold_only_the_math_they_call() {
+        let kernel = |op: &'static UnaryOp| {
+            KernelKey::new(Repr::F64Soft, &[Step::Unary(op, ())], false, Tuning::default()).wgsl()
+        };
+        let leaky = kernel(&crate::ops::LEAKY_RELU);
+        let sigmoid = kernel(&crate::ops::SIGMOID);
+        assert!(
+            !leaky.contains("fn d_logistic") && !leaky.contains("fn d_expm1"),
+            "LeakyRelu's kernel holds math it never calls"
+        );
+        assert!(sigmoid.contains("fn d_logistic") && !sigmoid.contains("fn d_hyperbolic_tangent"));
+        assert!(leaky.len() < sigmoid.len(), "{} bytes against {}", leaky.len(), sigmoid.len());
     }
 
     #[test]
