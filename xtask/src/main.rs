@@ -548,10 +548,19 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },
     ]);
+    let suite_started = std::time::Instant::now();
     for step in steps {
         println!("xtask: == {}", step.what);
         let no_extra: &[OsString] = &[];
+        let started = std::time::Instant::now();
         let code = cargo(&step.args, if step.takes_extra { extra } else { no_extra }, step.env)?;
+        // The times tell which step to trim when the suite nears CI's limit.
+        println!(
+            "xtask: -- {} took {:.0} s ({:.0} s so far)",
+            step.what,
+            started.elapsed().as_secs_f64(),
+            suite_started.elapsed().as_secs_f64()
+        );
         if code != ExitCode::SUCCESS {
             return Err(Error(format!("{} failed", step.what)));
         }
@@ -573,8 +582,10 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         &["publish", "--dry-run", "--workspace", "--allow-dirty", "--target-dir", "target/package-verify"],
     )?;
     println!("xtask: == the browser suite (wasm32 in headless Chromium's WebGPU)");
+    let started = std::time::Instant::now();
     web::test_wasm()?;
-    println!("xtask: all checks passed");
+    println!("xtask: -- the browser suite took {:.0} s", started.elapsed().as_secs_f64());
+    println!("xtask: all checks passed in {:.0} s", suite_started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 
