@@ -108,13 +108,13 @@ macro_rules! integer_samples {
                     let bits = rng.next_u64();
                     // Half small values around zero, half any bits: products that wrap and
                     // ones that don't.
-                    let small = ((bits % 2001) as $t).wrapping_sub(1000 as $t);
+                    let small = ((bits % 2001) as i64 - 1000) as $t; // wraps for i8
                     if i % 2 == 0 { small } else { bits as $t }
                 }));
                 values
             }
             fn slope(rng: &mut Rng) -> Self {
-                ((rng.next_u64() % 7) as $t).wrapping_sub(3 as $t)
+                ((rng.next_u64() % 7) as i64 - 3) as $t
             }
         }
     )*};

@@ -101,6 +101,9 @@ fn flat<T: Copy, D: ndarray::Dimension>(a: &Array<T, D>) -> Vec<T> {
 /// One unary operator on samples of `T` (special values first), with its default alpha and
 /// another one.
 async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
+    if swiftshader_cannot_compile(&ctx, op, T::DTYPE) {
+        return Ok(format!("passed over: SwiftShader's compiler takes too long over software-f64 {}", op.onnx_name));
+    }
     let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 31 + T::DTYPE as u64);
     let x = Array::from_vec(T::samples(&mut rng, ELEMENTS - 22));
     let mut lines = Vec::new();
@@ -114,6 +117,17 @@ async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
         lines.push(compare(&what, &flat(&x), &flat(&y), &want, op.max_ulp.for_dtype(T::DTYPE))?);
     }
     Ok(lines.join("; "))
+}
+
+/// Whether `ctx` is SwiftShader, whose shader compiler takes many minutes and gigabytes over the
+/// software-f64 kernels of Sigmoid and Tanh (the native suite's `TOO_SLOW_FOR_SWIFTSHADER_F64`);
+/// the native suite checks them on every other adapter.
+fn swiftshader_cannot_compile(ctx: &Context, op: &UnaryOp, dtype: DType) -> bool {
+    let adapter = format!("{:?}", ctx.info().adapter).to_lowercase();
+    dtype == DType::F64
+        && !matches!(ctx.dtype_path(dtype), wgpu_activations::DTypePath::Native(_))
+        && adapter.contains("swiftshader")
+        && ["Sigmoid", "Tanh"].contains(&op.onnx_name)
 }
 
 /// The slope shapes of PRelu's broadcast patterns over X of shape [3, 8, 17, 33].
@@ -297,6 +311,14 @@ async fn windows_and_pieces(_ctx: Context) -> Verdict {
 
 /// One committed ONNX case, its files fetched from beside the page.
 async fn onnx_case(ctx: Context, case: CaseFiles) -> Verdict {
+    let words: Vec<&str> = case.name.split('_').collect();
+    let op = UNARY_OPS.iter().find(|op| {
+        let word = op.onnx_name.to_lowercase();
+        words.iter().enumerate().any(|(i, w)| *w == word && (i == 0 || words[i - 1] != "hard"))
+    });
+    if let Some(op) = op.filter(|op| words.contains(&"double") && swiftshader_cannot_compile(&ctx, op, DType::F64)) {
+        return Ok(format!("passed over: SwiftShader's compiler takes too long over software-f64 {}", op.onnx_name));
+    }
     let model = page::fetch_bytes(&case.model).await?;
     let mut run = match CaseRun::start(case.name.clone(), &model) {
         Ok(run) => run,
