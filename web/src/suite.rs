@@ -101,7 +101,7 @@ fn flat<T: Copy, D: ndarray::Dimension>(a: &Array<T, D>) -> Vec<T> {
 /// One unary operator on samples of `T` (special values first), with its default alpha and
 /// another one.
 async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
-    if swiftshader_cannot_compile(&ctx, op, T::DTYPE) {
+    if swiftshader_cannot_compile(&ctx, op, T::DTYPE).await {
         return Ok(format!("passed over: SwiftShader's compiler takes too long over software-f64 {}", op.onnx_name));
     }
     let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 31 + T::DTYPE as u64);
@@ -122,12 +122,12 @@ async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
 /// Whether `ctx` is SwiftShader, whose shader compiler takes many minutes and gigabytes over the
 /// software-f64 kernels of Sigmoid and Tanh (the native suite's `TOO_SLOW_FOR_SWIFTSHADER_F64`);
 /// the native suite checks them on every other adapter.
-fn swiftshader_cannot_compile(ctx: &Context, op: &UnaryOp, dtype: DType) -> bool {
-    let adapter = format!("{:?}", ctx.info().adapter).to_lowercase();
+async fn swiftshader_cannot_compile(ctx: &Context, op: &UnaryOp, dtype: DType) -> bool {
     dtype == DType::F64
         && !matches!(ctx.dtype_path(dtype), wgpu_activations::DTypePath::Native(_))
-        && adapter.contains("swiftshader")
         && ["Sigmoid", "Tanh"].contains(&op.onnx_name)
+        // wgpu's AdapterInfo is empty in the browser; GPUAdapter.info names it.
+        && page::adapter_name(ctx).await.to_lowercase().contains("swiftshader")
 }
 
 /// The slope shapes of PRelu's broadcast patterns over X of shape [3, 8, 17, 33].
@@ -316,7 +316,9 @@ async fn onnx_case(ctx: Context, case: CaseFiles) -> Verdict {
         let word = op.onnx_name.to_lowercase();
         words.iter().enumerate().any(|(i, w)| *w == word && (i == 0 || words[i - 1] != "hard"))
     });
-    if let Some(op) = op.filter(|op| words.contains(&"double") && swiftshader_cannot_compile(&ctx, op, DType::F64)) {
+    if let Some(op) = op.filter(|_| words.contains(&"double"))
+        && swiftshader_cannot_compile(&ctx, op, DType::F64).await
+    {
         return Ok(format!("passed over: SwiftShader's compiler takes too long over software-f64 {}", op.onnx_name));
     }
     let model = page::fetch_bytes(&case.model).await?;
