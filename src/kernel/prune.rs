@@ -23,7 +23,9 @@ struct Item<'a> {
 /// `source` with the items no entry point reaches taken out, in the order it had.
 pub(crate) fn prune(source: &str) -> String {
     let items = split(source);
-    let index = |name: &str| items.iter().position(|item| item.name == Some(name));
+    let by_name: std::collections::HashMap<&str, usize> =
+        items.iter().enumerate().filter_map(|(i, item)| Some((item.name?, i))).collect();
+    let index = |name: &str| by_name.get(name).copied();
     let mut kept = vec![false; items.len()];
     let mut pending: Vec<usize> = (0..items.len()).filter(|&i| items[i].entry || items[i].name.is_none()).collect();
     while let Some(i) = pending.pop() {
