@@ -70,12 +70,12 @@ fn every_committed_case_passes() {
 }
 
 /// Whether `case` is a double case of an operator SwiftShader's compiler cannot build on the
-/// software f64 path (`common::TOO_SLOW_FOR_SWIFTSHADER_F64`); the case's name says its
+/// software f64 path (`ops::SWIFTSHADER_SLOW_SOFTWARE_F64`); the case's name says its
 /// operator and dtype (`own_tanh_opset13_double`).
 fn swiftshader_cannot_compile(ctx: &wgpu_activations::Context, case: &std::path::Path) -> bool {
     let name = case.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let words: Vec<&str> = name.split('_').collect();
-    common::TOO_SLOW_FOR_SWIFTSHADER_F64.iter().any(|&op| {
+    wgpu_activations::ops::SWIFTSHADER_SLOW_SOFTWARE_F64.iter().any(|&op| {
         let word = op.to_lowercase();
         // The operator's own word, not a part of another's name (hard_sigmoid).
         words.iter().enumerate().any(|(i, w)| *w == word && (i == 0 || words[i - 1] != "hard"))

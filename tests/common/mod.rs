@@ -330,20 +330,14 @@ pub fn check_generated_block(file: &str, name: &str, content: &str) {
     panic!("{file}'s {name} differs: rerun with WGPU_ACTIVATIONS_BLESS=1, or paste:\n{content}");
 }
 
-/// The operators whose software-f64 kernel SwiftShader's shader compiler cannot build in
-/// reasonable time and memory (Sigmoid's took over 15 minutes and 24 GB before it was killed;
-/// Elu's, with half the inlined binary64 steps, takes 7 seconds): the compile time grows much
-/// faster than the code. Every other adapter of the suite (lavapipe, GL, downlevel limits, the
-/// software path forced on lavapipe) checks them; a known limit, in README.
-pub const TOO_SLOW_FOR_SWIFTSHADER_F64: [&str; 2] = ["Sigmoid", "Tanh"];
-
-/// Whether `ctx` is SwiftShader and `op` on `dtype` is one of [`TOO_SLOW_FOR_SWIFTSHADER_F64`]
-/// on the software path: the tests pass over it there, saying so.
+/// Whether `ctx` is SwiftShader and `op` on `dtype` is one of
+/// `ops::SWIFTSHADER_SLOW_SOFTWARE_F64` on the software path: the tests pass over it there,
+/// saying so.
 pub fn swiftshader_cannot_compile(ctx: &Context, op: &str, dtype: DType) -> bool {
     let skip = dtype == DType::F64
         && !matches!(ctx.dtype_path(dtype), DTypePath::Native(_))
         && ctx.info().adapter.name.contains("SwiftShader")
-        && TOO_SLOW_FOR_SWIFTSHADER_F64.contains(&op);
+        && wgpu_activations::ops::SWIFTSHADER_SLOW_SOFTWARE_F64.contains(&op);
     if skip {
         println!("passed over on SwiftShader: {op} {dtype} (software f64; its compiler takes too long)");
     }

@@ -120,12 +120,12 @@ async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
 }
 
 /// Whether `ctx` is SwiftShader, whose shader compiler takes many minutes and gigabytes over the
-/// software-f64 kernels of Sigmoid and Tanh (the native suite's `TOO_SLOW_FOR_SWIFTSHADER_F64`);
-/// the native suite checks them on every other adapter.
+/// software-f64 kernels of `ops::SWIFTSHADER_SLOW_SOFTWARE_F64`; the native suite checks them on
+/// every other adapter.
 async fn swiftshader_cannot_compile(ctx: &Context, op: &UnaryOp, dtype: DType) -> bool {
     dtype == DType::F64
         && !matches!(ctx.dtype_path(dtype), wgpu_activations::DTypePath::Native(_))
-        && ["Sigmoid", "Tanh"].contains(&op.onnx_name)
+        && ops::SWIFTSHADER_SLOW_SOFTWARE_F64.contains(&op.onnx_name)
         // wgpu's AdapterInfo is empty in the browser; GPUAdapter.info names it.
         && page::adapter_name(ctx).await.to_lowercase().contains("swiftshader")
 }
