@@ -248,8 +248,23 @@ impl KernelKey {
                 ("{{ADVANCE}}", &text.advance),
             ],
         ));
-        prune::prune(&src)
+        with_math_f64(&src, spec.native)
     }
+}
+
+/// `src` pruned, with the f64 math functions its entry points call (`f64_program.rs`) in place
+/// of [`f64_program::PLACEHOLDER`]: every function first, to learn which are reached, then,
+/// for the software path, a program of those alone.
+fn with_math_f64(src: &str, native: bool) -> String {
+    let with = |wanted: &dyn Fn(&str) -> bool| {
+        let functions = f64_constants(&f64_program::functions(native, wanted), native);
+        prune::prune(&fill(src, &[(f64_program::PLACEHOLDER, &functions)]))
+    };
+    let every = with(&|_| true);
+    if native || !src.contains(f64_program::PLACEHOLDER) {
+        return every;
+    }
+    with(&|name| every.contains(&format!("fn {name}(")))
 }
 
 /// The text each chain step contributes to the driver's placeholders.
@@ -390,6 +405,7 @@ pub(crate) struct Params {
     pub(crate) general_modes: [u32; MAX_RANK],
 }
 
+mod f64_program;
 mod prune;
 #[cfg(test)]
 mod translation;

@@ -184,6 +184,7 @@ const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_e
 const MATH_F32: &str = include_str!("../shaders/math/f32.wgsl");
 const COMPUTE_F64: &str = include_str!("../shaders/compute/f64.wgsl");
 const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");
+const COMPUTE_F64_PROGRAM: &str = include_str!("../shaders/compute/f64_program.wgsl");
 const COMPUTE_F64_LANES: &str = include_str!("../shaders/compute/f64_lanes.wgsl");
 const MATH_F64: &str = include_str!("../shaders/math/f64.wgsl");
 const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
@@ -257,7 +258,7 @@ pub(crate) static REPRS: [ReprSpec; 14] = [
         dtype: DType::F64,
         description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
         file: REPR_F64_SOFT,
-        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
+        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_PROGRAM, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
         ..PAIR_ROW
     },
     ReprSpec {

@@ -40,12 +40,7 @@ fn every_committed_case_passes() {
     assert!(dirs.len() >= 30, "expected the committed ONNX cases under tests/data/onnx, found {}", dirs.len());
     let mut table: BTreeMap<(String, u32, String), (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();
-    let mut passed_over = 0;
     for dir in &dirs {
-        if swiftshader_cannot_compile(ctx, dir) {
-            passed_over += 1;
-            continue;
-        }
         let report = run_case(ctx, dir, None);
         println!("{report}");
         let pass = report.outcome == Outcome::Pass;
@@ -63,25 +58,7 @@ fn every_committed_case_passes() {
         }
     }
     assert!(failures.is_empty(), "{} of {} cases did not pass:\n{}", failures.len(), dirs.len(), failures.join("\n"));
-    // The table counts every case; an adapter that passes over some cannot check it.
-    if passed_over == 0 {
-        common::check_generated_block("README.md", "conformance table", &conformance_table(&table));
-    }
-}
-
-/// Whether `case` is a double case of an operator SwiftShader's compiler cannot build on the
-/// software f64 path (`ops::SWIFTSHADER_SLOW_SOFTWARE_F64`); the case's name says its
-/// operator and dtype (`own_tanh_opset13_double`).
-fn swiftshader_cannot_compile(ctx: &wgpu_activations::Context, case: &std::path::Path) -> bool {
-    let name = case.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-    let words: Vec<&str> = name.split('_').collect();
-    wgpu_activations::ops::SWIFTSHADER_SLOW_SOFTWARE_F64.iter().any(|&op| {
-        let word = op.to_lowercase();
-        // The operator's own word, not a part of another's name (hard_sigmoid).
-        words.iter().enumerate().any(|(i, w)| *w == word && (i == 0 || words[i - 1] != "hard"))
-            && words.contains(&"double")
-            && common::swiftshader_cannot_compile(ctx, op, DType::F64)
-    })
+    common::check_generated_block("README.md", "conformance table", &conformance_table(&table));
 }
 
 /// README's conformance table: cases passed / cases, per operator version and dtype.

@@ -76,9 +76,6 @@ const SHAPES: [&[usize]; 14] = [
 fn shapes_and_layouts<T: Sample>() {
     for (path, ctx) in path_contexts() {
         for op in UNARY_OPS.iter().filter(|op| op.accepts(T::DTYPE)) {
-            if common::swiftshader_cannot_compile(&ctx, op.onnx_name, T::DTYPE) {
-                continue;
-            }
             let bound = op.max_ulp.for_dtype(T::DTYPE);
             for (i, shape) in SHAPES.iter().enumerate() {
                 let x = to_dyn(samples::<T>(shape.iter().product(), i as u64), shape);
@@ -158,9 +155,6 @@ fn f32_log_spaced_sweeps_within_each_bound() {
 fn f64_log_spaced_sweeps_random_values_and_specials() {
     for (path, ctx) in path_contexts() {
         for op in UNARY_OPS {
-            if common::swiftshader_cannot_compile(&ctx, op.onnx_name, DType::F64) {
-                continue;
-            }
             // 2^16 log-spaced values over the operator's sweep, random values, specials.
             let mut xs = op.sweep.values(1 << 16, true);
             xs.extend(samples::<f64>(4096, 64));
@@ -258,9 +252,6 @@ fn f64_software_path_against_exact(points: usize) -> Option<(Vec<(&'static str, 
     let mut worst: Vec<(&'static str, u64)> = Vec::new();
     let mut checked = 0;
     for op in UNARY_OPS {
-        if common::swiftshader_cannot_compile(&ctx, op.onnx_name, DType::F64) {
-            continue;
-        }
         let mut xs: Vec<f64> =
             (0..2 * quarter).map(|_| f64::from_bits(rng.random::<u64>())).filter(|v| !v.is_nan()).collect();
         xs.extend(op.sweep.values(quarter, true));

@@ -26,22 +26,26 @@ fn d_absolute(a: F64) -> F64 {
     return U64(a.x, a.y & 0x7fffffffu);
 }
 
-// 1 / b within about an ULP, for a normal b (callers correct it with a residual): an f32
-// reciprocal of b's leading 20 bits, widened, then two Newton steps (each squares the relative
-// error, from 2^-20 to below 2^-53).
-fn d_reciprocal(b: F64) -> F64 {
-    let exponent = i32(f64_exponent(b)) - 1023;
+// 1 / b within 2^-20 relative, for a normal b whose reciprocal is normal: an f32 reciprocal
+// of b's leading 20 bits, widened, its exponent field moved by b's exponent (0 where that
+// underflows), b's sign. CPU twin: reciprocal_seed in src/cpu/compute.rs.
+fn f64_reciprocal_seed(b: F64) -> F64 {
     let leading = bitcast<f32>(0x3f800000u | ((b.y & 0xfffffu) << 3u));
-    var y = d_mul(d_from_f32(1.0 / leading), d_power_of_two(-exponent));
-    y = U64(y.x, y.y | (b.y & 0x80000000u));
+    let v = f64_from_f32_bits(bitcast<u32>(1.0 / leading));
+    let biased = i32(v.y >> 20u) - (i32(f64_exponent(b)) - 1023);
+    let sign = b.y & 0x80000000u;
+    let seed = U64(v.x, (v.y & 0xfffffu) | ((u32(biased) & 0x7ffu) << 20u) | sign);
+    return select(seed, U64(0u, sign), biased <= 0);
+}
+
+// a / b within about an ULP: a times the seed after two Newton steps (each squares the
+// relative error, from 2^-20 to below 2^-53).
+fn d_quotient(a: F64, b: F64) -> F64 {
+    var y = f64_reciprocal_seed(b);
     for (var i = 0u; i < 2u; i++) {
         y = d_add(y, d_mul(y, d_sub(F64_ONE, d_mul(b, y))));
     }
-    return y;
-}
-
-fn d_quotient(a: F64, b: F64) -> F64 {
-    return d_mul(a, d_reciprocal(b));
+    return d_mul(a, y);
 }
 
 fn d_less(a: F64, b: F64) -> bool {
@@ -63,10 +67,6 @@ fn d_from_int(k: i32) -> F64 {
 // 2^k for -1022 <= k <= 1023, exactly, from its bits.
 fn d_power_of_two(k: i32) -> F64 {
     return U64(0u, u32(k + 1023) << 20u);
-}
-
-fn d_power_of_two_near(k: i32) -> F64 {
-    return d_power_of_two(k);
 }
 
 fn d_from_f32(v: f32) -> F64 {

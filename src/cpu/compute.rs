@@ -2,13 +2,16 @@
 //! (`compute/f32.wgsl`), and [`Steps`], the scalar steps the f64 math is written on, native
 //! (`compute/f64.wgsl`) and in software ([`Soft`], `compute/f64_soft.wgsl`).
 
+#[cfg(test)]
 use super::soft_f64::{self, U64};
 
+#[cfg(test)]
 /// `a` with its low 12 significand bits cleared.
 fn high_half(a: f32) -> f32 {
     f32::from_bits(a.to_bits() & 0xffff_f000)
 }
 
+#[cfg(test)]
 /// `a * b + c` within an ULP, correctly rounded where it cancels: the WGSL's steps.
 pub(crate) fn mul_add(a: f32, b: f32, c: f32) -> f32 {
     let p = a * b;
@@ -22,8 +25,15 @@ pub(crate) fn mul_add(a: f32, b: f32, c: f32) -> f32 {
     }
 }
 
-/// The scalar f64 steps of `compute/f64.wgsl` and `compute/f64_soft.wgsl`.
+/// The scalar f64 steps of `compute/f64.wgsl` and `compute/f64_soft.wgsl`, which the f64 math
+/// (`math_f64.rs`) is written on. The math has no branches on values: a choice is a
+/// [`Steps::pick`] between both sides, so that it can be recorded as one straight program
+/// (`src/kernel/f64_program.rs`) and run the same way on every path.
 pub(crate) trait Steps: Copy {
+    /// An integer (an exponent) of the arithmetic.
+    type Int: Copy;
+    /// A comparison's outcome.
+    type Mask: Copy;
     fn constant(v: f64) -> Self;
     fn add(self, b: Self) -> Self;
     fn sub(self, b: Self) -> Self;
@@ -31,17 +41,37 @@ pub(crate) trait Steps: Copy {
     fn negate(self) -> Self;
     fn absolute(self) -> Self;
     fn quotient(self, b: Self) -> Self;
-    fn less(self, b: Self) -> bool;
-    fn greater(self, b: Self) -> bool;
-    fn floor_int(self) -> i32;
-    fn from_int(k: i32) -> Self;
-    fn power_of_two(k: i32) -> Self;
-    fn value(self) -> f64;
+    /// `self < b`; false when either is NaN.
+    fn less(self, b: Self) -> Self::Mask;
+    /// ONNX `Greater`: false when either is NaN.
+    fn greater(self, b: Self) -> Self::Mask;
+    /// `if m { t } else { f }`.
+    fn pick(m: Self::Mask, t: Self, f: Self) -> Self;
+    /// `floor(self)` for |self| < 2^31 (an unspecified integer elsewhere).
+    fn floor_int(self) -> Self::Int;
+    fn from_int(k: Self::Int) -> Self;
+    /// 2^k for -1022 <= k <= 1023, exactly.
+    fn power_of_two(k: Self::Int) -> Self;
+    /// 2^k for -126 <= k <= 127, exactly (the native path builds it from an f32).
+    fn power_of_two_near(k: Self::Int) -> Self {
+        Self::power_of_two(k)
+    }
+    /// `max(k, floor)`.
+    fn int_max(k: Self::Int, floor: i32) -> Self::Int;
+    /// `a - b`.
+    fn int_sub(a: Self::Int, b: Self::Int) -> Self::Int;
+    /// The value, hidden from a shader compiler's folding (`a - opaque(a)` is NaN for an
+    /// infinite a, not 0).
+    fn opaque(self) -> Self {
+        self
+    }
     /// `mul_add`: a * b + c within an ULP, correctly rounded where it cancels.
     fn mul_add(self, b: Self, c: Self) -> Self;
 }
 
 impl Steps for f64 {
+    type Int = i32;
+    type Mask = bool;
     fn constant(v: f64) -> Self {
         v
     }
@@ -69,6 +99,9 @@ impl Steps for f64 {
     fn greater(self, b: Self) -> bool {
         self > b
     }
+    fn pick(m: bool, t: Self, f: Self) -> Self {
+        if m { t } else { f }
+    }
     fn floor_int(self) -> i32 {
         self.floor() as i32
     }
@@ -76,21 +109,35 @@ impl Steps for f64 {
         f64::from(k)
     }
     fn power_of_two(k: i32) -> Self {
-        f64::from_bits(((k + 1023) as u64) << 52)
+        f64::from_bits((k.wrapping_add(1023) as u64 & 0x7ff) << 52)
     }
-    fn value(self) -> f64 {
-        self
+    fn int_max(k: i32, floor: i32) -> i32 {
+        k.max(floor)
+    }
+    fn int_sub(a: i32, b: i32) -> i32 {
+        a.wrapping_sub(b)
     }
     fn mul_add(self, b: Self, c: Self) -> Self {
         f64_mul_add(self, b, c)
     }
 }
 
+#[cfg(test)]
 /// Software binary64 on (low, high) u32 pairs: the twin of `compute/f64_soft.wgsl`'s steps.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Soft(pub(crate) U64);
 
+#[cfg(test)]
+impl Soft {
+    pub(crate) fn value(self) -> f64 {
+        f64::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
+    }
+}
+
+#[cfg(test)]
 impl Steps for Soft {
+    type Int = i32;
+    type Mask = bool;
     fn constant(v: f64) -> Self {
         let b = v.to_bits();
         Soft([b as u32, (b >> 32) as u32])
@@ -110,12 +157,9 @@ impl Steps for Soft {
     fn absolute(self) -> Self {
         Soft([self.0[0], self.0[1] & 0x7fff_ffff])
     }
-    /// `d_reciprocal`: an f32 reciprocal of b's leading 20 bits, widened, then two Newton steps.
+    /// `d_quotient`: `self` times `reciprocal_seed(b)` after two Newton steps.
     fn quotient(self, b: Self) -> Self {
-        let exponent = soft_f64::f64_exponent(b.0) as i32 - 1023;
-        let leading = f32::from_bits(0x3f80_0000 | ((b.0[1] & 0xf_ffff) << 3));
-        let mut y = Soft(soft_f64::f64_from_f32_bits((1.0 / leading).to_bits())).mul(Soft::power_of_two(-exponent));
-        y.0[1] |= b.0[1] & 0x8000_0000;
+        let mut y = Soft(reciprocal_seed(b.0));
         for _ in 0..2 {
             y = y.add(y.mul(Soft::constant(1.0).sub(b.mul(y))));
         }
@@ -128,6 +172,9 @@ impl Steps for Soft {
         let (a, b) = (self.value(), b.value());
         a > b
     }
+    fn pick(m: bool, t: Self, f: Self) -> Self {
+        if m { t } else { f }
+    }
     fn floor_int(self) -> i32 {
         soft_f64::f64_floor_to_i32(self.0)
     }
@@ -135,10 +182,13 @@ impl Steps for Soft {
         Soft(soft_f64::f64_from_i32(k))
     }
     fn power_of_two(k: i32) -> Self {
-        Soft([0, ((k + 1023) as u32) << 20])
+        Soft([0, (k.wrapping_add(1023) as u32) << 20])
     }
-    fn value(self) -> f64 {
-        f64::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
+    fn int_max(k: i32, floor: i32) -> i32 {
+        k.max(floor)
+    }
+    fn int_sub(a: i32, b: i32) -> i32 {
+        a.wrapping_sub(b)
     }
     /// `d_mul_add` of `compute/f64_soft.wgsl`: the product, its exact error, two additions.
     fn mul_add(self, b: Self, c: Self) -> Self {
@@ -147,6 +197,18 @@ impl Steps for Soft {
         let sum = soft_f64::f64_add(c.0, p);
         if soft_f64::u64_is_zero([e[0], e[1] & 0x7fff_ffff]) { Soft(sum) } else { Soft(soft_f64::f64_add(sum, e)) }
     }
+}
+
+#[cfg(test)]
+/// `f64_reciprocal_seed` of `compute/f64_soft.wgsl`: 1 / b within 2^-20 relative, for a normal
+/// b whose reciprocal is normal: an f32 reciprocal of b's leading 20 bits, widened, its exponent
+/// field moved by b's exponent (0 where that underflows), b's sign.
+pub(crate) fn reciprocal_seed(b: U64) -> U64 {
+    let leading = f32::from_bits(0x3f80_0000 | ((b[1] & 0xf_ffff) << 3));
+    let v = soft_f64::f64_from_f32_bits((1.0 / leading).to_bits());
+    let biased = (v[1] >> 20) as i32 - (soft_f64::f64_exponent(b) as i32 - 1023);
+    let sign = b[1] & 0x8000_0000;
+    if biased <= 0 { [0, sign] } else { [v[0], (v[1] & 0xf_ffff) | ((biased as u32 & 0x7ff) << 20) | sign] }
 }
 
 /// `d_mul_add` of `compute/f64.wgsl`: Veltkamp's split, Dekker's exact product, (c + p) + e.

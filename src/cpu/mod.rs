@@ -9,26 +9,25 @@
 //! | `compute.rs` | the steps of `shaders/compute/f32.wgsl`, `f64.wgsl`, `f64_soft.wgsl` |
 //! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
 //! | `math_f32.rs` | `shaders/math/f32.wgsl` |
-//! | `math_f64.rs` | `shaders/math/f64.wgsl` |
+//! | `math_f64.rs` | the source of `shaders/math/f64.wgsl`'s functions (`src/kernel/f64_program.rs` records them) |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
 //! | `divide.rs` | `shaders/shared/divide.wgsl` |
 //!
 //! The twins of the shader algorithms are compiled for the tests only (they are what the
-//! tests check the kernels' algorithms with). The operator twins compute in f64 and round once, so they give the correctly rounded result
+//! tests check the kernels' algorithms with), but for the f64 math and its steps, which the
+//! kernel expansion records into the WGSL of both f64 paths (`src/kernel/f64_program.rs`). The operator twins compute in f64 and round once, so they give the correctly rounded result
 //! wherever f64 holds it exactly (every f32, f16 and bf16 product), and in [`Exact`] arithmetic
 //! for f64 results (`real.rs`); the twins of the math repeat the kernels' own steps in the
 //! kernels' precision, so the kernels' error bounds can be checked exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
 pub(crate) mod chain;
-#[cfg(test)]
 pub(crate) mod compute;
 #[cfg(test)]
 pub(crate) mod compute_f32_products_exact;
 pub(crate) mod divide;
 #[cfg(test)]
 pub(crate) mod math_f32;
-#[cfg(test)]
 pub(crate) mod math_f64;
 pub(crate) mod prelu;
 pub(crate) mod real;

@@ -22,13 +22,6 @@ pub const FORMULA_FUNCTIONS: &[&str] = &["abs", "exp", "expm1", "log1p", "max", 
 /// Most attributes a unary operator has: the size of its parameter block in the kernel.
 pub const MAX_ATTRIBUTES: usize = 4;
 
-/// The operators whose software-f64 kernel SwiftShader's shader compiler (Chromium's software
-/// Vulkan and WebGPU adapter) cannot build in reasonable time and memory: Sigmoid's took over
-/// 15 minutes and 24 GB before it was killed, where Elu's, with about half the inlined binary64
-/// steps, takes 7 seconds. A known limit (README, "In the browser"); the suites pass over these
-/// there and check them on every other adapter.
-pub const SWIFTSHADER_SLOW_SOFTWARE_F64: &[&str] = &["Sigmoid", "Tanh"];
-
 /// A unary operator's attribute values, in the order of [`UnaryOp::attributes`].
 pub type Attributes = [f32; MAX_ATTRIBUTES];
 

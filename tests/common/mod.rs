@@ -329,17 +329,3 @@ pub fn check_generated_block(file: &str, name: &str, content: &str) {
     }
     panic!("{file}'s {name} differs: rerun with WGPU_ACTIVATIONS_BLESS=1, or paste:\n{content}");
 }
-
-/// Whether `ctx` is SwiftShader and `op` on `dtype` is one of
-/// `ops::SWIFTSHADER_SLOW_SOFTWARE_F64` on the software path: the tests pass over it there,
-/// saying so.
-pub fn swiftshader_cannot_compile(ctx: &Context, op: &str, dtype: DType) -> bool {
-    let skip = dtype == DType::F64
-        && !matches!(ctx.dtype_path(dtype), DTypePath::Native(_))
-        && ctx.info().adapter.name.contains("SwiftShader")
-        && wgpu_activations::ops::SWIFTSHADER_SLOW_SOFTWARE_F64.contains(&op);
-    if skip {
-        println!("passed over on SwiftShader: {op} {dtype} (software f64; its compiler takes too long)");
-    }
-    skip
-}

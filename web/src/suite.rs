@@ -101,9 +101,6 @@ fn flat<T: Copy, D: ndarray::Dimension>(a: &Array<T, D>) -> Vec<T> {
 /// One unary operator on samples of `T` (special values first), with its default alpha and
 /// another one.
 async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
-    if swiftshader_cannot_compile(&ctx, op, T::DTYPE).await {
-        return Ok(format!("passed over: SwiftShader's compiler takes too long over software-f64 {}", op.onnx_name));
-    }
     let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 31 + T::DTYPE as u64);
     let x = Array::from_vec(T::samples(&mut rng, ELEMENTS - 22));
     let mut lines = Vec::new();
@@ -117,17 +114,6 @@ async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
         lines.push(compare(&what, &flat(&x), &flat(&y), &want, op.max_ulp.for_dtype(T::DTYPE))?);
     }
     Ok(lines.join("; "))
-}
-
-/// Whether `ctx` is SwiftShader, whose shader compiler takes many minutes and gigabytes over the
-/// software-f64 kernels of `ops::SWIFTSHADER_SLOW_SOFTWARE_F64`; the native suite checks them on
-/// every other adapter.
-async fn swiftshader_cannot_compile(ctx: &Context, op: &UnaryOp, dtype: DType) -> bool {
-    dtype == DType::F64
-        && !matches!(ctx.dtype_path(dtype), wgpu_activations::DTypePath::Native(_))
-        && ops::SWIFTSHADER_SLOW_SOFTWARE_F64.contains(&op.onnx_name)
-        // wgpu's AdapterInfo is empty in the browser; GPUAdapter.info names it.
-        && page::adapter_name(ctx).await.to_lowercase().contains("swiftshader")
 }
 
 /// The slope shapes of PRelu's broadcast patterns over X of shape [3, 8, 17, 33].
@@ -311,16 +297,6 @@ async fn windows_and_pieces(_ctx: Context) -> Verdict {
 
 /// One committed ONNX case, its files fetched from beside the page.
 async fn onnx_case(ctx: Context, case: CaseFiles) -> Verdict {
-    let words: Vec<&str> = case.name.split('_').collect();
-    let op = UNARY_OPS.iter().find(|op| {
-        let word = op.onnx_name.to_lowercase();
-        words.iter().enumerate().any(|(i, w)| *w == word && (i == 0 || words[i - 1] != "hard"))
-    });
-    if let Some(op) = op.filter(|_| words.contains(&"double"))
-        && swiftshader_cannot_compile(&ctx, op, DType::F64).await
-    {
-        return Ok(format!("passed over: SwiftShader's compiler takes too long over software-f64 {}", op.onnx_name));
-    }
     let model = page::fetch_bytes(&case.model).await?;
     let mut run = match CaseRun::start(case.name.clone(), &model) {
         Ok(run) => run,

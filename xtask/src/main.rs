@@ -396,17 +396,9 @@ fn needs_sudo() -> Result<bool> {
 const GPU_SUITES: &[&str] =
     &["unary_ops", "prelu", "chains", "engine", "integration", "onnx_conformance", "properties"];
 
-/// The GPU suites run on SwiftShader but for `SWIFTSHADER_INTEGER_ONLY`: every operator and
-/// dtype (the exhaustive 16-bit checks included), the committed ONNX cases and the engine.
+/// The GPU suites run on SwiftShader: every operator and dtype (the exhaustive 16-bit checks and
+/// the f64 software path's sweeps included), the committed ONNX cases and the engine.
 const SWIFTSHADER_SUITES: &[&str] = &["unary_ops", "prelu", "engine", "onnx_conformance"];
-
-/// The f64 sweeps of the software binary64 path, passed over on SwiftShader: that path is
-/// integer arithmetic only, so it computes the same bits on every adapter, and these sweeps run
-/// on lavapipe with the path forced and with integer products; on SwiftShader they took 7 of the
-/// suite's 10 minutes. `shapes_and_layouts::f64` still runs every operator's software kernel
-/// there.
-const SWIFTSHADER_INTEGER_ONLY: &[&str] =
-    &["f64_log_spaced_sweeps_random_values_and_specials", "f64_software_path_is_within_bounds"];
 
 /// The other GPU suites on SwiftShader, without the tests whose software-f64 (and u32-pair
 /// 64-bit) chains take its shader compiler minutes per kernel: `integration` with them ran past
@@ -464,10 +456,6 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     let mut swiftshader_suites: Vec<&str> = vec!["test", "--release", "--features", "onnx"];
     for suite in SWIFTSHADER_SUITES {
         swiftshader_suites.extend(["--test", suite]);
-    }
-    swiftshader_suites.push("--");
-    for test in SWIFTSHADER_INTEGER_ONLY {
-        swiftshader_suites.extend(["--skip", test]);
     }
     let mut swiftshader_rest: Vec<&str> =
         vec!["test", "--release", "--test", "chains", "--test", "integration", "--test", "properties", "--"];

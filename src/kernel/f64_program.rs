@@ -1,0 +1,605 @@
+//! The f64 math (`src/cpu/math_f64.rs`, written once on the `Steps` trait) recorded into the WGSL
+//! of both f64 paths, in place of `{{F64_FUNCTIONS}}` in `shaders/math/f64.wgsl`:
+//!
+//! - native f64: straight-line functions on the `d_*` steps of `compute/f64.wgsl`;
+//! - software f64: one program for the interpreter of `compute/f64_program.wgsl`, and functions
+//!   that run their part of it.
+//!
+//! Why an interpreter: shader compilers inline every call, and a software binary64 addition or
+//! product is a hundred lines of integer code. Sigmoid's math holds about 40 of them; inlined,
+//! SwiftShader took over 15 minutes and 24 GB to compile that one kernel (Elu's, with a third
+//! as many, took 6 s). The interpreter holds one addition, one product and one product error
+//! whatever the function, so a kernel's compile cost no longer grows with its math: every
+//! software-f64 kernel now compiles on SwiftShader in about half a second, and runs on lavapipe
+//! faster than the inlined code did (2^18 Sigmoid elements: 0.34 s for the whole command, 0.79 s
+//! before, compiled kernels cached).
+//!
+//! Recording runs the math once on [`Traced`] values, which append each step to a list instead
+//! of computing it; the math has no branches on values (`Steps::pick`), so the list is the
+//! whole function. The software recording spells `quotient` and `mul_add` in the steps the
+//! software twin (`cpu::compute::Soft`) takes, so the program computes what the twin does, bit
+//! for bit (a test runs this module's twin of the interpreter against it).
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+
+use crate::cpu::compute::Steps;
+use crate::cpu::math_f64;
+
+/// A math function of `math_f64`, on the values being recorded.
+type MathFunction = fn(Traced) -> Traced;
+
+/// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane).
+const FUNCTIONS: [(&str, MathFunction); 4] = [
+    ("d_expm1", math_f64::expm1::<Traced>),
+    ("d_logistic", math_f64::logistic::<Traced>),
+    ("d_hyperbolic_tangent", math_f64::hyperbolic_tangent::<Traced>),
+    ("d_softsign_quotient", math_f64::softsign_quotient::<Traced>),
+];
+
+/// One recorded step; operands are indices of earlier steps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Node {
+    Input,
+    Constant(u64),
+    Add(u32, u32),
+    Sub(u32, u32),
+    Mul(u32, u32),
+    Negate(u32),
+    Absolute(u32),
+    /// Native only: the device's division.
+    Quotient(u32, u32),
+    /// Native only: `d_mul_add`.
+    MulAdd(u32, u32, u32),
+    /// Native only: `d_opaque`.
+    Opaque(u32),
+    /// Software only: `f64_product_error(a, b, p)`.
+    ProductError(u32, u32, u32),
+    /// Software only: `a + b`, or `a` itself where b is +-0.
+    AddUnlessZero(u32, u32),
+    /// Software only: `f64_reciprocal_seed(b)`.
+    ReciprocalSeed(u32),
+    Less(u32, u32),
+    Greater(u32, u32),
+    /// `(mask, if true, if false)`.
+    Pick(u32, u32, u32),
+    FloorInt(u32),
+    FromInt(u32),
+    PowerOfTwo(u32),
+    /// Native only (the software path's `PowerOfTwo` covers it).
+    PowerOfTwoNear(u32),
+    IntMax(u32, i32),
+    IntSub(u32, u32),
+}
+
+impl Node {
+    fn operands(self) -> Vec<u32> {
+        use Node::*;
+        match self {
+            Input | Constant(_) => vec![],
+            Negate(a)
+            | Absolute(a)
+            | Opaque(a)
+            | ReciprocalSeed(a)
+            | FloorInt(a)
+            | FromInt(a)
+            | PowerOfTwo(a)
+            | PowerOfTwoNear(a)
+            | IntMax(a, _) => vec![a],
+            Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | Quotient(a, b)
+            | AddUnlessZero(a, b)
+            | Less(a, b)
+            | Greater(a, b)
+            | IntSub(a, b) => vec![a, b],
+            MulAdd(a, b, c) | ProductError(a, b, c) | Pick(a, b, c) => vec![a, b, c],
+        }
+    }
+}
+
+/// A recording in progress: the steps so far, and which path they are for.
+struct Recording {
+    software: bool,
+    nodes: Vec<Node>,
+}
+
+thread_local! {
+    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+}
+
+fn push(node: Node) -> Traced {
+    RECORDING.with_borrow_mut(|recording| {
+        let nodes = &mut recording.as_mut().expect("Traced steps are taken only while recording").nodes;
+        // Constants once each, so that each takes one register.
+        if let Some(i) = nodes.iter().position(|n| matches!(n, Node::Constant(_)) && *n == node) {
+            return Traced(i as u32);
+        }
+        nodes.push(node);
+        Traced(nodes.len() as u32 - 1)
+    })
+}
+
+fn software() -> bool {
+    RECORDING.with_borrow(|recording| recording.as_ref().is_some_and(|r| r.software))
+}
+
+/// A value of the function being recorded: the index of the step that computes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Traced(u32);
+
+impl Steps for Traced {
+    type Int = Traced;
+    type Mask = Traced;
+    fn constant(v: f64) -> Self {
+        push(Node::Constant(v.to_bits()))
+    }
+    fn add(self, b: Self) -> Self {
+        push(Node::Add(self.0, b.0))
+    }
+    fn sub(self, b: Self) -> Self {
+        push(Node::Sub(self.0, b.0))
+    }
+    fn mul(self, b: Self) -> Self {
+        push(Node::Mul(self.0, b.0))
+    }
+    fn negate(self) -> Self {
+        push(Node::Negate(self.0))
+    }
+    fn absolute(self) -> Self {
+        push(Node::Absolute(self.0))
+    }
+    /// The software twin's steps (`Soft::quotient`) where the path is software.
+    fn quotient(self, b: Self) -> Self {
+        if !software() {
+            return push(Node::Quotient(self.0, b.0));
+        }
+        let mut y = push(Node::ReciprocalSeed(b.0));
+        for _ in 0..2 {
+            y = y.add(y.mul(Self::constant(1.0).sub(b.mul(y))));
+        }
+        self.mul(y)
+    }
+    fn less(self, b: Self) -> Self {
+        push(Node::Less(self.0, b.0))
+    }
+    fn greater(self, b: Self) -> Self {
+        push(Node::Greater(self.0, b.0))
+    }
+    fn pick(m: Self, t: Self, f: Self) -> Self {
+        push(Node::Pick(m.0, t.0, f.0))
+    }
+    fn floor_int(self) -> Self {
+        push(Node::FloorInt(self.0))
+    }
+    fn from_int(k: Self) -> Self {
+        push(Node::FromInt(k.0))
+    }
+    fn power_of_two(k: Self) -> Self {
+        push(Node::PowerOfTwo(k.0))
+    }
+    fn power_of_two_near(k: Self) -> Self {
+        push(if software() { Node::PowerOfTwo(k.0) } else { Node::PowerOfTwoNear(k.0) })
+    }
+    fn int_max(k: Self, floor: i32) -> Self {
+        push(Node::IntMax(k.0, floor))
+    }
+    fn int_sub(a: Self, b: Self) -> Self {
+        push(Node::IntSub(a.0, b.0))
+    }
+    fn opaque(self) -> Self {
+        if software() { self } else { push(Node::Opaque(self.0)) }
+    }
+    /// The software twin's steps (`Soft::mul_add`) where the path is software.
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        if !software() {
+            return push(Node::MulAdd(self.0, b.0, c.0));
+        }
+        let p = self.mul(b);
+        let e = push(Node::ProductError(self.0, b.0, p.0));
+        push(Node::AddUnlessZero(c.add(p).0, e.0))
+    }
+}
+
+/// `function`'s steps on one path, those its result needs, in order; the input is step 0.
+fn record(function: MathFunction, software: bool) -> (Vec<Node>, u32) {
+    RECORDING.set(Some(Recording { software, nodes: vec![Node::Input] }));
+    let result = function(Traced(0));
+    let nodes = RECORDING.take().map(|r| r.nodes).unwrap_or_default();
+    let mut needed = vec![false; nodes.len()];
+    needed[result.0 as usize] = true;
+    needed[0] = true;
+    for i in (0..nodes.len()).rev() {
+        if needed[i] {
+            nodes[i].operands().into_iter().for_each(|o| needed[o as usize] = true);
+        }
+    }
+    let mut renumbered = vec![0u32; nodes.len()];
+    let mut kept = Vec::new();
+    for (i, node) in nodes.into_iter().enumerate() {
+        if needed[i] {
+            renumbered[i] = kept.len() as u32;
+            kept.push(remap(node, |o| renumbered[o as usize]));
+        }
+    }
+    (kept, renumbered[result.0 as usize])
+}
+
+fn remap(node: Node, f: impl Fn(u32) -> u32) -> Node {
+    use Node::*;
+    match node {
+        Input | Constant(_) => node,
+        Add(a, b) => Add(f(a), f(b)),
+        Sub(a, b) => Sub(f(a), f(b)),
+        Mul(a, b) => Mul(f(a), f(b)),
+        Negate(a) => Negate(f(a)),
+        Absolute(a) => Absolute(f(a)),
+        Quotient(a, b) => Quotient(f(a), f(b)),
+        MulAdd(a, b, c) => MulAdd(f(a), f(b), f(c)),
+        Opaque(a) => Opaque(f(a)),
+        ProductError(a, b, c) => ProductError(f(a), f(b), f(c)),
+        AddUnlessZero(a, b) => AddUnlessZero(f(a), f(b)),
+        ReciprocalSeed(a) => ReciprocalSeed(f(a)),
+        Less(a, b) => Less(f(a), f(b)),
+        Greater(a, b) => Greater(f(a), f(b)),
+        Pick(a, b, c) => Pick(f(a), f(b), f(c)),
+        FloorInt(a) => FloorInt(f(a)),
+        FromInt(a) => FromInt(f(a)),
+        PowerOfTwo(a) => PowerOfTwo(f(a)),
+        PowerOfTwoNear(a) => PowerOfTwoNear(f(a)),
+        IntMax(a, k) => IntMax(f(a), k),
+        IntSub(a, b) => IntSub(f(a), f(b)),
+    }
+}
+
+/// The f64 literal placeholder the expansion spells for the path (`kernel::f64_constants`).
+fn literal(bits: u64) -> String {
+    format!("{{{{F64 {:e}}}}}", f64::from_bits(bits))
+}
+
+/// A native function: one `let` per step.
+fn native_function(name: &str, function: MathFunction) -> String {
+    use Node::*;
+    let (nodes, result) = record(function, false);
+    let v = |i: &u32| if *i == 0 { "x".to_string() } else { format!("v{i}") };
+    let mut out = format!("fn {name}(x: F64) -> F64 {{\n");
+    for (i, node) in nodes.iter().enumerate().skip(1) {
+        let (ty, value) = match node {
+            Constant(bits) => ("F64", literal(*bits)),
+            Add(a, b) => ("F64", format!("d_add({}, {})", v(a), v(b))),
+            Sub(a, b) => ("F64", format!("d_sub({}, {})", v(a), v(b))),
+            Mul(a, b) => ("F64", format!("d_mul({}, {})", v(a), v(b))),
+            Negate(a) => ("F64", format!("d_negate({})", v(a))),
+            Absolute(a) => ("F64", format!("d_absolute({})", v(a))),
+            Quotient(a, b) => ("F64", format!("d_quotient({}, {})", v(a), v(b))),
+            MulAdd(a, b, c) => ("F64", format!("d_mul_add({}, {}, {})", v(a), v(b), v(c))),
+            Opaque(a) => ("F64", format!("d_opaque({})", v(a))),
+            Less(a, b) => ("bool", format!("d_less({}, {})", v(a), v(b))),
+            Greater(a, b) => ("bool", format!("d_greater({}, {})", v(a), v(b))),
+            Pick(m, t, f) => ("F64", format!("select({}, {}, {})", v(f), v(t), v(m))),
+            FloorInt(a) => ("i32", format!("d_floor_int({})", v(a))),
+            FromInt(a) => ("F64", format!("d_from_int({})", v(a))),
+            PowerOfTwo(a) => ("F64", format!("d_power_of_two({})", v(a))),
+            PowerOfTwoNear(a) => ("F64", format!("d_power_of_two_near({})", v(a))),
+            IntMax(a, k) => ("i32", format!("max({}, {k}i)", v(a))),
+            IntSub(a, b) => ("i32", format!("{} - {}", v(a), v(b))),
+            Input | ProductError(..) | AddUnlessZero(..) | ReciprocalSeed(..) => {
+                unreachable!("not a native step: {node:?}")
+            }
+        };
+        let _ = writeln!(out, "    let v{i}: {ty} = {value};");
+    }
+    let _ = writeln!(out, "    return {};\n}}", v(&result));
+    out
+}
+
+/// The interpreter's operations (`compute/f64_program.wgsl`), in their code order: the
+/// additions first, as it tells them apart by `op <= ADD_UNLESS_ZERO`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Operation {
+    Add,
+    Sub,
+    AddUnlessZero,
+    Mul,
+    ProductError,
+    Negate,
+    Absolute,
+    Less,
+    Greater,
+    Pick,
+    FloorInt,
+    FromInt,
+    PowerOfTwo,
+    IntMax,
+    IntSub,
+    ReciprocalSeed,
+}
+
+impl Operation {
+    const ALL: [Operation; 16] = [
+        Operation::Add,
+        Operation::Sub,
+        Operation::AddUnlessZero,
+        Operation::Mul,
+        Operation::ProductError,
+        Operation::Negate,
+        Operation::Absolute,
+        Operation::Less,
+        Operation::Greater,
+        Operation::Pick,
+        Operation::FloorInt,
+        Operation::FromInt,
+        Operation::PowerOfTwo,
+        Operation::IntMax,
+        Operation::IntSub,
+        Operation::ReciprocalSeed,
+    ];
+
+    fn wgsl_name(self) -> String {
+        let mut name = String::from("F64_OP");
+        for c in format!("{self:?}").chars() {
+            if c.is_ascii_uppercase() {
+                name.push('_');
+            }
+            name.push(c.to_ascii_uppercase());
+        }
+        name
+    }
+}
+
+/// One instruction: `(op | dst << 8 | immediate << 16, a, b, c)`, operands and destination
+/// being register numbers.
+pub(crate) type Instruction = [u32; 4];
+
+/// The software path's program: every function's instructions, one after the other; registers
+/// below [`TEMPORARIES`] are the function's own (the input in register 0), the rest hold
+/// `constants`.
+pub(crate) struct Program {
+    pub(crate) instructions: Vec<Instruction>,
+    pub(crate) constants: Vec<u64>,
+    /// Per function: its name, first and past-the-end instruction, and result register.
+    pub(crate) functions: Vec<(&'static str, u32, u32, u32)>,
+}
+
+/// Registers for temporaries: the fields of `F64Temporaries` in `compute/f64_program.wgsl`
+/// (recording panics where a function would need more, and the tests record every function).
+const TEMPORARIES: u32 = 8;
+
+/// The program of the functions `wanted` names, in [`FUNCTIONS`] order.
+pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
+    let recorded: Vec<_> =
+        FUNCTIONS.iter().filter(|(name, _)| wanted(name)).map(|&(name, f)| (name, record(f, true))).collect();
+    let mut constants: Vec<u64> = Vec::new();
+    for (_, (nodes, _)) in &recorded {
+        for node in nodes {
+            if let Node::Constant(bits) = node
+                && !constants.contains(bits)
+            {
+                constants.push(*bits);
+            }
+        }
+    }
+    let mut program = Program { instructions: Vec::new(), constants, functions: vec![] };
+    let constants = program.constants.clone();
+    let constant_register = |bits: u64| TEMPORARIES + constants.iter().position(|&c| c == bits).unwrap_or(0) as u32;
+    for (name, (nodes, result)) in recorded {
+        let start = program.instructions.len() as u32;
+        let mut last_use = vec![0usize; nodes.len()];
+        for (i, node) in nodes.iter().enumerate() {
+            node.operands().into_iter().for_each(|o| last_use[o as usize] = i);
+        }
+        last_use[result as usize] = usize::MAX;
+        // The input is in register 0; each step's result takes the lowest free temporary once
+        // its operands are read, which may be one of theirs.
+        let mut register = vec![0u32; nodes.len()];
+        let mut free: Vec<bool> = (0..TEMPORARIES).map(|r| r != 0).collect();
+        for (i, node) in nodes.iter().enumerate().skip(1) {
+            if let Node::Constant(bits) = node {
+                register[i] = constant_register(*bits);
+                continue;
+            }
+            for o in node.operands() {
+                if last_use[o as usize] == i && register[o as usize] < TEMPORARIES {
+                    free[register[o as usize] as usize] = true;
+                }
+            }
+            let Some(dst) = free.iter().position(|&f| f) else {
+                panic!("{name} needs more than {TEMPORARIES} temporary registers");
+            };
+            free[dst] = false;
+            register[i] = dst as u32;
+            let r = |o: u32| register[o as usize];
+            use Node::*;
+            let (op, immediate, operands) = match *node {
+                Add(a, b) => (Operation::Add, 0, [r(a), r(b), 0]),
+                Sub(a, b) => (Operation::Sub, 0, [r(a), r(b), 0]),
+                AddUnlessZero(a, b) => (Operation::AddUnlessZero, 0, [r(a), r(b), 0]),
+                Mul(a, b) => (Operation::Mul, 0, [r(a), r(b), 0]),
+                ProductError(a, b, p) => (Operation::ProductError, 0, [r(a), r(b), r(p)]),
+                Negate(a) => (Operation::Negate, 0, [r(a), 0, 0]),
+                Absolute(a) => (Operation::Absolute, 0, [r(a), 0, 0]),
+                Less(a, b) => (Operation::Less, 0, [r(a), r(b), 0]),
+                Greater(a, b) => (Operation::Greater, 0, [r(a), r(b), 0]),
+                Pick(m, t, f) => (Operation::Pick, 0, [r(m), r(t), r(f)]),
+                FloorInt(a) => (Operation::FloorInt, 0, [r(a), 0, 0]),
+                FromInt(a) => (Operation::FromInt, 0, [r(a), 0, 0]),
+                PowerOfTwo(a) => (Operation::PowerOfTwo, 0, [r(a), 0, 0]),
+                IntMax(a, k) => (Operation::IntMax, k, [r(a), 0, 0]),
+                IntSub(a, b) => (Operation::IntSub, 0, [r(a), r(b), 0]),
+                ReciprocalSeed(a) => (Operation::ReciprocalSeed, 0, [r(a), 0, 0]),
+                Input | Constant(_) | Quotient(..) | MulAdd(..) | Opaque(_) | PowerOfTwoNear(_) => {
+                    unreachable!("not a software step: {node:?}")
+                }
+            };
+            assert!(i16::try_from(immediate).is_ok(), "{name}: immediate {immediate} beyond 16 bits");
+            program.instructions.push([
+                op as u32 | (dst as u32) << 8 | (immediate as u32) << 16,
+                operands[0],
+                operands[1],
+                operands[2],
+            ]);
+        }
+        program.functions.push((name, start, program.instructions.len() as u32, register[result as usize]));
+    }
+    program
+}
+
+/// The software path's text: the operation codes, the program of the functions `wanted` names,
+/// its constants, and a function per math function that runs its part.
+fn software_functions(wanted: impl Fn(&str) -> bool) -> String {
+    let program = program(wanted);
+    let mut out = String::new();
+    for op in Operation::ALL {
+        let _ = writeln!(out, "const {}: u32 = {}u;", op.wgsl_name(), op as u32);
+    }
+    let _ = writeln!(
+        out,
+        "var<private> F64_PROGRAM: array<vec4<u32>, {0}> = array<vec4<u32>, {0}>(",
+        program.instructions.len()
+    );
+    for [x, a, b, c] in &program.instructions {
+        let _ = writeln!(out, "    vec4<u32>({x:#x}u, {a}u, {b}u, {c}u),");
+    }
+    out.push_str(");\n");
+    let _ = writeln!(out, "const F64_TEMPORARIES: u32 = {TEMPORARIES}u;");
+    let _ = writeln!(out, "var<private> F64_CONSTANTS: array<U64, {0}> = array<U64, {0}>(", program.constants.len());
+    for bits in &program.constants {
+        let _ = writeln!(out, "    U64({:#x}u, {:#x}u),", *bits as u32, (*bits >> 32) as u32);
+    }
+    out.push_str(");\n");
+    for (name, start, end, result) in &program.functions {
+        let _ = writeln!(
+            out,
+            "fn {name}(x: F64) -> F64 {{\n    return f64_program_run({start}u, {end}u, {result}u, x);\n}}"
+        );
+    }
+    out
+}
+
+/// Where `shaders/math/f64.wgsl` takes the functions, a line of its own.
+pub(crate) const PLACEHOLDER: &str = "{{F64_FUNCTIONS}}";
+
+/// The text of [`PLACEHOLDER`] for the path, with the functions `wanted` names. Constants are
+/// written `{{F64 <decimal>}}`, for the expansion to spell.
+///
+/// The expansion asks for the functions its kernel calls only: a compiler may take the whole
+/// program into account whatever the kernel runs of it (lavapipe compiled a Sigmoid kernel in
+/// 6.5 s with every function's program, 1.2 s with Sigmoid's alone).
+pub(crate) fn functions(native: bool, wanted: impl Fn(&str) -> bool) -> String {
+    if native {
+        FUNCTIONS
+            .iter()
+            .filter(|(name, _)| wanted(name))
+            .map(|&(name, f)| native_function(name, f))
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        software_functions(wanted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::compute::{Soft, reciprocal_seed};
+    use crate::cpu::soft_f64::{self as soft, U64};
+
+    /// The twin of `compute/f64_program.wgsl`'s `f64_program_run`, step for step.
+    fn run(program: &Program, start: u32, end: u32, result: u32, x: U64) -> U64 {
+        let mut r: Vec<U64> = vec![[0, 0]; TEMPORARIES as usize];
+        r.extend(program.constants.iter().map(|&b| [b as u32, (b >> 32) as u32]));
+        r[0] = x;
+        let int = |v: U64| v[0] as i32;
+        let from_int = |k: i32| [k as u32, 0];
+        for &[word, ia, ib, ic] in &program.instructions[start as usize..end as usize] {
+            let (op, dst, immediate) = (word & 0xff, (word >> 8) & 0xff, (word as i32) >> 16);
+            let (a, b, c) = (r[ia as usize], r[ib as usize], r[ic as usize]);
+            let op = Operation::ALL[op as usize];
+            r[dst as usize] = match op {
+                Operation::Add | Operation::Sub | Operation::AddUnlessZero => {
+                    let sum = soft::f64_add(a, if op == Operation::Sub { soft::f64_negate(b) } else { b });
+                    if op == Operation::AddUnlessZero && soft::u64_is_zero([b[0], b[1] & 0x7fff_ffff]) {
+                        a
+                    } else {
+                        sum
+                    }
+                }
+                Operation::Mul => soft::f64_mul(a, b),
+                Operation::ProductError => soft::f64_product_error(a, b, c),
+                Operation::Negate => soft::f64_negate(a),
+                Operation::Absolute => [a[0], a[1] & 0x7fff_ffff],
+                Operation::Less => [u32::from(Soft(b).greater(Soft(a))), 0],
+                Operation::Greater => [u32::from(Soft(a).greater(Soft(b))), 0],
+                Operation::Pick => {
+                    if a[0] != 0 {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                Operation::FloorInt => from_int(soft::f64_floor_to_i32(a)),
+                Operation::FromInt => soft::f64_from_i32(int(a)),
+                Operation::PowerOfTwo => Soft::power_of_two(int(a)).0,
+                Operation::IntMax => from_int(int(a).max(immediate)),
+                Operation::IntSub => from_int(int(a).wrapping_sub(int(b))),
+                Operation::ReciprocalSeed => reciprocal_seed(a),
+            };
+        }
+        r[result as usize]
+    }
+
+    /// Log-spaced magnitudes of both signs from 1e-310 to 1e300, and the edges.
+    fn inputs() -> Vec<f64> {
+        let mut values: Vec<f64> = (0..4000).map(|i| 10f64.powf(-310.0 + 610.0 * i as f64 / 4000.0)).collect();
+        values.extend([0.0, f64::MAX, f64::INFINITY, 746.0, 745.9, 19.1, 38.0, 7.450_580_596_923_828e-9]);
+        values.extend(values.clone().into_iter().map(|v| -v));
+        values
+    }
+
+    #[test]
+    fn the_program_computes_what_the_software_twin_does() {
+        let program = program(|_| true);
+        for (&(name, _), &(_, start, end, result)) in FUNCTIONS.iter().zip(&program.functions) {
+            let twin: fn(Soft) -> Soft = match name {
+                "d_expm1" => math_f64::expm1,
+                "d_logistic" => math_f64::logistic,
+                "d_hyperbolic_tangent" => math_f64::hyperbolic_tangent,
+                _ => math_f64::softsign_quotient,
+            };
+            for x in inputs() {
+                if name == "d_expm1" && x > 0.0 {
+                    continue;
+                }
+                let expected = twin(Soft::constant(x)).0;
+                let got = run(&program, start, end, result, Soft::constant(x).0);
+                assert_eq!(got, expected, "{name}({x:e})");
+            }
+        }
+    }
+
+    #[test]
+    fn operation_codes_fit_and_are_in_order() {
+        for (i, op) in Operation::ALL.iter().enumerate() {
+            assert_eq!(*op as usize, i);
+        }
+        assert!(Operation::AddUnlessZero as u32 == 2 && Operation::Sub as u32 == 1);
+        let program = program(|_| true);
+        let registers = TEMPORARIES as usize + program.constants.len();
+        assert!(registers < 256);
+        assert!(program.instructions.iter().all(|i| i[1..].iter().all(|&r| (r as usize) < registers)));
+        assert!(program.instructions.iter().all(|i| (i[0] >> 8 & 0xff) < TEMPORARIES));
+    }
+
+    #[test]
+    fn native_functions_take_each_step_once() {
+        let text = functions(true, |_| true);
+        for (name, _) in FUNCTIONS {
+            assert!(text.contains(&format!("fn {name}(x: F64) -> F64")), "{name}");
+        }
+        assert!(!text.contains("f64_program_run"));
+        let software = functions(false, |name| name == "d_logistic");
+        assert!(software.contains("fn d_logistic(") && !software.contains("fn d_expm1("));
+    }
+}
