@@ -7,6 +7,7 @@
 //   logistic (sigmoid)      2 ULP (almost all inputs within 1), subnormal results included
 //   hyperbolic_tangent      2 ULP (almost all inputs within 1)
 //   softsign_quotient       1 ULP (NaN for infinite x, as x / (1 + |x|) is)
+//   log_one_plus_exp        2 ULP (softplus), subnormal results included
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
 //
@@ -28,8 +29,11 @@ const EXPM1_F32_IDENTITY: f32 = -2.9802322387695312e-8; // -2^-25
 const TANH_F32_IDENTITY: f32 = 0.000244140625; // 2^-12
 // Above this, tanh(x) rounds to 1, and e^(-2x) no longer matters.
 const TANH_F32_SATURATION: f32 = 9.1;
-// Below -this, logistic(x) < 2^-150 rounds to 0.
+// Below -this, logistic(x) < 2^-150 rounds to 0 (and so does log(1 + e^x)).
 const SIGMOID_F32_UNDERFLOW: f32 = 104.0;
+// Below this, log1p(e) = e - e^2/2 rounds to e.
+const LOG1P_F32_IDENTITY: f32 = 5.9604644775390625e-8; // 2^-24
+const SQRT2_F32: f32 = 1.4142135623730951;
 
 // e^x = 2^k (1 + p), for -104 <= x <= 89: k = round(x / ln2), r = x - k ln2 (Cody-Waite: the
 // high product and the first difference are exact), |r| <= ln2/2, and p = expm1(r) = r +
@@ -106,6 +110,46 @@ fn hyperbolic_tangent(x: Compute) -> Compute {
     let t = -(parts.p * two_k + (two_k - 1.0)) * y;
     let signed = bitcast<Compute>(bitcast<vec4<u32>>(t) | (bitcast<vec4<u32>>(x) & vec4(0x80000000u)));
     return select(signed, x, a < Compute(TANH_F32_IDENTITY));
+}
+
+// log1p(e) for 0 <= e <= 1 (fdlibm's log1pf): u = 1 + e rounded, lost = (e - (u - 1)) / u the
+// rounding it lost (e - (u - 1) is exact), u = 2^k m with k in {0, 1} and m in [sqrt2/2,
+// sqrt2], f = m - 1 (exact), and log(m) = f - f^2/2 + s (f^2/2 + R(s^2)) with s = f / (2 + f),
+// R of degree 4 (FreeBSD's logf, error below 2^-34). The device's quotients reach only the
+// terms of order f^3 and the lost rounding. u is hidden from the compiler, which would fold
+// e - ((1 + e) - 1) to 0 (lavapipe's does).
+fn log1p_of_unit(e: Compute) -> Compute {
+    let u = hidden(1.0 + e);
+    let lost = quotient(e - (u - 1.0), u);
+    let above = u > Compute(SQRT2_F32);
+    let m = select(u, u * 0.5, above);
+    let k = select(Compute(0.0), Compute(1.0), above);
+    let f = m - 1.0;
+    let half_square = 0.5 * f * f;
+    let s = quotient(f, 2.0 + f);
+    let z = s * s;
+    let r = z * (0.6666666269302368 + z * (0.40000972151756287 + z * (0.2849878668785095 + z * 0.24279078841209412)));
+    return k * LN2_HI - ((half_square - (s * (half_square + r) + (k * LN2_LO + lost))) - f);
+}
+
+// c itself, its bits through params.zero (0), so that a compiler cannot rewrite an expression
+// with c by the algebra of real numbers.
+fn hidden(c: Compute) -> Compute {
+    return bitcast<Compute>(bitcast<vec4<u32>>(c) ^ vec4(params.zero));
+}
+
+// log(1 + e^x) (softplus) = max(x, 0) + log1p(e) with e = e^-|x| = 2^k (1 + p): x + log1p(e)
+// above 0; below, log1p(e), or e itself where that is what it rounds to, scaled in two exact
+// steps so that a subnormal result is rounded once (by mul, exact on a device that flushes).
+// +inf for +inf, 0 for -inf.
+fn log_one_plus_exp(x: Compute) -> Compute {
+    let parts = exp_parts(max(-absolute(x), Compute(-SIGMOID_F32_UNDERFLOW)));
+    let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
+    let l = log1p_of_unit(e);
+    let first = max(parts.k, Compute(-100.0));
+    let tiny = mul((1.0 + parts.p) * power_of_two(first), power_of_two(parts.k - first));
+    let below = select(l, tiny, e < Compute(LOG1P_F32_IDENTITY));
+    return select(below, x + l, greater(x, Compute(0.0)));
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)

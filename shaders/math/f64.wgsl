@@ -9,6 +9,7 @@
 //   d_logistic(x)            sigmoid, 2 ULP, subnormal results included
 //   d_hyperbolic_tangent(x)  tanh, 2 ULP
 //   d_softsign_quotient(x)   x / (1 + |x|), 1 ULP (NaN for infinite x)
+//   d_log_one_plus_exp(x)    log(1 + e^x) (softplus), 2 ULP, subnormal results included
 
 {{F64_FUNCTIONS}}
 
@@ -42,6 +43,14 @@ fn softsign_quotient(c: Compute) -> Compute {
     var out = c;
     for (var i = 0u; i < 2u; i++) {
         out = with_lane(out, i, d_softsign_quotient(lane(c, i)));
+    }
+    return out;
+}
+
+fn log_one_plus_exp(c: Compute) -> Compute {
+    var out = c;
+    for (var i = 0u; i < 2u; i++) {
+        out = with_lane(out, i, d_log_one_plus_exp(lane(c, i)));
     }
     return out;
 }

@@ -16,6 +16,10 @@ const EXPM1_IDENTITY: f32 = -2.980_232_2e-8; // -2^-25
 const TANH_IDENTITY: f32 = 0.000_244_140_62; // 2^-12
 const TANH_SATURATION: f32 = 9.1;
 const SIGMOID_UNDERFLOW: f32 = 104.0;
+const LOG1P_IDENTITY: f32 = 5.960_464_5e-8; // 2^-24
+const SQRT2: f32 = std::f32::consts::SQRT_2;
+/// FreeBSD logf's Lg1..Lg4, by their bits.
+const LOG_LG: [u32; 4] = [0x3f2a_aaaa, 0x3ecc_ce13, 0x3e91_e9ee, 0x3e78_9e26];
 
 /// A division as a device may compute it.
 pub(crate) type Quotient = fn(f32, f32) -> f32;
@@ -110,6 +114,40 @@ pub(crate) fn hyperbolic_tangent(x: f32, quotient: Quotient) -> f32 {
     t.copysign(x)
 }
 
+/// The twin of `log1p_of_unit`, for 0 <= e <= 1.
+fn log1p_of_unit(e: f32, quotient: Quotient) -> f32 {
+    let u = 1.0 + e;
+    let lost = quotient(e - (u - 1.0), u);
+    let above = u > SQRT2;
+    let m = if above { u * 0.5 } else { u };
+    let k = if above { 1.0 } else { 0.0 };
+    let f = m - 1.0;
+    let half_square = 0.5 * f * f;
+    let s = quotient(f, 2.0 + f);
+    let z = s * s;
+    let [lg1, lg2, lg3, lg4] = LOG_LG.map(f32::from_bits);
+    let r = z * (lg1 + z * (lg2 + z * (lg3 + z * lg4)));
+    k * LN2_HI - ((half_square - (s * (half_square + r) + (k * LN2_LO + lost))) - f)
+}
+
+/// The twin of `log_one_plus_exp` (softplus; NaN for NaN, whose lanes the operator replaces).
+pub(crate) fn log_one_plus_exp(x: f32, quotient: Quotient) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
+    let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
+    let e = (1.0 + p) * power_of_two(k.max(-126.0));
+    let l = log1p_of_unit(e, quotient);
+    if x > 0.0 {
+        return x + l;
+    }
+    if e >= LOG1P_IDENTITY {
+        return l;
+    }
+    let first = k.max(-100.0);
+    ((1.0 + p) * power_of_two(first)) * power_of_two(k - first)
+}
+
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
@@ -141,6 +179,7 @@ mod tests {
         let mut q = vec![0.5f32.to_bits()];
         q.extend(Q);
         assert_eq!(literals("let q ="), q);
+        assert_eq!(literals("let r = z *"), LOG_LG);
         for (name, value) in [
             ("const LN2_HI", LN2_HI),
             ("const LN2_LO", LN2_LO),
@@ -150,6 +189,8 @@ mod tests {
             ("const TANH_F32_IDENTITY", TANH_IDENTITY),
             ("const TANH_F32_SATURATION", TANH_SATURATION),
             ("const SIGMOID_F32_UNDERFLOW", SIGMOID_UNDERFLOW),
+            ("const LOG1P_F32_IDENTITY", LOG1P_IDENTITY),
+            ("const SQRT2_F32", SQRT2),
         ] {
             assert_eq!(literals(name), vec![value.to_bits()], "{name}");
         }
@@ -176,6 +217,10 @@ mod tests {
         (0..=u32::MAX / 997).map(|i| f32::from_bits(i * 997))
     }
 
+    fn exact_softplus(x: f64) -> f64 {
+        if x > 0.0 { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() }
+    }
+
     fn exact_softsign(x: f64) -> f64 {
         use crate::cpu::{Exact, Real};
         let a = Exact::from_f64(x.abs());
@@ -193,6 +238,8 @@ mod tests {
             assert!(d <= 2, "sigmoid: {d} ULP at {x:e}");
             let (d, x) = worst(dense(), |x| hyperbolic_tangent(x, quotient), f64::tanh);
             assert!(d <= 2, "tanh: {d} ULP at {x:e}");
+            let (d, x) = worst(dense(), |x| log_one_plus_exp(x, quotient), exact_softplus);
+            assert!(d <= 2, "softplus: {d} ULP at {x:e}");
         }
     }
 
@@ -233,6 +280,9 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| softsign_quotient(x, quotient), exact_softsign);
             println!("math_f32 twin, {name} division: softsign max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 1);
+            let (d, x) = sweep(0..=u32::MAX, |x| log_one_plus_exp(x, quotient), exact_softplus);
+            println!("math_f32 twin, {name} division: softplus max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 2);
         }
     }
 }

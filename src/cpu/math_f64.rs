@@ -9,6 +9,7 @@
 //!   logistic (sigmoid)      2 ULP, subnormal results included
 //!   hyperbolic_tangent      2 ULP
 //!   softsign_quotient       1 ULP (NaN for infinite x, as x / (1 + |x|) is)
+//!   log_one_plus_exp        2 ULP (softplus), subnormal results included
 //!
 //! No branch depends on a value: both sides are computed, on inputs clamped to where the
 //! steps are defined, and [`Steps::pick`] chooses. A NaN x gives an unspecified value (the
@@ -43,8 +44,21 @@ const EXPM1_IDENTITY: f64 = -5.551_115_123_125_783e-17; // -2^-54
 /// Below this, tanh(x) rounds to x (x^3/3 is under half an ULP of x); above the next, to 1.
 const TANH_IDENTITY: f64 = 7.450_580_596_923_828e-9; // 2^-27
 const TANH_SATURATION: f64 = 19.1;
-/// Below -this, logistic(x) < 2^-1075 rounds to 0.
+/// Below -this, logistic(x) < 2^-1075 rounds to 0 (and so does softplus(x)).
 const SIGMOID_UNDERFLOW: f64 = 746.0;
+/// fdlibm's log coefficients (e_log.c, Lg1..Lg7): log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2))
+/// with s = f / (2 + f), |R's error| < 2^-58.45 on |s| <= 0.1716.
+const LOG_LG: [f64; 7] = [
+    6.666_666_666_666_735e-1,
+    3.999_999_999_940_942e-1,
+    2.857_142_874_366_239e-1,
+    2.222_219_843_214_978_4e-1,
+    1.818_357_216_161_805e-1,
+    1.531_383_769_920_937_3e-1,
+    1.479_819_860_511_658_6e-1,
+];
+/// Below this, log1p(e) = e - e^2/2 rounds to e.
+const LOG1P_IDENTITY: f64 = 1.110_223_024_625_156_5e-16; // 2^-53
 
 fn c<S: Steps>(v: f64) -> S {
     S::constant(v)
@@ -99,6 +113,40 @@ pub(crate) fn logistic<S: Steps>(x: S) -> S {
     let first = S::int_max(k, -1000);
     let scaled = m.mul(S::power_of_two(first)).mul(S::power_of_two(S::int_sub(k, first)));
     S::pick(x.greater(c(0.0)), y, scaled)
+}
+
+/// log1p(e) for 0 <= e <= 1 (fdlibm's log1p): u = 1 + e rounded, c = (e - (u - 1)) / u the
+/// rounding it lost (e - (u - 1) is exact), u = 2^k m with k in {0, 1} and m in [sqrt2/2,
+/// sqrt2], f = m - 1 (exact), then log(m) from s = f / (2 + f); the quotients' errors reach only
+/// terms of order f^3 and c. Within 1 ULP.
+fn log1p_of_unit<S: Steps>(e: S) -> S {
+    let one = c::<S>(1.0);
+    let u = one.add(e).opaque(); // a compiler would fold e - ((1 + e) - 1) to 0
+    let lost = e.sub(u.sub(one)).quotient(u);
+    let above = c::<S>(std::f64::consts::SQRT_2).less(u);
+    let m = S::pick(above, u.mul(c(0.5)), u);
+    let k = S::pick(above, one, c(0.0));
+    let f = m.sub(one);
+    let half_square = c::<S>(0.5).mul(f).mul(f);
+    let s = f.quotient(c::<S>(2.0).add(f));
+    let z = s.mul(s);
+    let r = z.mul(LOG_LG[..6].iter().rev().fold(c::<S>(LOG_LG[6]), |q, &lg| c::<S>(lg).add(z.mul(q))));
+    let tail = half_square.sub(s.mul(half_square.add(r)).add(k.mul(c(LN2_LO)).add(lost)));
+    k.mul(c(LN2_HI)).sub(tail.sub(f))
+}
+
+/// log(1 + e^x) (softplus) = max(x, 0) + log1p(e) with e = e^-|x| = 2^k (1 + p): x + log1p(e) above 0;
+/// below, log1p(e), or e itself where that is what it rounds to, scaled in two exact steps
+/// so that a subnormal result is rounded once. Within 2 ULP; +inf for +inf, 0 for -inf.
+pub(crate) fn log_one_plus_exp<S: Steps>(x: S) -> S {
+    let one = c::<S>(1.0);
+    let (k, p) = exp_parts(at_least(x.absolute().negate(), -SIGMOID_UNDERFLOW));
+    let e = one.add(p).mul(S::power_of_two(S::int_max(k, -1022)));
+    let l = log1p_of_unit(e);
+    let first = S::int_max(k, -1000);
+    let tiny = one.add(p).mul(S::power_of_two(first)).mul(S::power_of_two(S::int_sub(k, first)));
+    let below = S::pick(e.less(c(LOG1P_IDENTITY)), tiny, l);
+    S::pick(x.greater(c(0.0)), x.add(l), below)
 }
 
 /// tanh(x): -expm1(-2|x|) / (1 + e^-2|x|), x's sign; x itself near 0.
@@ -183,20 +231,29 @@ mod tests {
         (a / (a + Exact::from_f64(1.0))).to_f64().copysign(x)
     }
 
-    fn check(n: usize) -> [u64; 4] {
+    fn softplus_exact(x: f64) -> f64 {
+        let e = Exact::from_f64(-x.abs()).exp().ln_1p();
+        if x > 0.0 { (Exact::from_f64(x) + e).to_f64() } else { e.to_f64() }
+    }
+
+    fn check(n: usize) -> [u64; 5] {
         let negative = |x: f64| x <= 0.0;
         [
             worst(n, expm1::<f64>, expm1::<Soft>, |x| Exact::from_f64(x).expm1().to_f64(), negative),
             worst(n, logistic::<f64>, logistic::<Soft>, sigmoid_exact, |_| true),
             worst(n, hyperbolic_tangent::<f64>, hyperbolic_tangent::<Soft>, tanh_exact, |_| true),
             worst(n, softsign_quotient::<f64>, softsign_quotient::<Soft>, softsign_exact, |_| true),
+            worst(n, log_one_plus_exp::<f64>, log_one_plus_exp::<Soft>, softplus_exact, |_| true),
         ]
     }
 
     #[test]
     fn within_their_bounds_on_both_paths() {
-        let [expm1, sigmoid, tanh, softsign] = check(1 << 15);
-        assert!(expm1 <= 1 && sigmoid <= 2 && tanh <= 2 && softsign <= 1, "{expm1} {sigmoid} {tanh} {softsign}");
+        let [expm1, sigmoid, tanh, softsign, softplus] = check(1 << 15);
+        assert!(
+            expm1 <= 1 && sigmoid <= 2 && tanh <= 2 && softsign <= 1 && softplus <= 2,
+            "{expm1} {sigmoid} {tanh} {softsign} {softplus}"
+        );
     }
 
     #[test]
@@ -210,9 +267,9 @@ mod tests {
     #[test]
     #[ignore = "a sweep: cargo xtask sweep"]
     fn sweep_of_four_million_inputs() {
-        let [expm1, sigmoid, tanh, softsign] = check(1 << 21);
+        let [expm1, sigmoid, tanh, softsign, softplus] = check(1 << 21);
         println!(
-            "math_f64 twin over 2^22 inputs, native and software steps: expm1 {expm1} ULP, sigmoid {sigmoid} ULP, tanh {tanh} ULP, softsign {softsign} ULP"
+            "math_f64 twin over 2^22 inputs, native and software steps: expm1 {expm1} ULP, sigmoid {sigmoid} ULP, tanh {tanh} ULP, softsign {softsign} ULP, softplus {softplus} ULP"
         );
         assert!(expm1 <= 1);
     }

@@ -30,11 +30,12 @@ use crate::cpu::math_f64;
 type MathFunction = fn(Traced) -> Traced;
 
 /// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane).
-const FUNCTIONS: [(&str, MathFunction); 4] = [
+const FUNCTIONS: [(&str, MathFunction); 5] = [
     ("d_expm1", math_f64::expm1::<Traced>),
     ("d_logistic", math_f64::logistic::<Traced>),
     ("d_hyperbolic_tangent", math_f64::hyperbolic_tangent::<Traced>),
     ("d_softsign_quotient", math_f64::softsign_quotient::<Traced>),
+    ("d_log_one_plus_exp", math_f64::log_one_plus_exp::<Traced>),
 ];
 
 /// One recorded step; operands are indices of earlier steps.
@@ -354,18 +355,20 @@ impl Operation {
 pub(crate) type Instruction = [u32; 4];
 
 /// The software path's program: every function's instructions, one after the other; registers
-/// below [`TEMPORARIES`] are the function's own (the input in register 0), the rest hold
+/// below `temporaries` are the function's own (the input in register 0), the rest hold
 /// `constants`.
 pub(crate) struct Program {
     pub(crate) instructions: Vec<Instruction>,
+    pub(crate) temporaries: u32,
     pub(crate) constants: Vec<u64>,
     /// Per function: its name, first and past-the-end instruction, and result register.
     pub(crate) functions: Vec<(&'static str, u32, u32, u32)>,
 }
 
-/// Registers for temporaries: the fields of `F64Temporaries` in `compute/f64_program.wgsl`
-/// (recording panics where a function would need more, and the tests record every function).
-const TEMPORARIES: u32 = 8;
+/// Registers for temporaries while allocating: more than any function needs (recording panics
+/// otherwise, and the tests record every function); the program keeps as many as its
+/// functions use, the `F64_TEMPORARIES` of `compute/f64_program.wgsl`.
+const TEMPORARIES: u32 = 32;
 
 /// The program of the functions `wanted` names, in [`FUNCTIONS`] order.
 pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
@@ -381,7 +384,7 @@ pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
             }
         }
     }
-    let mut program = Program { instructions: Vec::new(), constants, functions: vec![] };
+    let mut program = Program { instructions: Vec::new(), temporaries: 1, constants, functions: vec![] };
     let constants = program.constants.clone();
     let constant_register = |bits: u64| TEMPORARIES + constants.iter().position(|&c| c == bits).unwrap_or(0) as u32;
     for (name, (nodes, result)) in recorded {
@@ -410,6 +413,7 @@ pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
             };
             free[dst] = false;
             register[i] = dst as u32;
+            program.temporaries = program.temporaries.max(dst as u32 + 1);
             let r = |o: u32| register[o as usize];
             use Node::*;
             let (op, immediate, operands) = match *node {
@@ -443,6 +447,15 @@ pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
         }
         program.functions.push((name, start, program.instructions.len() as u32, register[result as usize]));
     }
+    // The constants move down to follow the temporaries the functions use.
+    let shift = TEMPORARIES - program.temporaries;
+    let moved = |r: &mut u32| {
+        if *r >= TEMPORARIES {
+            *r -= shift;
+        }
+    };
+    program.instructions.iter_mut().for_each(|instruction| instruction[1..].iter_mut().for_each(moved));
+    program.functions.iter_mut().for_each(|function| moved(&mut function.3));
     program
 }
 
@@ -463,7 +476,7 @@ fn software_functions(wanted: impl Fn(&str) -> bool) -> String {
         let _ = writeln!(out, "    vec4<u32>({x:#x}u, {a}u, {b}u, {c}u),");
     }
     out.push_str(");\n");
-    let _ = writeln!(out, "const F64_TEMPORARIES: u32 = {TEMPORARIES}u;");
+    let _ = writeln!(out, "const F64_TEMPORARIES: u32 = {}u;", program.temporaries);
     let _ = writeln!(out, "var<private> F64_CONSTANTS: array<U64, {0}> = array<U64, {0}>(", program.constants.len());
     for bits in &program.constants {
         let _ = writeln!(out, "    U64({:#x}u, {:#x}u),", *bits as u32, (*bits >> 32) as u32);
@@ -508,7 +521,7 @@ mod tests {
 
     /// The twin of `compute/f64_program.wgsl`'s `f64_program_run`, step for step.
     fn run(program: &Program, start: u32, end: u32, result: u32, x: U64) -> U64 {
-        let mut r: Vec<U64> = vec![[0, 0]; TEMPORARIES as usize];
+        let mut r: Vec<U64> = vec![[0, 0]; program.temporaries as usize];
         r.extend(program.constants.iter().map(|&b| [b as u32, (b >> 32) as u32]));
         r[0] = x;
         let int = |v: U64| v[0] as i32;
@@ -566,7 +579,8 @@ mod tests {
                 "d_expm1" => math_f64::expm1,
                 "d_logistic" => math_f64::logistic,
                 "d_hyperbolic_tangent" => math_f64::hyperbolic_tangent,
-                _ => math_f64::softsign_quotient,
+                "d_softsign_quotient" => math_f64::softsign_quotient,
+                _ => math_f64::log_one_plus_exp,
             };
             for x in inputs() {
                 if name == "d_expm1" && x > 0.0 {
@@ -586,10 +600,10 @@ mod tests {
         }
         assert!(Operation::AddUnlessZero as u32 == 2 && Operation::Sub as u32 == 1);
         let program = program(|_| true);
-        let registers = TEMPORARIES as usize + program.constants.len();
+        let registers = program.temporaries as usize + program.constants.len();
         assert!(registers < 256);
         assert!(program.instructions.iter().all(|i| i[1..].iter().all(|&r| (r as usize) < registers)));
-        assert!(program.instructions.iter().all(|i| (i[0] >> 8 & 0xff) < TEMPORARIES));
+        assert!(program.instructions.iter().all(|i| (i[0] >> 8 & 0xff) < program.temporaries));
     }
 
     #[test]
