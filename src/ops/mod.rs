@@ -196,6 +196,10 @@ impl SpeedTarget {
     /// adapter, 0.3 for f64 there (a scalar polynomial of degree 13 per lane).
     pub const EXP: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.70, cpu_adapter_f64: 0.3 };
 
+    /// An exponential and a logarithm per element: 0.90 on a GPU, 0.60 on a CPU adapter, 0.2
+    /// for f64 there.
+    pub const EXP_LOG: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.60, cpu_adapter_f64: 0.2 };
+
     /// The target for `dtype` on a GPU or a CPU adapter.
     pub fn for_dtype(&self, dtype: DType, on_cpu_adapter: bool) -> f64 {
         match (on_cpu_adapter, dtype) {
@@ -463,6 +467,21 @@ unary_ops! {
         attributes_like_x: false,
         kernel_parameters: same_parameters,
         speed_target: SpeedTarget::EXP,
+        sweep: Sweep::EXP_BOTH_SIGNS,
+    }
+
+    /// Softplus: `Log(Add(Exp(X), 1))`.
+    SOFTPLUS = softplus {
+        onnx_name: "Softplus",
+        cli_name: "softplus",
+        versions: &[OpVersion { since: 1, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
+        attributes: &[],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
+        formula: "log1p(exp(x))",
+        expansion: "Log(Add(Exp(X), 1))",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXP_LOG,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
 
