@@ -377,10 +377,9 @@ pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
     let mut constants: Vec<u64> = Vec::new();
     for (_, (nodes, _)) in &recorded {
         for node in nodes {
-            if let Node::Constant(bits) = node
-                && !constants.contains(bits)
-            {
-                constants.push(*bits);
+            match node {
+                Node::Constant(bits) if !constants.contains(bits) => constants.push(*bits),
+                _ => {}
             }
         }
     }
