@@ -132,6 +132,26 @@ fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {
     }
 }
 
+/// f64 inputs whose products with a large attribute overflow, on both f64 paths: the result is
+/// the function body's (HardSigmoid's alpha x + beta is +-inf, clamped), never NaN. The native
+/// path's mul_add once turned its product's overflow into a NaN error term (found by the chain
+/// property test).
+#[test]
+fn f64_products_that_overflow_follow_the_reference() {
+    let big: Vec<f64> = [5e269, 1e270, 1e300, f64::MAX].iter().flat_map(|&v| [v, -v]).collect();
+    let x = to_dyn(big.clone(), &[big.len()]);
+    for (path, ctx) in path_contexts() {
+        for op in UNARY_OPS.iter().filter(|op| !op.attributes.is_empty()) {
+            for value in [1e38f32, -1e38, 3.4e38] {
+                let values = vec![value; op.attributes.len()];
+                let (y, expected) = run(&ctx, op, &values, &x);
+                let what = format!("{}({value}) f64 {path}", op.onnx_name);
+                assert_close(&what, y.view(), expected.view(), x.view(), op.max_ulp.f64);
+            }
+        }
+    }
+}
+
 /// 2^20 log-spaced f32 values over each operator's sweep (its table entry), plus the specials.
 #[test]
 fn f32_log_spaced_sweeps_within_each_bound() {

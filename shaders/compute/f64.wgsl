@@ -99,6 +99,7 @@ fn compute_mask(first: bool, second: bool) -> ComputeMask {
 // 2^27 + 1: Veltkamp's splitter for 53-bit significands, and the largest magnitude it splits.
 const D_SPLITTER: f64 = 134217729.0;
 const D_SPLIT_LIMIT: f64 = 8.452712498170644e270; // 2^900
+const D_MAX_FINITE: f64 = 1.7976931348623157e308;
 
 // a's high half (Veltkamp): a multiple of a's ULP times 2^27 whose products with another high
 // or low half are exact. d_opaque keeps the compiler from folding c - (c - a) into a.
@@ -109,10 +110,11 @@ fn d_high_half(a: F64) -> F64 {
 
 // a * b + c within an ULP, correctly rounded where it cancels: Dekker's exact product p + e,
 // then (c + p) + e (see compute/f32.wgsl's mul_add): WGSL's fma may round twice. Where a or b
-// is beyond 2^900 (the split would overflow), infinite or NaN, or e is zero: c + p.
+// is beyond 2^900 (the split would overflow), infinite or NaN, where p overflows (e would be
+// inf - inf), or where e is zero: c + p.
 fn d_mul_add(a: F64, b: F64, c: F64) -> F64 {
     let p = a * b;
-    if (!(abs(a) < D_SPLIT_LIMIT && abs(b) < D_SPLIT_LIMIT)) {
+    if (!(abs(a) < D_SPLIT_LIMIT && abs(b) < D_SPLIT_LIMIT && abs(p) <= D_MAX_FINITE)) {
         return c + p;
     }
     let ah = d_high_half(a);

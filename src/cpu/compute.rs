@@ -216,7 +216,7 @@ fn f64_mul_add(a: f64, b: f64, c: f64) -> f64 {
     const SPLITTER: f64 = 134_217_729.0;
     const SPLIT_LIMIT: f64 = 8.452_712_498_170_644e270; // 2^900
     let p = a * b;
-    if !(a.abs() < SPLIT_LIMIT && b.abs() < SPLIT_LIMIT) {
+    if !(a.abs() < SPLIT_LIMIT && b.abs() < SPLIT_LIMIT && p.abs() <= f64::MAX) {
         return c + p;
     }
     let high_half = |v: f64| {
