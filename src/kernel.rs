@@ -256,12 +256,15 @@ impl KernelKey {
 /// of [`f64_program::PLACEHOLDER`]: every function first, to learn which are reached, then,
 /// for the software path, a program of those alone.
 fn with_math_f64(src: &str, native: bool) -> String {
+    if !src.contains(f64_program::PLACEHOLDER) {
+        return prune::prune(src); // not an f64 kernel: nothing to record
+    }
     let with = |wanted: &dyn Fn(&str) -> bool| {
         let functions = f64_constants(&f64_program::functions(native, wanted), native);
         prune::prune(&fill(src, &[(f64_program::PLACEHOLDER, &functions)]))
     };
     let every = with(&|_| true);
-    if native || !src.contains(f64_program::PLACEHOLDER) {
+    if native {
         return every;
     }
     with(&|name| every.contains(&format!("fn {name}(")))

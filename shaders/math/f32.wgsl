@@ -58,6 +58,13 @@ fn power_of_two(k: Compute) -> Compute {
     return bitcast<Compute>(vec4<u32>(vec4<i32>(k) + vec4(127)) << vec4(23u));
 }
 
+// m 2^k for k >= -150, in two exact steps, so that a subnormal result is rounded once (by mul,
+// exact on a device that flushes).
+fn scaled_once(m: Compute, k: Compute) -> Compute {
+    let first = max(k, Compute(-100.0));
+    return mul(m * power_of_two(first), power_of_two(k - first));
+}
+
 // expm1(x) for x < 0: 2^k p + (2^k - 1), whose scaling is exact, 2^k - 1 exact for k >= -24, and
 // one rounding joins them, so no step cancels (k = 0 gives p itself).
 fn expm1(x: Compute) -> Compute {
@@ -94,9 +101,7 @@ fn logistic(x: Compute) -> Compute {
     // e^-|x|, its rounding (and its flushing below 2^-126) all but invisible in 1 + e.
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let y = reciprocal_of_one_plus_rounded(e);
-    let m = y + parts.p * y;
-    let first = max(parts.k, Compute(-100.0));
-    let below = mul(m * power_of_two(first), power_of_two(parts.k - first));
+    let below = scaled_once(y + parts.p * y, parts.k);
     return select(below, y, greater(x, Compute(0.0)));
 }
 
@@ -146,9 +151,7 @@ fn log_one_plus_exp(x: Compute) -> Compute {
     let parts = exp_parts(max(-absolute(x), Compute(-SIGMOID_F32_UNDERFLOW)));
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let l = log1p_of_unit(e);
-    let first = max(parts.k, Compute(-100.0));
-    let tiny = mul((1.0 + parts.p) * power_of_two(first), power_of_two(parts.k - first));
-    let below = select(l, tiny, e < Compute(LOG1P_F32_IDENTITY));
+    let below = select(l, scaled_once(1.0 + parts.p, parts.k), e < Compute(LOG1P_F32_IDENTITY));
     return select(below, x + l, greater(x, Compute(0.0)));
 }
 

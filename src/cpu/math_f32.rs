@@ -55,6 +55,12 @@ fn power_of_two(k: f32) -> f32 {
     f32::from_bits(((k as i32 + 127) as u32) << 23)
 }
 
+/// The twin of `scaled_once`: m 2^k in two exact steps.
+fn scaled_once(m: f32, k: f32) -> f32 {
+    let first = k.max(-100.0);
+    (m * power_of_two(first)) * power_of_two(k - first)
+}
+
 /// The twin of `expm1`, for x < 0 (and x itself where the kernel keeps it; NaN for x > 0 or NaN,
 /// whose lanes the operators replace).
 pub(crate) fn expm1(x: f32) -> f32 {
@@ -96,9 +102,7 @@ pub(crate) fn logistic(x: f32, quotient: Quotient) -> f32 {
     if x > 0.0 {
         return y;
     }
-    let m = y + p * y;
-    let first = k.max(-100.0);
-    (m * power_of_two(first)) * power_of_two(k - first)
+    scaled_once(y + p * y, k)
 }
 
 /// The twin of `hyperbolic_tangent`.
@@ -144,8 +148,7 @@ pub(crate) fn log_one_plus_exp(x: f32, quotient: Quotient) -> f32 {
     if e >= LOG1P_IDENTITY {
         return l;
     }
-    let first = k.max(-100.0);
-    ((1.0 + p) * power_of_two(first)) * power_of_two(k - first)
+    scaled_once(1.0 + p, k)
 }
 
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).

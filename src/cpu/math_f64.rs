@@ -94,6 +94,12 @@ pub(crate) fn expm1<S: Steps>(x: S) -> S {
     S::pick(c::<S>(EXPM1_IDENTITY).less(x), x, y)
 }
 
+/// m 2^k for k >= -1075, in two exact steps, so that a subnormal result is rounded once.
+fn scaled_once<S: Steps>(m: S, k: S::Int) -> S {
+    let first = S::int_max(k, -1000);
+    m.mul(S::power_of_two(first)).mul(S::power_of_two(S::int_sub(k, first)))
+}
+
 /// 1 / (1 + u) for 0 <= u <= 1: the quotient, corrected by its residual (1 - y) - u y.
 fn reciprocal_of_one_plus<S: Steps>(u: S) -> S {
     let one = c::<S>(1.0);
@@ -109,10 +115,7 @@ pub(crate) fn logistic<S: Steps>(x: S) -> S {
     let (k, p) = exp_parts(t);
     let e = c::<S>(1.0).add(p).mul(S::power_of_two(S::int_max(k, -1022)));
     let y = reciprocal_of_one_plus(e);
-    let m = y.add(p.mul(y));
-    let first = S::int_max(k, -1000);
-    let scaled = m.mul(S::power_of_two(first)).mul(S::power_of_two(S::int_sub(k, first)));
-    S::pick(x.greater(c(0.0)), y, scaled)
+    S::pick(x.greater(c(0.0)), y, scaled_once(y.add(p.mul(y)), k))
 }
 
 /// log1p(e) for 0 <= e <= 1 (fdlibm's log1p): u = 1 + e rounded, c = (e - (u - 1)) / u the
@@ -143,9 +146,7 @@ pub(crate) fn log_one_plus_exp<S: Steps>(x: S) -> S {
     let (k, p) = exp_parts(at_least(x.absolute().negate(), -SIGMOID_UNDERFLOW));
     let e = one.add(p).mul(S::power_of_two(S::int_max(k, -1022)));
     let l = log1p_of_unit(e);
-    let first = S::int_max(k, -1000);
-    let tiny = one.add(p).mul(S::power_of_two(first)).mul(S::power_of_two(S::int_sub(k, first)));
-    let below = S::pick(e.less(c(LOG1P_IDENTITY)), tiny, l);
+    let below = S::pick(e.less(c(LOG1P_IDENTITY)), scaled_once(one.add(p), k), l);
     S::pick(x.greater(c(0.0)), x.add(l), below)
 }
 
