@@ -74,9 +74,18 @@ fn f32_high_half(a: Compute) -> Compute {
     return bitcast<Compute>(bitcast<vec4<u32>>(a) & vec4(0xfffff000u));
 }
 
+// The rounding error of p = a * b: a * b = p + e exactly (Dekker: the halves' products are
+// exact, and so is each step summing them, for operands whose product is normal).
+fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
+    let ah = f32_high_half(a);
+    let al = a - ah;
+    let bh = f32_high_half(b);
+    let bl = b - bh;
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+}
+
 // a * b + c within an ULP, and correctly rounded where it cancels (c close to -a * b, a
-// residual). a * b = p + e exactly (Dekker: the halves' products are exact, and so is each
-// step summing them, for operands whose product is normal), then c + p, exact where it cancels,
+// residual). a * b = p + e exactly (product_error), then c + p, exact where it cancels,
 // then + e rounds once. WGSL's fma may round twice (lavapipe's does), and compilers may fuse
 // or split a * b + c, so the exact product is spelled out. Where c is zero and p is not, the
 // product itself is the result (a device that flushes subnormal operands would drop a subnormal
@@ -84,11 +93,7 @@ fn f32_high_half(a: Compute) -> Compute {
 // zero, c + p.
 fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let p = mul(a, b);
-    let ah = f32_high_half(a);
-    let al = a - ah;
-    let bh = f32_high_half(b);
-    let bl = b - bh;
-    let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    let e = product_error(a, b, p);
     let finite = (bitcast<vec4<u32>>(p) & vec4(0x7fffffffu)) < vec4(0x7f800000u);
     return select(select(c + p, (c + p) + e, finite & (e != Compute(0.0))), p, (c == Compute(0.0)) & (p != Compute(0.0)));
 }

@@ -8,6 +8,8 @@
 //   hyperbolic_tangent      2 ULP (almost all inputs within 1)
 //   softsign_quotient       1 ULP (NaN for infinite x, as x / (1 + |x|) is)
 //   log_one_plus_exp        2 ULP (softplus), subnormal results included
+//   logistic_product        x sigmoid(a x) (Swish), 3 ULP for any f32 a, subnormal results
+//                           included
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
 //
@@ -153,6 +155,47 @@ fn log_one_plus_exp(x: Compute) -> Compute {
     let l = log1p_of_unit(e);
     let below = select(l, scaled_once(1.0 + parts.p, parts.k), e < Compute(LOG1P_F32_IDENTITY));
     return select(below, x + l, greater(x, Compute(0.0)));
+}
+
+// Beyond this |a x|, x sigmoid(a x) is x or 0: below -this, |x| e^(a x) < 2^-150 for every f32 x.
+const LOGISTIC_PRODUCT_F32_SATURATION: f32 = 200.0;
+
+// x sigmoid(a x) (Swish) with one rounding at the end. t = a x is rounded, but a x = t + d
+// exactly (mul_add), and sigmoid(t + d) = sigmoid(t) (1 + (1 - sigmoid(t)) d) to far below an
+// ULP. With e = e^-|t| = 2^k (1 + p) and y = 1 / (1 + e), sigmoid(a x) = y (1 + q) 2^k': for t
+// > 0, sigmoid(t) = y and 1 - sigmoid(t) = e y, so q = d e y and k' = 0; for t <= 0, sigmoid(t)
+// = 2^k (y + p y) and 1 - sigmoid(t) = y, so q = p + d y (1 + p) and k' = k. x = 2^j m with m in
+// [1, 4) from its bits (a subnormal x scaled up first); m y = h + l exactly (product_error), h +
+// (l + h q) is rounded once, and 2^(j + k') is applied in two steps, the first exact, so that
+// a subnormal result is rounded once too. A saturated negative t gives x 0 (a signed zero); an
+// infinite x and a NaN t (0 x inf) give the function body's x or NaN.
+fn logistic_product(x: Compute, a: Compute) -> Compute {
+    let t = mul(a, x);
+    let saturated = absolute(t) > Compute(LOGISTIC_PRODUCT_F32_SATURATION);
+    let d = select(mul_add(a, x, -t), Compute(0.0), saturated);
+    let parts = exp_parts(max(-absolute(t), Compute(-LOGISTIC_PRODUCT_F32_SATURATION)));
+    let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
+    let y = reciprocal_of_one_plus(e);
+    let above = greater(t, Compute(0.0));
+    let q = select(parts.p + (d * y) * (1.0 + parts.p), d * (e * y), above);
+    let tiny = absolute(x) < Compute(0x1p-100f);
+    let scaled_up = select(x, mul(x, Compute(0x1p64f)), tiny);
+    let biased = vec4<i32>((bitcast<vec4<u32>>(scaled_up) >> vec4(23u)) & vec4(0xffu));
+    let j = Compute(min(biased - vec4(127), vec4(126)));
+    let m = scaled_up * power_of_two(-j);
+    let h = m * y;
+    let mantissa = h + (product_error(m, y, h) + h * q);
+    let exponent = j + select(parts.k, Compute(0.0), above) - select(Compute(0.0), Compute(64.0), tiny);
+    let first = clamp(exponent, Compute(-120.0), Compute(120.0));
+    let scaled = mul(mantissa * power_of_two(first), power_of_two(clamp(exponent - first, Compute(-126.0), Compute(127.0))));
+    // The body's x 0 and x 1, on the bits (a compiler may fold a product with 0 or 1).
+    let sign = bitcast<Compute>(bitcast<vec4<u32>>(x) & vec4(0x80000000u));
+    let infinite = (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) == vec4(0x7f800000u);
+    let nan = bitcast<Compute>(vec4(0x7fc00000u));
+    // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
+    let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | bitcast<vec4<u32>>(sign));
+    let result = select(signed, sign, saturated & !above);
+    return select(select(result, select(nan, x, above), infinite), t, f32_is_nan(t));
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)

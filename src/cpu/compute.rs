@@ -12,12 +12,18 @@ fn high_half(a: f32) -> f32 {
 }
 
 #[cfg(test)]
+/// The rounding error of `p = a * b` (Dekker's): the WGSL's `product_error`.
+pub(crate) fn product_error(a: f32, b: f32, p: f32) -> f32 {
+    let (ah, bh) = (high_half(a), high_half(b));
+    let (al, bl) = (a - ah, b - bh);
+    ((ah * bh - p) + ah * bl + al * bh) + al * bl
+}
+
+#[cfg(test)]
 /// `a * b + c` within an ULP, correctly rounded where it cancels: the WGSL's steps.
 pub(crate) fn mul_add(a: f32, b: f32, c: f32) -> f32 {
     let p = a * b;
-    let (ah, bh) = (high_half(a), high_half(b));
-    let (al, bl) = (a - ah, b - bh);
-    let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    let e = product_error(a, b, p);
     match () {
         _ if c == 0.0 && p != 0.0 => p,
         _ if !p.is_finite() || e == 0.0 => c + p,

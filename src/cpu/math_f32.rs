@@ -3,7 +3,7 @@
 //! device's division as a parameter: WGSL bounds it only at 2.5 ULP, and the bounds must hold for
 //! any division within that ([`off_by_up_to_two_ulp`]).
 
-use super::compute::mul_add;
+use super::compute::{mul_add, product_error};
 
 /// The WGSL constants, by their bits.
 const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
@@ -151,6 +151,36 @@ pub(crate) fn log_one_plus_exp(x: f32, quotient: Quotient) -> f32 {
     scaled_once(1.0 + p, k)
 }
 
+const LOGISTIC_PRODUCT_SATURATION: f32 = 200.0;
+
+/// The twin of `logistic_product`: x sigmoid(a x) (Swish; NaN for NaN).
+pub(crate) fn logistic_product(x: f32, a: f32, quotient: Quotient) -> f32 {
+    let t = a * x;
+    let saturated = t.abs() > LOGISTIC_PRODUCT_SATURATION;
+    let d = if saturated { 0.0 } else { mul_add(a, x, -t) };
+    let (k, p) = exp_parts((-t.abs()).max(-LOGISTIC_PRODUCT_SATURATION));
+    let e = (1.0 + p) * power_of_two(k.max(-126.0));
+    let y = reciprocal_of_one_plus(e, quotient);
+    let above = t > 0.0;
+    if t.is_nan() || x.is_infinite() {
+        return if above { x } else { f32::NAN };
+    }
+    if saturated && !above {
+        return 0.0f32.copysign(x);
+    }
+    let q = if above { d * (e * y) } else { p + (d * y) * (1.0 + p) };
+    let tiny = x.abs() < f32::from_bits(0x0d80_0000); // 2^-100
+    let scaled_up = if tiny { x * f32::from_bits(0x5f80_0000) } else { x }; // 2^64
+    let biased = ((scaled_up.to_bits() >> 23) & 0xff) as i32;
+    let j = (biased - 127).min(126) as f32;
+    let m = scaled_up * power_of_two(-j);
+    let h = m * y;
+    let mantissa = h + (product_error(m, y, h) + h * q);
+    let exponent = j + if above { 0.0 } else { k } - if tiny { 64.0 } else { 0.0 };
+    let first = exponent.clamp(-120.0, 120.0);
+    ((mantissa * power_of_two(first)) * power_of_two((exponent - first).clamp(-126.0, 127.0))).copysign(x)
+}
+
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
@@ -193,6 +223,7 @@ mod tests {
             ("const TANH_F32_SATURATION", TANH_SATURATION),
             ("const SIGMOID_F32_UNDERFLOW", SIGMOID_UNDERFLOW),
             ("const LOG1P_F32_IDENTITY", LOG1P_IDENTITY),
+            ("const LOGISTIC_PRODUCT_F32_SATURATION", LOGISTIC_PRODUCT_SATURATION),
             ("const SQRT2_F32", SQRT2),
         ] {
             assert_eq!(literals(name), vec![value.to_bits()], "{name}");
@@ -246,6 +277,42 @@ mod tests {
         }
     }
 
+    fn exact_logistic_product(x: f64, a: f64) -> f64 {
+        x * exact_sigmoid(a * x)
+    }
+
+    /// Swish's a = 1 over every 997th f32, and other values of a on a sample scaled to the same
+    /// range of a x: the worst ULP distance and where.
+    fn logistic_product_worst(stride: u32, quotient: Quotient) -> (u64, f32, f32) {
+        let mut worst = (0, 0.0, 0.0);
+        for a in [1.0f32, -1.0, 1.702, 0.25, -3.0, 1e-30, 1e-45, 3e38] {
+            let scale = if a.abs() > 4.0 || a.abs() < 0.1 { 1.0 / f64::from(a) } else { 1.0 };
+            for i in 0..=u32::MAX / stride {
+                let x = (f64::from(f32::from_bits(i * stride)) * scale) as f32;
+                if x.is_nan() {
+                    continue;
+                }
+                let reference = exact_logistic_product(f64::from(x), f64::from(a)) as f32;
+                let d = ulp_distance(logistic_product(x, a, quotient), reference).unwrap_or(u64::MAX);
+                if d > worst.0 {
+                    worst = (d, x, a);
+                }
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn logistic_product_within_its_bound_for_any_conforming_division() {
+        for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
+            let (d, x, a) = logistic_product_worst(9973, quotient);
+            assert!(d <= 3, "x sigmoid(a x): {d} ULP at x = {x:e}, a = {a:e}");
+        }
+        assert!(logistic_product(f32::NEG_INFINITY, 1.0, ieee_quotient).is_nan());
+        assert_eq!(logistic_product(-1e30, 1.0, ieee_quotient).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(logistic_product(f32::INFINITY, 1.0, ieee_quotient), f32::INFINITY);
+    }
+
     /// Every f32 bit pattern of `range`, on two threads: the worst ULP distance and where.
     fn sweep(
         range: std::ops::RangeInclusive<u32>,
@@ -286,6 +353,12 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| log_one_plus_exp(x, quotient), exact_softplus);
             println!("math_f32 twin, {name} division: softplus max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 2);
+            let (d, x) = sweep(0..=u32::MAX, |x| logistic_product(x, 1.0, quotient), |x| exact_logistic_product(x, 1.0));
+            println!("math_f32 twin, {name} division: x sigmoid(x) max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 3);
+            let (d, x, a) = logistic_product_worst(97, quotient);
+            println!("math_f32 twin, {name} division: x sigmoid(a x) max error {d} ULP over 8 values of a (worst at x = {x:e}, a = {a:e})");
+            assert!(d <= 3);
         }
     }
 }

@@ -26,16 +26,39 @@ use std::fmt::Write as _;
 use crate::cpu::compute::Steps;
 use crate::cpu::math_f64;
 
-/// A math function of `math_f64`, on the values being recorded.
-type MathFunction = fn(Traced) -> Traced;
+/// A math function of `math_f64`, on the values being recorded: of x alone, or of x and y.
+#[derive(Clone, Copy)]
+enum MathFunction {
+    Unary(fn(Traced) -> Traced),
+    Binary(fn(Traced, Traced) -> Traced),
+}
+
+impl MathFunction {
+    /// How many inputs it takes: they are its first steps, and registers 0 and 1.
+    fn arity(self) -> usize {
+        match self {
+            MathFunction::Unary(_) => 1,
+            MathFunction::Binary(_) => 2,
+        }
+    }
+
+    /// Its WGSL parameter list.
+    fn parameters(self) -> &'static str {
+        match self {
+            MathFunction::Unary(_) => "x: F64",
+            MathFunction::Binary(_) => "x: F64, y: F64",
+        }
+    }
+}
 
 /// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane).
-const FUNCTIONS: [(&str, MathFunction); 5] = [
-    ("d_expm1", math_f64::expm1::<Traced>),
-    ("d_logistic", math_f64::logistic::<Traced>),
-    ("d_hyperbolic_tangent", math_f64::hyperbolic_tangent::<Traced>),
-    ("d_softsign_quotient", math_f64::softsign_quotient::<Traced>),
-    ("d_log_one_plus_exp", math_f64::log_one_plus_exp::<Traced>),
+const FUNCTIONS: [(&str, MathFunction); 6] = [
+    ("d_expm1", MathFunction::Unary(math_f64::expm1::<Traced>)),
+    ("d_logistic", MathFunction::Unary(math_f64::logistic::<Traced>)),
+    ("d_hyperbolic_tangent", MathFunction::Unary(math_f64::hyperbolic_tangent::<Traced>)),
+    ("d_softsign_quotient", MathFunction::Unary(math_f64::softsign_quotient::<Traced>)),
+    ("d_log_one_plus_exp", MathFunction::Unary(math_f64::log_one_plus_exp::<Traced>)),
+    ("d_logistic_product", MathFunction::Binary(math_f64::logistic_product::<Traced>)),
 ];
 
 /// One recorded step; operands are indices of earlier steps.
@@ -203,14 +226,18 @@ impl Steps for Traced {
     }
 }
 
-/// `function`'s steps on one path, those its result needs, in order; the input is step 0.
+/// `function`'s steps on one path, those its result needs, in order; the inputs are the first
+/// steps (x, then y).
 fn record(function: MathFunction, software: bool) -> (Vec<Node>, u32) {
-    RECORDING.set(Some(Recording { software, nodes: vec![Node::Input] }));
-    let result = function(Traced(0));
+    RECORDING.set(Some(Recording { software, nodes: vec![Node::Input; function.arity()] }));
+    let result = match function {
+        MathFunction::Unary(f) => f(Traced(0)),
+        MathFunction::Binary(f) => f(Traced(0), Traced(1)),
+    };
     let nodes = RECORDING.take().map(|r| r.nodes).unwrap_or_default();
     let mut needed = vec![false; nodes.len()];
     needed[result.0 as usize] = true;
-    needed[0] = true;
+    needed[..function.arity()].iter_mut().for_each(|n| *n = true);
     for i in (0..nodes.len()).rev() {
         if needed[i] {
             nodes[i].operands().into_iter().for_each(|o| needed[o as usize] = true);
@@ -263,9 +290,13 @@ fn literal(bits: u64) -> String {
 fn native_function(name: &str, function: MathFunction) -> String {
     use Node::*;
     let (nodes, result) = record(function, false);
-    let v = |i: &u32| if *i == 0 { "x".to_string() } else { format!("v{i}") };
-    let mut out = format!("fn {name}(x: F64) -> F64 {{\n");
-    for (i, node) in nodes.iter().enumerate().skip(1) {
+    let v = |i: &u32| match i {
+        0 => "x".to_string(),
+        1 if function.arity() == 2 => "y".to_string(),
+        _ => format!("v{i}"),
+    };
+    let mut out = format!("fn {name}({}) -> F64 {{\n", function.parameters());
+    for (i, node) in nodes.iter().enumerate().skip(function.arity()) {
         let (ty, value) = match node {
             Constant(bits) => ("F64", literal(*bits)),
             Add(a, b) => ("F64", format!("d_add({}, {})", v(a), v(b))),
@@ -355,7 +386,7 @@ impl Operation {
 pub(crate) type Instruction = [u32; 4];
 
 /// The software path's program: every function's instructions, one after the other; registers
-/// below `temporaries` are the function's own (the input in register 0), the rest hold
+/// below `temporaries` are the function's own (the inputs in registers 0 and 1), the rest hold
 /// `constants`.
 pub(crate) struct Program {
     pub(crate) instructions: Vec<Instruction>,
@@ -373,9 +404,9 @@ const TEMPORARIES: u32 = 32;
 /// The program of the functions `wanted` names, in [`FUNCTIONS`] order.
 pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
     let recorded: Vec<_> =
-        FUNCTIONS.iter().filter(|(name, _)| wanted(name)).map(|&(name, f)| (name, record(f, true))).collect();
+        FUNCTIONS.iter().filter(|(name, _)| wanted(name)).map(|&(name, f)| (name, f.arity(), record(f, true))).collect();
     let mut constants: Vec<u64> = Vec::new();
-    for (_, (nodes, _)) in &recorded {
+    for (_, _, (nodes, _)) in &recorded {
         for node in nodes {
             match node {
                 Node::Constant(bits) if !constants.contains(bits) => constants.push(*bits),
@@ -383,21 +414,21 @@ pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
             }
         }
     }
-    let mut program = Program { instructions: Vec::new(), temporaries: 1, constants, functions: vec![] };
+    let mut program = Program { instructions: Vec::new(), temporaries: 2, constants, functions: vec![] };
     let constants = program.constants.clone();
     let constant_register = |bits: u64| TEMPORARIES + constants.iter().position(|&c| c == bits).unwrap_or(0) as u32;
-    for (name, (nodes, result)) in recorded {
+    for (name, arity, (nodes, result)) in recorded {
         let start = program.instructions.len() as u32;
         let mut last_use = vec![0usize; nodes.len()];
         for (i, node) in nodes.iter().enumerate() {
             node.operands().into_iter().for_each(|o| last_use[o as usize] = i);
         }
         last_use[result as usize] = usize::MAX;
-        // The input is in register 0; each step's result takes the lowest free temporary once
-        // its operands are read, which may be one of theirs.
-        let mut register = vec![0u32; nodes.len()];
-        let mut free: Vec<bool> = (0..TEMPORARIES).map(|r| r != 0).collect();
-        for (i, node) in nodes.iter().enumerate().skip(1) {
+        // The inputs are in registers 0 and 1; each step's result takes the lowest free
+        // temporary once its operands are read, which may be one of theirs.
+        let mut register: Vec<u32> = (0..nodes.len() as u32).map(|i| i.min(1)).collect();
+        let mut free: Vec<bool> = (0..TEMPORARIES as usize).map(|r| r >= arity).collect();
+        for (i, node) in nodes.iter().enumerate().skip(arity) {
             if let Node::Constant(bits) = node {
                 register[i] = constant_register(*bits);
                 continue;
@@ -482,9 +513,12 @@ fn software_functions(wanted: impl Fn(&str) -> bool) -> String {
     }
     out.push_str(");\n");
     for (name, start, end, result) in &program.functions {
+        let Some((_, function)) = FUNCTIONS.iter().find(|(n, _)| n == name) else { continue };
+        let y = if function.arity() == 2 { "y" } else { "x" };
         let _ = writeln!(
             out,
-            "fn {name}(x: F64) -> F64 {{\n    return f64_program_run({start}u, {end}u, {result}u, x);\n}}"
+            "fn {name}({}) -> F64 {{\n    return f64_program_run({start}u, {end}u, {result}u, x, {y});\n}}",
+            function.parameters()
         );
     }
     out
@@ -519,10 +553,11 @@ mod tests {
     use crate::cpu::soft_f64::{self as soft, U64};
 
     /// The twin of `compute/f64_program.wgsl`'s `f64_program_run`, step for step.
-    fn run(program: &Program, start: u32, end: u32, result: u32, x: U64) -> U64 {
+    fn run(program: &Program, start: u32, end: u32, result: u32, x: U64, y: U64) -> U64 {
         let mut r: Vec<U64> = vec![[0, 0]; program.temporaries as usize];
         r.extend(program.constants.iter().map(|&b| [b as u32, (b >> 32) as u32]));
         r[0] = x;
+        r[1] = y;
         let int = |v: U64| v[0] as i32;
         let from_int = |k: i32| [k as u32, 0];
         for &[word, ia, ib, ic] in &program.instructions[start as usize..end as usize] {
@@ -574,20 +609,29 @@ mod tests {
     fn the_program_computes_what_the_software_twin_does() {
         let program = program(|_| true);
         for (&(name, _), &(_, start, end, result)) in FUNCTIONS.iter().zip(&program.functions) {
-            let twin: fn(Soft) -> Soft = match name {
-                "d_expm1" => math_f64::expm1,
-                "d_logistic" => math_f64::logistic,
-                "d_hyperbolic_tangent" => math_f64::hyperbolic_tangent,
-                "d_softsign_quotient" => math_f64::softsign_quotient,
-                _ => math_f64::log_one_plus_exp,
+            let twin: fn(Soft, Soft) -> Soft = match name {
+                "d_expm1" => |x, _| math_f64::expm1(x),
+                "d_logistic" => |x, _| math_f64::logistic(x),
+                "d_hyperbolic_tangent" => |x, _| math_f64::hyperbolic_tangent(x),
+                "d_softsign_quotient" => |x, _| math_f64::softsign_quotient(x),
+                "d_log_one_plus_exp" => |x, _| math_f64::log_one_plus_exp(x),
+                "d_logistic_product" => math_f64::logistic_product,
+                _ => panic!("{name} has no twin here"),
             };
-            for x in inputs() {
-                if name == "d_expm1" && x > 0.0 {
-                    continue;
+            // The second input: x itself (what a function of x alone gets), and attribute-like values.
+            let binary = matches!(FUNCTIONS.iter().find(|(n, _)| *n == name), Some((_, MathFunction::Binary(_))));
+            let ys: &[Option<f64>] =
+                if binary { &[Some(1.0), Some(-0.5), Some(1.702), Some(3e-39), Some(3.4e38), Some(0.0)] } else { &[None] };
+            for &y in ys {
+                for x in inputs() {
+                    if name == "d_expm1" && x > 0.0 {
+                        continue;
+                    }
+                    let y = Soft::constant(y.unwrap_or(x));
+                    let expected = twin(Soft::constant(x), y).0;
+                    let got = run(&program, start, end, result, Soft::constant(x).0, y.0);
+                    assert_eq!(got, expected, "{name}({x:e})");
                 }
-                let expected = twin(Soft::constant(x)).0;
-                let got = run(&program, start, end, result, Soft::constant(x).0);
-                assert_eq!(got, expected, "{name}({x:e})");
             }
         }
     }
@@ -608,8 +652,8 @@ mod tests {
     #[test]
     fn native_functions_take_each_step_once() {
         let text = functions(true, |_| true);
-        for (name, _) in FUNCTIONS {
-            assert!(text.contains(&format!("fn {name}(x: F64) -> F64")), "{name}");
+        for (name, function) in FUNCTIONS {
+            assert!(text.contains(&format!("fn {name}({}) -> F64", function.parameters())), "{name}");
         }
         assert!(!text.contains("f64_program_run"));
         let software = functions(false, |name| name == "d_logistic");
