@@ -115,10 +115,9 @@ pub struct UnaryOp {
     /// `CastLike`), numbers, and `Op[attribute=value]` for a node's own attribute; `Add`, `Mul`,
     /// `Max`, `Min` and `Sum` match either order. Empty where the spec gives no body.
     pub expansion: &'static str,
-    /// The function body casts the attributes to X's dtype (`CastLike(alpha, X)`) and the
-    /// operator only compares with them: the kernel and the reference round them to the dtype
-    /// first. False where the kernels compute with them as f32 (products, as ONNX Runtime's
-    /// kernels do).
+    /// The function body casts the attributes to X's dtype (`CastLike(alpha, X)`): the kernel
+    /// and the reference round them to the dtype first. False where the kernels compute with
+    /// them as f32 (the older operators' products, as ONNX Runtime's kernels do).
     pub attributes_like_x: bool,
     /// The kernel's parameter block from the attribute values (what the WGSL function receives
     /// as `attributes`): the values themselves unless the kernel wants something derived.
@@ -199,6 +198,10 @@ impl SpeedTarget {
     /// An exponential and a logarithm per element: 0.90 on a GPU, 0.60 on a CPU adapter, 0.2
     /// for f64 there.
     pub const EXP_LOG: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.60, cpu_adapter_f64: 0.2 };
+
+    /// An exponential, a corrected reciprocal and a product scaled in steps per element (Swish):
+    /// 0.90 on a GPU, 0.60 on a CPU adapter, 0.2 for f64 there.
+    pub const EXP_SCALED: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.60, cpu_adapter_f64: 0.2 };
 
     /// The target for `dtype` on a GPU or a CPU adapter.
     pub fn for_dtype(&self, dtype: DType, on_cpu_adapter: bool) -> f64 {
@@ -482,6 +485,21 @@ unary_ops! {
         attributes_like_x: false,
         kernel_parameters: same_parameters,
         speed_target: SpeedTarget::EXP_LOG,
+        sweep: Sweep::EXP_BOTH_SIGNS,
+    }
+
+    /// Swish: `Mul(X, Sigmoid(Mul(CastLike(alpha, X), X)))`.
+    SWISH = swish {
+        onnx_name: "Swish",
+        cli_name: "swish",
+        versions: &[OpVersion { since: 24, dtypes: FLOATS_BF16 }],
+        attributes: &[Attribute::new("alpha", 1.0)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 3, f64: 3 },
+        formula: "x / (1 + exp(-alpha * x))",
+        expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",
+        attributes_like_x: true,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXP_SCALED,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
 
