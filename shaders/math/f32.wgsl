@@ -10,6 +10,7 @@
 //   log_one_plus_exp        2 ULP (softplus), subnormal results included
 //   logistic_product        x sigmoid(a x) (Swish), 3 ULP for any f32 a, subnormal results
 //                           included
+//   mish_product            x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
 //
@@ -196,6 +197,41 @@ fn logistic_product(x: Compute, a: Compute) -> Compute {
     let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | bitcast<vec4<u32>>(sign));
     let result = select(signed, sign, saturated & !above);
     return select(select(result, select(nan, x, above), infinite), t, f32_is_nan(t));
+}
+
+// Below -this, |x| e^x < 2^-150; above this, tanh(log(1 + e^x)) rounds to 1; below this
+// magnitude x y0 may be subnormal.
+const MISH_F32_UNDERFLOW: f32 = 112.0;
+const MISH_F32_SATURATION: f32 = 40.0;
+const MISH_F32_TINY: f32 = 7.888609e-31; // 2^-100
+
+// x tanh(log(1 + e^x)) (Mish). With w = e^x, tanh(log(1 + w)) = ((1 + w)^2 - 1) / ((1 + w)^2 +
+// 1) = u / (1 + u), u = w (1 + w / 2) = 2^k (1 + f) with w = 2^k (1 + p) and f = p + (w / 2)(1 +
+// p): nothing cancels or overflows (x is clamped to [-112, 40], beyond which the result is -0.0
+// or x). 1 / (1 + u) = y0 (1 + r) with y0 the device's quotient and r = 1 - (1 + u) y0 its
+// residual, spelled so that every difference is exact: (1 - 2 y0) - f y0 where k = 0, (1 - y0)
+// - 2^k y0 - 2^k f y0 elsewhere (Sterbenz's lemma; beyond x = 0.35 the inexact part is below
+// the result's ULP). x y0 = h + l exactly (product_error), and the result, never rounding an
+// intermediate factor: for x <= 0, x y0 (1 + r)(1 + f) 2^k = h + (l + h (f + r (1 + f))),
+// scaled in two exact steps so that a subnormal result is rounded once; for x > 0, x (1 - y0 (1
+// + r)) = (x - h) - (l + h r). +inf for +inf; -inf gives the function body's NaN (-inf x
+// tanh(0)).
+fn mish_product(x: Compute) -> Compute {
+    let parts = exp_parts(clamp(x, Compute(-MISH_F32_UNDERFLOW), Compute(MISH_F32_SATURATION)));
+    let two_k = power_of_two(max(parts.k, Compute(-126.0)));
+    let f = parts.p + 0.5 * ((1.0 + parts.p) * two_k) * (1.0 + parts.p);
+    let y0 = quotient(Compute(1.0), 1.0 + (1.0 + f) * two_k);
+    let c = select((1.0 - y0) - two_k * y0, 1.0 - 2.0 * y0, parts.k == Compute(0.0));
+    let r = mul_add(-(two_k * f), y0, c);
+    let h = x * y0;
+    let l = product_error(x, y0, h);
+    let below = scaled_once(h + (l + h * (f + r * (1.0 + f))), parts.k);
+    var result = select(below, (x - h) - (l + h * r), greater(x, Compute(0.0)));
+    result = select(result, mul(x, (1.0 + f) * (y0 + y0 * r)), absolute(x) < Compute(MISH_F32_TINY));
+    result = select(result, x, x > Compute(MISH_F32_SATURATION));
+    // Below the clamp -0.0, and NaN for -inf, on the bits (a compiler may fold x 0).
+    let underflow = select(vec4(0x80000000u), vec4(0x7fc00000u), bitcast<vec4<u32>>(x) == vec4(0xff800000u));
+    return select(result, bitcast<Compute>(underflow), x < Compute(-MISH_F32_UNDERFLOW));
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)

@@ -12,6 +12,7 @@
 //   d_log_one_plus_exp(x)    log(1 + e^x) (softplus), 2 ULP, subnormal results included
 //   d_logistic_product(x, a) x sigmoid(a x) (Swish) for an f32 a, 3 ULP, subnormal results
 //                            included
+//   d_mish_product(x)        x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
 
 {{F64_FUNCTIONS}}
 
@@ -61,6 +62,14 @@ fn logistic_product(c: Compute, a: Compute) -> Compute {
     var out = c;
     for (var i = 0u; i < 2u; i++) {
         out = with_lane(out, i, d_logistic_product(lane(c, i), lane(a, i)));
+    }
+    return out;
+}
+
+fn mish_product(c: Compute) -> Compute {
+    var out = c;
+    for (var i = 0u; i < 2u; i++) {
+        out = with_lane(out, i, d_mish_product(lane(c, i)));
     }
     return out;
 }

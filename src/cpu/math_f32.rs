@@ -181,6 +181,35 @@ pub(crate) fn logistic_product(x: f32, a: f32, quotient: Quotient) -> f32 {
     ((mantissa * power_of_two(first)) * power_of_two((exponent - first).clamp(-126.0, 127.0))).copysign(x)
 }
 
+const MISH_UNDERFLOW: f32 = 112.0;
+const MISH_SATURATION: f32 = 40.0;
+const MISH_TINY: f32 = 7.888_609e-31; // 2^-100
+
+/// The twin of `mish_product`: x tanh(log(1 + e^x)) (Mish; NaN for NaN).
+pub(crate) fn mish_product(x: f32, quotient: Quotient) -> f32 {
+    if x == f32::NEG_INFINITY || x.is_nan() {
+        return f32::NAN;
+    }
+    if x < -MISH_UNDERFLOW {
+        return -0.0;
+    }
+    if x > MISH_SATURATION {
+        return x;
+    }
+    let (k, p) = exp_parts(x);
+    let two_k = power_of_two(k.max(-126.0));
+    let f = p + 0.5 * ((1.0 + p) * two_k) * (1.0 + p);
+    let y0 = quotient(1.0, 1.0 + (1.0 + f) * two_k);
+    let c = if k == 0.0 { 1.0 - 2.0 * y0 } else { (1.0 - y0) - two_k * y0 };
+    let r = mul_add(-(two_k * f), y0, c);
+    if x.abs() < MISH_TINY {
+        return x * ((1.0 + f) * (y0 + y0 * r));
+    }
+    let h = x * y0;
+    let l = product_error(x, y0, h);
+    if x > 0.0 { (x - h) - (l + h * r) } else { scaled_once(h + (l + h * (f + r * (1.0 + f))), k) }
+}
+
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
@@ -224,6 +253,9 @@ mod tests {
             ("const SIGMOID_F32_UNDERFLOW", SIGMOID_UNDERFLOW),
             ("const LOG1P_F32_IDENTITY", LOG1P_IDENTITY),
             ("const LOGISTIC_PRODUCT_F32_SATURATION", LOGISTIC_PRODUCT_SATURATION),
+            ("const MISH_F32_UNDERFLOW", MISH_UNDERFLOW),
+            ("const MISH_F32_SATURATION", MISH_SATURATION),
+            ("const MISH_F32_TINY", MISH_TINY),
             ("const SQRT2_F32", SQRT2),
         ] {
             assert_eq!(literals(name), vec![value.to_bits()], "{name}");
@@ -255,6 +287,18 @@ mod tests {
         if x > 0.0 { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() }
     }
 
+    fn exact_mish(x: f64) -> f64 {
+        // tanh(log(1 + w)) = u / (1 + u), u = w (1 + w / 2): no cancellation in f64 either.
+        if x > 0.0 {
+            let v = (-x).exp();
+            x / (1.0 + 2.0 * v * v / (1.0 + 2.0 * v))
+        } else {
+            let w = x.exp();
+            let u = w * (1.0 + w / 2.0);
+            x * u / (1.0 + u)
+        }
+    }
+
     fn exact_softsign(x: f64) -> f64 {
         use crate::cpu::{Exact, Real};
         let a = Exact::from_f64(x.abs());
@@ -274,6 +318,8 @@ mod tests {
             assert!(d <= 2, "tanh: {d} ULP at {x:e}");
             let (d, x) = worst(dense(), |x| log_one_plus_exp(x, quotient), exact_softplus);
             assert!(d <= 2, "softplus: {d} ULP at {x:e}");
+            let (d, x) = worst(dense(), |x| mish_product(x, quotient), exact_mish);
+            assert!(d <= 3, "mish: {d} ULP at {x:e}");
         }
     }
 
@@ -353,6 +399,9 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| log_one_plus_exp(x, quotient), exact_softplus);
             println!("math_f32 twin, {name} division: softplus max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 2);
+            let (d, x) = sweep(0..=u32::MAX, |x| mish_product(x, quotient), exact_mish);
+            println!("math_f32 twin, {name} division: mish max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 3);
             let (d, x) = sweep(0..=u32::MAX, |x| logistic_product(x, 1.0, quotient), |x| exact_logistic_product(x, 1.0));
             println!("math_f32 twin, {name} division: x sigmoid(x) max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 3);

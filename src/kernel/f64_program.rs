@@ -52,13 +52,14 @@ impl MathFunction {
 }
 
 /// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane).
-const FUNCTIONS: [(&str, MathFunction); 6] = [
+const FUNCTIONS: [(&str, MathFunction); 7] = [
     ("d_expm1", MathFunction::Unary(math_f64::expm1::<Traced>)),
     ("d_logistic", MathFunction::Unary(math_f64::logistic::<Traced>)),
     ("d_hyperbolic_tangent", MathFunction::Unary(math_f64::hyperbolic_tangent::<Traced>)),
     ("d_softsign_quotient", MathFunction::Unary(math_f64::softsign_quotient::<Traced>)),
     ("d_log_one_plus_exp", MathFunction::Unary(math_f64::log_one_plus_exp::<Traced>)),
     ("d_logistic_product", MathFunction::Binary(math_f64::logistic_product::<Traced>)),
+    ("d_mish_product", MathFunction::Unary(math_f64::mish_product::<Traced>)),
 ];
 
 /// One recorded step; operands are indices of earlier steps.
@@ -616,6 +617,7 @@ mod tests {
                 "d_softsign_quotient" => |x, _| math_f64::softsign_quotient(x),
                 "d_log_one_plus_exp" => |x, _| math_f64::log_one_plus_exp(x),
                 "d_logistic_product" => math_f64::logistic_product,
+                "d_mish_product" => |x, _| math_f64::mish_product(x),
                 _ => panic!("{name} has no twin here"),
             };
             // The second input: x itself (what a function of x alone gets), and attribute-like values.
