@@ -151,6 +151,10 @@ impl Sweep {
     /// Both signs up to where an exponential saturates or underflows (and a little beyond).
     pub const EXP_BOTH_SIGNS: Sweep =
         Sweep { negatives: true, positives: true, f32_magnitudes: (1e-38, 110.0), f64_magnitudes: (1e-300, 750.0) };
+    /// Both signs, negatives down to where x e^x underflows (Mish), positives to where the
+    /// result is x.
+    pub const MISH: Sweep =
+        Sweep { negatives: true, positives: true, f32_magnitudes: (1e-38, 120.0), f64_magnitudes: (1e-300, 780.0) };
     /// The values the input is cut at when it is compared with attributes of moderate size.
     pub const AROUND_ONE: Sweep =
         Sweep { negatives: true, positives: true, f32_magnitudes: (1e-6, 1e6), f64_magnitudes: (1e-12, 1e12) };
@@ -202,6 +206,10 @@ impl SpeedTarget {
     /// An exponential, a corrected reciprocal and a product scaled in steps per element (Swish):
     /// 0.90 on a GPU, 0.60 on a CPU adapter, 0.2 for f64 there.
     pub const EXP_SCALED: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.60, cpu_adapter_f64: 0.2 };
+
+    /// An exponential, an exactly corrected reciprocal and an exact product per element (Mish,
+    /// Gelu): 0.90 on a GPU, 0.40 on a CPU adapter, 0.15 for f64 there.
+    pub const EXP_RECIPROCAL_PRODUCT: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.40, cpu_adapter_f64: 0.15 };
 
     /// The target for `dtype` on a GPU or a CPU adapter.
     pub fn for_dtype(&self, dtype: DType, on_cpu_adapter: bool) -> f64 {
@@ -471,6 +479,21 @@ unary_ops! {
         kernel_parameters: same_parameters,
         speed_target: SpeedTarget::EXP,
         sweep: Sweep::EXP_BOTH_SIGNS,
+    }
+
+    /// Mish: `Mul(X, Tanh(Softplus(X)))`.
+    MISH = mish {
+        onnx_name: "Mish",
+        cli_name: "mish",
+        versions: &[OpVersion { since: 18, dtypes: FLOATS }, OpVersion { since: 22, dtypes: FLOATS_BF16 }],
+        attributes: &[],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 3, f64: 3 },
+        formula: "x * tanh(log1p(exp(x)))",
+        expansion: "Mul(X, Tanh(Softplus(X)))",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
+        sweep: Sweep::MISH,
     }
 
     /// Softplus: `Log(Add(Exp(X), 1))`.
