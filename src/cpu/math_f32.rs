@@ -402,11 +402,14 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| mish_product(x, quotient), exact_mish);
             println!("math_f32 twin, {name} division: mish max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 3);
-            let (d, x) = sweep(0..=u32::MAX, |x| logistic_product(x, 1.0, quotient), |x| exact_logistic_product(x, 1.0));
+            let (d, x) =
+                sweep(0..=u32::MAX, |x| logistic_product(x, 1.0, quotient), |x| exact_logistic_product(x, 1.0));
             println!("math_f32 twin, {name} division: x sigmoid(x) max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 3);
             let (d, x, a) = logistic_product_worst(97, quotient);
-            println!("math_f32 twin, {name} division: x sigmoid(a x) max error {d} ULP over 8 values of a (worst at x = {x:e}, a = {a:e})");
+            println!(
+                "math_f32 twin, {name} division: x sigmoid(a x) max error {d} ULP over 8 values of a (worst at x = {x:e}, a = {a:e})"
+            );
             assert!(d <= 3);
         }
     }

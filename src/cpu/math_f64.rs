@@ -398,7 +398,10 @@ mod tests {
             assert!(logistic_product(f64::NEG_INFINITY, a).is_nan() == (a > 0.0));
             assert_eq!(logistic_product(f64::INFINITY, 1.0), f64::INFINITY);
             assert_eq!(logistic_product(-0.0, a).to_bits(), (-0.0f64).to_bits());
-            assert_eq!(logistic_product(-1e300, a).to_bits(), if a > 0.0 { (-0.0f64).to_bits() } else { (-1e300f64).to_bits() });
+            assert_eq!(
+                logistic_product(-1e300, a).to_bits(),
+                if a > 0.0 { (-0.0f64).to_bits() } else { (-1e300f64).to_bits() }
+            );
         }
     }
 

@@ -404,8 +404,11 @@ const TEMPORARIES: u32 = 32;
 
 /// The program of the functions `wanted` names, in [`FUNCTIONS`] order.
 pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
-    let recorded: Vec<_> =
-        FUNCTIONS.iter().filter(|(name, _)| wanted(name)).map(|&(name, f)| (name, f.arity(), record(f, true))).collect();
+    let recorded: Vec<_> = FUNCTIONS
+        .iter()
+        .filter(|(name, _)| wanted(name))
+        .map(|&(name, f)| (name, f.arity(), record(f, true)))
+        .collect();
     let mut constants: Vec<u64> = Vec::new();
     for (_, _, (nodes, _)) in &recorded {
         for node in nodes {
@@ -622,8 +625,11 @@ mod tests {
             };
             // The second input: x itself (what a function of x alone gets), and attribute-like values.
             let binary = matches!(FUNCTIONS.iter().find(|(n, _)| *n == name), Some((_, MathFunction::Binary(_))));
-            let ys: &[Option<f64>] =
-                if binary { &[Some(1.0), Some(-0.5), Some(1.702), Some(3e-39), Some(3.4e38), Some(0.0)] } else { &[None] };
+            let ys: &[Option<f64>] = if binary {
+                &[Some(1.0), Some(-0.5), Some(1.702), Some(3e-39), Some(3.4e38), Some(0.0)]
+            } else {
+                &[None]
+            };
             for &y in ys {
                 for x in inputs() {
                     if name == "d_expm1" && x > 0.0 {
