@@ -192,7 +192,8 @@ fn logistic_product(x: Compute, a: Compute) -> Compute {
     // The body's x 0 and x 1, on the bits (a compiler may fold a product with 0 or 1).
     let sign = bitcast<Compute>(bitcast<vec4<u32>>(x) & vec4(0x80000000u));
     let infinite = (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) == vec4(0x7f800000u);
-    let nan = bitcast<Compute>(vec4(0x7fc00000u));
+    // A NaN from a constant bit pattern is a shader-creation error in Tint: built at run time.
+    let nan = bitcast<Compute>(vec4(0x7fc00000u | params.zero));
     // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
     let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | bitcast<vec4<u32>>(sign));
     let result = select(signed, sign, saturated & !above);

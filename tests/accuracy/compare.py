@@ -14,7 +14,7 @@ per dtype: float16 on every bit pattern, float and double on 2^16 log-spaced mag
 both signs (subnormals to 1e5) and the specials. "refused": that runtime has no kernel for the
 case (ONNX Runtime's CPU provider lacks most double ones; the WebGPU provider has no double,
 and no float16 on an adapter without shader-f16, as SwiftShader is); "-": not run. Each case's model is the operator alone at
-the newest opset no later than 22 whose version allows the dtype. The correctly rounded
+the newest opset no later than 24 whose version allows the dtype. The correctly rounded
 result is the table's formula evaluated exactly (mpmath, as the test-data generator does) and
 rounded once. A NaN where the result is a number, or a number where it is NaN, counts as
 beyond any bound.
@@ -43,7 +43,7 @@ DTYPES = {  # name: (numpy type, ONNX type, bits type)
     "double": (np.float64, TensorProto.DOUBLE, np.int64),
 }
 SHORT = {"float16": "f16", "float": "f32", "double": "f64"}
-NEWEST_OPSET = 22
+NEWEST_OPSET = 24
 
 
 def inputs(dtype: str) -> np.ndarray:
