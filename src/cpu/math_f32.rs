@@ -157,10 +157,10 @@ const LOGISTIC_PRODUCT_SATURATION: f32 = 200.0;
 pub(crate) fn logistic_product(x: f32, a: f32, quotient: Quotient) -> f32 {
     let t = a * x;
     let saturated = t.abs() > LOGISTIC_PRODUCT_SATURATION;
-    let d = if saturated { 0.0 } else { mul_add(a, x, -t) };
+    let d = if saturated { 0.0 } else { product_error(a, x, t) };
     let (k, p) = exp_parts((-t.abs()).max(-LOGISTIC_PRODUCT_SATURATION));
     let e = (1.0 + p) * power_of_two(k.max(-126.0));
-    let y = reciprocal_of_one_plus(e, quotient);
+    let y = reciprocal_of_one_plus_rounded(e, quotient);
     let above = t > 0.0;
     if t.is_nan() || x.is_infinite() {
         return if above { x } else { f32::NAN };
