@@ -10,8 +10,8 @@
 //!
 //! Pixels map to [-1, 1] (0 -> -1, 255 -> 1) as a `[1, 3, H, W]` tensor, and back the same
 //! way, so an activation's effect on the negative half is its effect on the darker half of each
-//! channel. Written: `contact_sheet.png`, `activations.png`, `difference.png` and each result as
-//! its own PNG.
+//! channel. Written: `contact_sheet.png`, `activations.png`, `operators.png` (every operator of
+//! the table, near 0 and in its negative tail), `difference.png` and each result as its own PNG.
 #![forbid(unsafe_code)]
 
 mod conv;
@@ -26,10 +26,11 @@ use half::{bf16, f16};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndarray::{ArrayD, IxDyn};
 use wgpu::util::DeviceExt;
-use wgpu_activations::{Context, ContextOptions, DType, FloatElement, reference};
+use wgpu_activations::ops::UNARY_OPS;
+use wgpu_activations::{Activation, Context, ContextOptions, DType, FloatElement, activations, reference};
 
 use crate::conv::{ELU_ALPHA, LEAKY_ALPHA, Run, StepResult};
-use crate::pictures::{Curve, Tile};
+use crate::pictures::{Curve, OperatorCurves, Tile};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -306,8 +307,48 @@ fn write_pictures(ctx: &Context, args: &Args, picture: &image::RgbImage, results
         pictures::ulp_heat_map(&worst.ulps, width, height, &title, &args.out.join("difference.png"))?;
     }
     pictures::activation_plot(&curves(ctx)?, &args.out.join("activations.png"))?;
-    println!("\nwrote {} PNGs to {}", results.len() + 4, args.out.display());
+    pictures::operator_gallery(&every_operator(ctx)?, &args.out.join("operators.png"))?;
+    println!("\nwrote {} PNGs to {}", results.len() + 5, args.out.display());
     Ok(())
+}
+
+/// Every operator of the table at its defaults (PRelu with slope 0.25), in f32 on the GPU and
+/// on the CPU reference: 2,048 points in [-6, 6], and |y| at 4,096 points in [-120, 0) where y
+/// is not 0 (the tail where a rounded gate times x loses its digits).
+fn every_operator(ctx: &Context) -> Result<Vec<OperatorCurves>> {
+    let near = ndarray::Array1::linspace(-6.0f32, 6.0, 2048);
+    let tail = ndarray::Array1::linspace(-120.0f32, -0.01, 4096);
+    let slope = ndarray::arr1(&[0.25f32]);
+    let steps = UNARY_OPS
+        .iter()
+        .map(|&op| (op.onnx_name.to_string(), Some(op)))
+        .chain([("PRelu slope 0.25".to_string(), None)]);
+    let mut operators = Vec::new();
+    for (name, op) in steps {
+        let run = |x: &ndarray::Array1<f32>| -> Result<(Vec<f32>, Vec<f32>)> {
+            let (gpu, reference) = match op {
+                Some(op) => {
+                    let attributes = op.default_attributes();
+                    let step = Activation::with_attributes(op, &attributes[..op.attributes.len()]);
+                    (activations(ctx, &[step], x.view())?, reference::unary(op, &attributes, x.view()))
+                }
+                None => {
+                    (wgpu_activations::prelu(ctx, x.view(), slope.view())?, reference::prelu(x.view(), slope.view())?)
+                }
+            };
+            Ok((gpu.to_vec(), reference.to_vec()))
+        };
+        let (gpu, reference) = run(&near)?;
+        let pairs = |y: &[f32]| near.iter().copied().zip(y.iter().copied()).collect::<Vec<_>>();
+        let near_zero = Curve { name: name.clone(), gpu: pairs(&gpu), reference: pairs(&reference) };
+        let (gpu, reference) = run(&tail)?;
+        let magnitudes = |y: &[f32]| {
+            tail.iter().copied().zip(y.iter().map(|v| v.abs())).filter(|&(_, m)| m > 0.0 && m.is_finite()).collect()
+        };
+        let tail = Curve { name: name.clone(), gpu: magnitudes(&gpu), reference: magnitudes(&reference) };
+        operators.push(OperatorCurves { name, near_zero, tail });
+    }
+    Ok(operators)
 }
 
 /// LeakyRelu, Elu and PRelu over 4,096 points in [-4, 3], on the GPU and on the CPU.

@@ -213,3 +213,92 @@ pub(crate) fn ulp_heat_map(ulps: &[u64], width: u32, height: u32, title: &str, p
     canvas.save(path)?;
     Ok(())
 }
+
+/// One operator of the table on the GPU and on the CPU reference: near zero, and the magnitude
+/// of its negative tail on a logarithmic axis (where peers round to 0 or lose the sign).
+pub(crate) struct OperatorCurves {
+    pub(crate) name: String,
+    pub(crate) near_zero: Curve,
+    /// `(x, |y|)` for x < 0 where y is not 0.
+    pub(crate) tail: Curve,
+}
+
+/// Every operator as a pair of panels, four pairs a row, each with its axes, ticks and labels:
+/// GPU results solid, the reference dashed over them.
+pub(crate) fn operator_gallery(operators: &[OperatorCurves], path: &Path) -> Result<()> {
+    const COLUMNS: usize = 4;
+    let rows = operators.len().div_ceil(COLUMNS);
+    let (panel_w, panel_h) = (330u32, 300u32);
+    let (width, height) = (panel_w * 2 * COLUMNS as u32, panel_h * rows as u32 + 60);
+    let mut canvas = RgbImage::new(width, height);
+    {
+        let root = BitMapBackend::with_buffer(canvas.as_mut(), (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (title, body) = root.split_vertically(60);
+        title.titled(
+            "Every operator on the GPU (f32, solid) over the CPU reference (dashed): near 0, and |y| of the negative tail",
+            ("sans-serif", 24),
+        )?;
+        let panels = body.split_evenly((rows, 2 * COLUMNS));
+        let stroke = RGBColor(31, 119, 180);
+        for (op, pair) in operators.iter().zip(panels.chunks(2)) {
+            let range = |points: &[(f32, f32)]| {
+                let (lo, hi) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &(_, y)| (lo.min(y), hi.max(y)));
+                if lo <= hi { (lo, hi) } else { (0.0, 1.0) }
+            };
+            let (lo, hi) = range(&op.near_zero.reference);
+            let pad = ((hi - lo) * 0.08).max(0.05);
+            let mut chart = ChartBuilder::on(&pair[0])
+                .caption(&op.name, ("sans-serif", 18))
+                .margin(8)
+                .x_label_area_size(32)
+                .y_label_area_size(44)
+                .build_cartesian_2d(-6.0f32..6.0f32, (lo - pad)..(hi + pad))?;
+            chart
+                .configure_mesh()
+                .x_desc("x")
+                .y_desc("y")
+                .x_labels(7)
+                .y_labels(6)
+                .x_label_formatter(&|v| format!("{v:.0}"))
+                .label_style(("sans-serif", 12))
+                .draw()?;
+            chart.draw_series(LineSeries::new(op.near_zero.gpu.iter().copied(), stroke.stroke_width(3)))?;
+            chart.draw_series(DashedLineSeries::new(
+                op.near_zero.reference.iter().copied(),
+                5,
+                5,
+                BLACK.stroke_width(1),
+            ))?;
+            // The tail's |y| as log10 on a linear axis (plotters' log axis mishandles subnormals).
+            let log = |points: &[(f32, f32)]| -> Vec<(f32, f32)> {
+                points.iter().map(|&(x, m)| (x, f64::from(m).log10() as f32)).collect()
+            };
+            let (gpu, reference) = (log(&op.tail.gpu), log(&op.tail.reference));
+            let (tlo, thi) = range(&reference);
+            let caption = format!("{}: |y|, x < 0", op.name);
+            let empty = reference.is_empty();
+            let mut chart = ChartBuilder::on(&pair[1])
+                .caption(if empty { format!("{caption}: y is 0") } else { caption }, ("sans-serif", 16))
+                .margin(8)
+                .x_label_area_size(32)
+                .y_label_area_size(50)
+                .build_cartesian_2d(-120.0f32..0.0f32, if empty { -1.0f32..1.0 } else { (tlo - 1.0)..(thi + 1.0) })?;
+            chart
+                .configure_mesh()
+                .x_desc("x")
+                .y_desc("|y|")
+                .x_labels(7)
+                .y_labels(if empty { 0 } else { 6 })
+                .x_label_formatter(&|v| format!("{v:.0}"))
+                .y_label_formatter(&|v| format!("1e{v:.0}"))
+                .label_style(("sans-serif", 12))
+                .draw()?;
+            chart.draw_series(LineSeries::new(gpu, stroke.stroke_width(3)))?;
+            chart.draw_series(DashedLineSeries::new(reference, 5, 5, BLACK.stroke_width(1)))?;
+        }
+        root.present()?;
+    }
+    canvas.save(path)?;
+    Ok(())
+}
