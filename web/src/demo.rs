@@ -1,7 +1,8 @@
 //! The image demo as a web page: the network of `cargo xtask demo` (the demo's own 3 x 3
 //! sharpening convolution, then the library's per-channel PRelu, Elu and LeakyRelu as tone
 //! curves and the three fused, all recorded into one encoder) on the page's WebGPU, per dtype;
-//! the contact sheet, the curves, the timing table (GPU against the wasm CPU reference) and
+//! the contact sheet, every operator's curves with axes, the timing table (GPU against the wasm
+//! CPU reference) and
 //! the verification against the CPU reference. When done, `#summary` holds one line starting
 //! with `OK` or `FAIL`.
 
@@ -11,10 +12,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use wgpu::util::DeviceExt;
 use wgpu_activations::{
-    Context, ContextOptions, DType, FloatElement, elu_async, leaky_relu_async, ops, prelu_async, reference, ulp,
+    Activation, Context, ContextOptions, DType, FloatElement, activations_async, ops, prelu_async, reference, ulp,
 };
 
-use crate::conv::{ELU_ALPHA, LEAKY_ALPHA, Run, StepResult};
+use crate::conv::{Run, StepResult};
 use crate::page::{self, escape};
 
 /// Runs per timing; the median is reported.
@@ -176,38 +177,87 @@ fn draw_sheet(original: &[u8], width: u32, height: u32, steps: &[StepResult]) ->
     Ok(())
 }
 
-/// LeakyRelu, Elu (alpha 1 and 2) and PRelu over 4,096 points in [-4, 3] on the GPU, drawn
-/// with the CPU reference's values as dots on top. True when every point is within bound.
+/// One panel of the curves canvas: a rectangle, its ranges and its title.
+struct Panel<'a> {
+    context: &'a web_sys::CanvasRenderingContext2d,
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+impl Panel<'_> {
+    const MARGIN_LEFT: f64 = 46.0;
+    const MARGIN_BOTTOM: f64 = 30.0;
+    const MARGIN_TOP: f64 = 20.0;
+
+    fn px(&self, v: f64) -> f64 {
+        self.left + Self::MARGIN_LEFT + (v - self.x.0) / (self.x.1 - self.x.0) * (self.width - Self::MARGIN_LEFT - 8.0)
+    }
+
+    fn py(&self, v: f64) -> f64 {
+        let plot = self.height - Self::MARGIN_TOP - Self::MARGIN_BOTTOM;
+        self.top + Self::MARGIN_TOP + plot - (v - self.y.0) / (self.y.1 - self.y.0) * plot
+    }
+
+    /// The frame, five ticks a side with their labels (`label` writes a y value), the axis
+    /// names and the title.
+    fn axes(&self, title: &str, y_name: &str, label: impl Fn(f64) -> String) {
+        let c = self.context;
+        c.set_stroke_style_str("#444");
+        c.set_line_width(1.0);
+        let (l, r, t, b) = (self.px(self.x.0), self.px(self.x.1), self.py(self.y.1), self.py(self.y.0));
+        c.stroke_rect(l, t, r - l, b - t);
+        c.set_fill_style_str("#222");
+        c.set_font("10px sans-serif");
+        for k in 0..=4 {
+            let f = f64::from(k) / 4.0;
+            let (xv, yv) = (self.x.0 + f * (self.x.1 - self.x.0), self.y.0 + f * (self.y.1 - self.y.0));
+            let (cx, cy) = (self.px(xv), self.py(yv));
+            c.begin_path();
+            c.move_to(cx, b);
+            c.line_to(cx, b + 4.0);
+            c.move_to(l - 4.0, cy);
+            c.line_to(l, cy);
+            c.stroke();
+            let _ = c.fill_text(&format!("{xv:.0}"), cx - 8.0, b + 14.0);
+            let _ = c.fill_text(&label(yv), self.left + 2.0, cy + 3.0);
+        }
+        let _ = c.fill_text("x", (l + r) / 2.0, b + 26.0);
+        let _ = c.fill_text(y_name, self.left + 2.0, t - 4.0);
+        c.set_font("12px sans-serif");
+        let _ = c.fill_text(title, l + 24.0, self.top + 13.0);
+    }
+
+    /// The GPU's values as a line, the reference's as dots on top.
+    fn curve(&self, points: &[(f64, f64)], reference: &[(f64, f64)]) {
+        let c = self.context;
+        c.set_stroke_style_str("#1f77b4");
+        c.set_line_width(2.0);
+        c.begin_path();
+        for (i, &(x, y)) in points.iter().enumerate() {
+            let (cx, cy) = (self.px(x), self.py(y.clamp(self.y.0, self.y.1)));
+            if i == 0 { c.move_to(cx, cy) } else { c.line_to(cx, cy) }
+        }
+        c.stroke();
+        c.set_fill_style_str("#000");
+        for &(x, y) in reference.iter().step_by(32) {
+            c.fill_rect(self.px(x) - 1.0, self.py(y.clamp(self.y.0, self.y.1)) - 1.0, 2.0, 2.0);
+        }
+    }
+}
+
+/// Every operator of the table at its defaults (PRelu with slope 0.25) in f32 on the GPU, drawn
+/// with the CPU reference's values as dots on top, each as two panels with axes: near 0 on [-6,
+/// 6], and log10 |y| of the negative tail on [-120, 0), where the result keeps its digits down to
+/// the subnormals. True when every point of every operator is within its bound.
 async fn draw_curves(ctx: &Context) -> Result<bool, String> {
-    let x = Array1::linspace(-4.0f32, 3.0, 4096);
+    let near = Array1::linspace(-6.0f32, 6.0, 1024);
+    let tail = Array1::linspace(-120.0f32, -0.01, 1024);
     let slope = ndarray::arr1(&[0.25f32]);
     let fail = |e: wgpu_activations::Error| e.to_string();
-    let curves: [(String, Array1<f32>, Array1<f32>, u64); 4] = [
-        (
-            format!("LeakyRelu alpha {LEAKY_ALPHA}"),
-            leaky_relu_async(ctx, x.view(), LEAKY_ALPHA).await.map_err(fail)?,
-            reference::leaky_relu(x.view(), LEAKY_ALPHA),
-            0,
-        ),
-        (
-            format!("Elu alpha {ELU_ALPHA}"),
-            elu_async(ctx, x.view(), ELU_ALPHA).await.map_err(fail)?,
-            reference::elu(x.view(), ELU_ALPHA),
-            ops::ELU.max_ulp.f32,
-        ),
-        (
-            "Elu alpha 2".into(),
-            elu_async(ctx, x.view(), 2.0).await.map_err(fail)?,
-            reference::elu(x.view(), 2.0),
-            ops::ELU.max_ulp.f32,
-        ),
-        (
-            "PRelu slope 0.25".into(),
-            prelu_async(ctx, x.view(), slope.view()).await.map_err(fail)?,
-            reference::prelu(x.view(), slope.view()).map_err(|e| e.to_string())?,
-            0,
-        ),
-    ];
     let canvas: web_sys::HtmlCanvasElement =
         page::element("curves").ok_or("the page has no #curves")?.dyn_into().map_err(|_| "#curves is no canvas")?;
     let context: web_sys::CanvasRenderingContext2d = canvas
@@ -216,38 +266,80 @@ async fn draw_curves(ctx: &Context) -> Result<bool, String> {
         .ok_or("no 2D context")?
         .dyn_into()
         .map_err(|_| "not a 2D context")?;
-    let (w, h) = (f64::from(canvas.width()), f64::from(canvas.height()));
-    let (x0, x1, y0, y1) = (-4.0, 3.0, -2.5, 3.0);
-    let px = |v: f64| 40.0 + (v - x0) / (x1 - x0) * (w - 60.0);
-    let py = |v: f64| h - 30.0 - (v - y0) / (y1 - y0) * (h - 50.0);
+    const COLUMNS: usize = 4;
+    let count = ops::UNARY_OPS.len() + 1;
+    let (panel_w, panel_h) = (f64::from(canvas.width()) / (2 * COLUMNS) as f64, 190.0);
+    canvas.set_height((panel_h * count.div_ceil(COLUMNS) as f64) as u32);
     context.set_fill_style_str("#fff");
-    context.fill_rect(0.0, 0.0, w, h);
-    context.set_stroke_style_str("#999");
-    context.begin_path();
-    context.move_to(px(x0), py(0.0));
-    context.line_to(px(x1), py(0.0));
-    context.move_to(px(0.0), py(y0));
-    context.line_to(px(0.0), py(y1));
-    context.stroke();
-    context.set_font("13px sans-serif");
-    let colours = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd"];
+    context.fill_rect(0.0, 0.0, f64::from(canvas.width()), f64::from(canvas.height()));
     let mut all_ok = true;
-    for (k, ((name, gpu, want, bound), colour)) in curves.iter().zip(colours).enumerate() {
-        all_ok &= gpu.iter().zip(want).all(|(&g, &e)| ulp::within_ulp(g, e, *bound));
-        context.set_stroke_style_str(colour);
-        context.set_line_width(2.0);
-        context.begin_path();
-        for (i, (&xv, &yv)) in x.iter().zip(gpu).enumerate() {
-            let (cx, cy) = (px(f64::from(xv)), py(f64::from(yv)));
-            if i == 0 { context.move_to(cx, cy) } else { context.line_to(cx, cy) }
-        }
-        context.stroke();
-        context.set_fill_style_str("#000");
-        for (&xv, &yv) in x.iter().zip(want).step_by(256) {
-            context.fill_rect(px(f64::from(xv)) - 1.5, py(f64::from(yv)) - 1.5, 3.0, 3.0);
-        }
-        context.set_fill_style_str(colour);
-        let _ = context.fill_text(&format!("{name} (GPU line, reference dots)"), 50.0, 20.0 + 18.0 * k as f64);
+    for k in 0..count {
+        let op = ops::UNARY_OPS.get(k).copied();
+        let (name, bound) = op.map_or(("PRelu slope 0.25", 0), |op| (op.onnx_name, op.max_ulp.f32));
+        let mut evaluate = async |x: &Array1<f32>| -> Result<Vec<(f64, f64, f64)>, String> {
+            let (gpu, want) = match op {
+                Some(op) => {
+                    let attributes = op.default_attributes();
+                    let step = Activation::with_attributes(op, &attributes[..op.attributes.len()]);
+                    (
+                        activations_async(ctx, &[step], x.view()).await.map_err(fail)?,
+                        reference::unary(op, &attributes, x.view()),
+                    )
+                }
+                None => (
+                    prelu_async(ctx, x.view(), slope.view()).await.map_err(fail)?,
+                    reference::prelu(x.view(), slope.view()).map_err(|e| e.to_string())?,
+                ),
+            };
+            all_ok &= gpu.iter().zip(&want).all(|(&g, &e)| ulp::within_ulp(g, e, bound));
+            Ok(x.iter()
+                .zip(gpu.iter().zip(&want))
+                .map(|(&x, (&g, &e))| (f64::from(x), f64::from(g), f64::from(e)))
+                .collect())
+        };
+        let near_points = evaluate(&near).await?;
+        let tail_points = evaluate(&tail).await?;
+        let (left, top) = (panel_w * (2 * (k % COLUMNS)) as f64, panel_h * (k / COLUMNS) as f64);
+        let (lo, hi) = near_points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.2), hi.max(p.2)));
+        let pad = ((hi - lo) * 0.08).max(0.05);
+        let panel = Panel {
+            context: &context,
+            left,
+            top,
+            width: panel_w,
+            height: panel_h,
+            x: (-6.0, 6.0),
+            y: (lo - pad, hi + pad),
+        };
+        panel.axes(name, "y", |v| format!("{v:.1}"));
+        let pick = |points: &[(f64, f64, f64)], f: fn(&(f64, f64, f64)) -> (f64, f64)| {
+            points.iter().map(f).collect::<Vec<_>>()
+        };
+        panel.curve(&pick(&near_points, |p| (p.0, p.1)), &pick(&near_points, |p| (p.0, p.2)));
+        let logs = |points: &[(f64, f64, f64)], gpu: bool| -> Vec<(f64, f64)> {
+            points
+                .iter()
+                .map(|&(x, g, e)| (x, if gpu { g } else { e }.abs()))
+                .filter(|&(_, m)| m > 0.0 && m.is_finite())
+                .map(|(x, m)| (x, m.log10()))
+                .collect()
+        };
+        let (gpu_tail, want_tail) = (logs(&tail_points, true), logs(&tail_points, false));
+        let (lo, hi) = want_tail.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
+        let y = if want_tail.is_empty() { (-1.0, 1.0) } else { (lo - 1.0, hi + 1.0) };
+        let panel = Panel {
+            context: &context,
+            left: left + panel_w,
+            top,
+            width: panel_w,
+            height: panel_h,
+            x: (-120.0, 0.0),
+            y,
+        };
+        let title =
+            if want_tail.is_empty() { format!("{name}: y = 0 for x < 0") } else { format!("{name}: |y|, x < 0") };
+        panel.axes(&title, "|y|", |v| if want_tail.is_empty() { String::new() } else { format!("1e{v:.0}") });
+        panel.curve(&gpu_tail, &want_tail);
     }
     Ok(all_ok)
 }
