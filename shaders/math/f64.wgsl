@@ -4,7 +4,8 @@
 // the native path, straight-line functions on the d_* steps of compute/f64.wgsl; for the
 // software path, one program that compute/f64_program.wgsl interprets with a single copy of
 // each software step (inlined, Sigmoid's steps alone took SwiftShader minutes to compile).
-// What they compute, by the scalar function (each x is one lane):
+// Each comes with its Compute-level function, the name without d_, applied lane by lane
+// (expm1(c) runs d_expm1 on each lane). What they compute, by the scalar function:
 //   d_expm1(x)               expm1(x) for x <= 0, 1 ULP
 //   d_logistic(x)            sigmoid, 2 ULP, subnormal results included
 //   d_hyperbolic_tangent(x)  tanh, 2 ULP
@@ -15,61 +16,3 @@
 //   d_mish_product(x)        x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
 
 {{F64_FUNCTIONS}}
-
-// The Compute-level functions of the interface, lane by lane.
-
-fn expm1(c: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_expm1(lane(c, i)));
-    }
-    return out;
-}
-
-fn logistic(c: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_logistic(lane(c, i)));
-    }
-    return out;
-}
-
-fn hyperbolic_tangent(c: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_hyperbolic_tangent(lane(c, i)));
-    }
-    return out;
-}
-
-fn softsign_quotient(c: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_softsign_quotient(lane(c, i)));
-    }
-    return out;
-}
-
-fn log_one_plus_exp(c: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_log_one_plus_exp(lane(c, i)));
-    }
-    return out;
-}
-
-fn logistic_product(c: Compute, a: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_logistic_product(lane(c, i), lane(a, i)));
-    }
-    return out;
-}
-
-fn mish_product(c: Compute) -> Compute {
-    var out = c;
-    for (var i = 0u; i < 2u; i++) {
-        out = with_lane(out, i, d_mish_product(lane(c, i)));
-    }
-    return out;
-}

@@ -403,7 +403,7 @@ pub(crate) struct Program {
 const TEMPORARIES: u32 = 32;
 
 /// The program of the functions `wanted` names, in [`FUNCTIONS`] order.
-pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
+pub(crate) fn program(wanted: &impl Fn(&str) -> bool) -> Program {
     let recorded: Vec<_> = FUNCTIONS
         .iter()
         .filter(|(name, _)| wanted(name))
@@ -495,7 +495,7 @@ pub(crate) fn program(wanted: impl Fn(&str) -> bool) -> Program {
 
 /// The software path's text: the operation codes, the program of the functions `wanted` names,
 /// its constants, and a function per math function that runs its part.
-fn software_functions(wanted: impl Fn(&str) -> bool) -> String {
+fn software_functions(wanted: &impl Fn(&str) -> bool) -> String {
     let program = program(wanted);
     let mut out = String::new();
     for op in Operation::ALL {
@@ -531,14 +531,15 @@ fn software_functions(wanted: impl Fn(&str) -> bool) -> String {
 /// Where `shaders/math/f64.wgsl` takes the functions, a line of its own.
 pub(crate) const PLACEHOLDER: &str = "{{F64_FUNCTIONS}}";
 
-/// The text of [`PLACEHOLDER`] for the path, with the functions `wanted` names. Constants are
-/// written `{{F64 <decimal>}}`, for the expansion to spell.
+/// The text of [`PLACEHOLDER`] for the path, with the functions `wanted` names and their
+/// Compute-level functions (`d_logistic` and `logistic`). Constants are written `{{F64
+/// <decimal>}}`, for the expansion to spell.
 ///
 /// The expansion asks for the functions its kernel calls only: a compiler may take the whole
 /// program into account whatever the kernel runs of it (lavapipe compiled a Sigmoid kernel in
 /// 6.5 s with every function's program, 1.2 s with Sigmoid's alone).
 pub(crate) fn functions(native: bool, wanted: impl Fn(&str) -> bool) -> String {
-    if native {
+    let mut text = if native {
         FUNCTIONS
             .iter()
             .filter(|(name, _)| wanted(name))
@@ -546,8 +547,25 @@ pub(crate) fn functions(native: bool, wanted: impl Fn(&str) -> bool) -> String {
             .collect::<Vec<_>>()
             .join("\n")
     } else {
-        software_functions(wanted)
+        software_functions(&wanted)
+    };
+    for &(name, function) in FUNCTIONS.iter().filter(|(name, _)| wanted(name)) {
+        text.push_str(&lane_function(name, function));
     }
+    text
+}
+
+/// The Compute-level function of the interface (`shaders/README.md`) for math function `name`:
+/// its name without `d_`, applied lane by lane.
+fn lane_function(name: &str, function: MathFunction) -> String {
+    let (parameters, arguments) = match function {
+        MathFunction::Unary(_) => ("c: Compute", "lane(c, i)"),
+        MathFunction::Binary(_) => ("c: Compute, a: Compute", "lane(c, i), lane(a, i)"),
+    };
+    let short = name.strip_prefix("d_").unwrap_or(name);
+    format!(
+        "\nfn {short}({parameters}) -> Compute {{\n    var out = c;\n    for (var i = 0u; i < 2u; i++) {{\n        out = with_lane(out, i, {name}({arguments}));\n    }}\n    return out;\n}}\n"
+    )
 }
 
 #[cfg(test)]
@@ -611,7 +629,7 @@ mod tests {
 
     #[test]
     fn the_program_computes_what_the_software_twin_does() {
-        let program = program(|_| true);
+        let program = program(&|_| true);
         for (&(name, _), &(_, start, end, result)) in FUNCTIONS.iter().zip(&program.functions) {
             let twin: fn(Soft, Soft) -> Soft = match name {
                 "d_expm1" => |x, _| math_f64::expm1(x),
@@ -650,7 +668,7 @@ mod tests {
             assert_eq!(*op as usize, i);
         }
         assert!(Operation::AddUnlessZero as u32 == 2 && Operation::Sub as u32 == 1);
-        let program = program(|_| true);
+        let program = program(&|_| true);
         let registers = program.temporaries as usize + program.constants.len();
         assert!(registers < 256);
         assert!(program.instructions.iter().all(|i| i[1..].iter().all(|&r| (r as usize) < registers)));
