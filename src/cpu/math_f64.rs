@@ -420,6 +420,8 @@ mod tests {
         println!(
             "math_f64 twin over 2^22 inputs, native and software steps: expm1 {expm1} ULP, sigmoid {sigmoid} ULP, tanh {tanh} ULP, softsign {softsign} ULP, softplus {softplus} ULP"
         );
+        let mish = worst(1 << 21, mish_product::<f64>, mish_product::<Soft>, mish_exact, |_| true);
+        println!("math_f64 twin over 2^22 inputs, native and software steps: x tanh(softplus(x)) {mish} ULP");
         let product = logistic_product_worst(1 << 18);
         println!("math_f64 twin over 2^22 inputs (8 values of a), both steps: x sigmoid(a x) {product} ULP");
         assert!(expm1 <= 1);
