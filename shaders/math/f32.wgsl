@@ -11,6 +11,8 @@
 //   logistic_product        x sigmoid(a x) (Swish), 3 ULP for any f32 a, subnormal results
 //                           included
 //   mish_product            x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
+//   normal_cdf_product      x Phi(x), Phi the standard normal distribution function (Gelu's
+//                           erf form), 3 ULP, subnormal results included
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
 //
@@ -234,6 +236,60 @@ fn mish_product(x: Compute) -> Compute {
     // Below the clamp -0.0, and NaN for -inf, on the bits (a compiler may fold x 0).
     let underflow = select(vec4(0x80000000u), vec4(0x7fc00000u), bitcast<vec4<u32>>(x) == vec4(0xff800000u));
     return select(result, bitcast<Compute>(underflow), x < Compute(-MISH_F32_UNDERFLOW));
+}
+
+// Beyond this |x|, x Phi(x) is x, or below 2^-150 (and -0.0).
+const NORMAL_CDF_F32_END: f32 = 14.5;
+
+// x Phi(x), Phi(x) = erfc(-x / sqrt2) / 2 (Gelu's erf form). For |x| <= 1/2, x (1/2 + x
+// E(x^2)), E the near-minimax fit of (Phi(x) - 1/2) / x in x^2 on [0, 1/4] (mpmath's chebyfit,
+// 5 terms, the constant split in two f32s: 0.03 of an ULP relative). Beyond, with a = |x|:
+// Phi(-a) = e^(-a^2/2) t Q(t), t = 1 / (1 + a / 4), Q the fit of e^(a^2/2) Phi(-a) / t on a in
+// [1/2, 14.5] (in t - 1/2, 11 terms, 0.25 ULP relative; its last Horner step exact): a^2 = s +
+// s' exactly (product_error), so e^(-a^2/2) = 2^k (1 + p)(1 - s'/2) loses nothing to the
+// square, whose rounding would cost a^2 ULPs (hundreds in the tail) where erfc(-x / sqrt2) of a
+// rounded quotient is taken; 1 + a/4 is kept exactly (as a rounded sum and its error), t = t0 (1
+// + r) from the device's quotient t0 and its residual r, and x t0 Q = h + l exactly (two
+// product errors), so that h + (l + h (p + (r - s'/2)(1 + p))) is the only rounding, scaled in
+// two exact steps (a subnormal result is rounded once); for x > 1 the result is x - x Phi(-x)
+// (what is subtracted is below a sixth of x). x itself beyond 14.5, -0.0 below -14.5, NaN for
+// -inf (the body's -inf x 0).
+fn normal_cdf_product(x: Compute) -> Compute {
+    let u = x * x;
+    let slope = ((0.00010969741 * u - 0.0011860846) * u + 0.009973447) * u - 0.066490375;
+    let small = mul(x, 0.5 + x * (0.3989423 + (-1.135241e-08 + u * slope)));
+    let a = min(absolute(x), Compute(NORMAL_CDF_F32_END));
+    let q = 0.25 * a;
+    let d = hidden(1.0 + q);
+    let d_low = (1.0 - (d - q)) + (q - (d - (d - q)));
+    let t0 = quotient(Compute(1.0), d);
+    let r = mul_add(-d, t0, Compute(1.0)) - d_low * t0;
+    let v = (t0 - 0.5) + t0 * r;
+    let g0 = (((-0.008221372 * v + 0.026762752) * v + 0.010185703) * v - 0.05204802) * v - 0.055799603;
+    let g1 = (((g0 * v + 0.060320143) * v + 0.24159019) * v + 0.3730437) * v + 0.38713735;
+    let p1 = g1 * v + 0.3039483;
+    // The last Horner step exactly: g + g_low = Q's constant + v p1 (|v p1| < the constant).
+    let vp = v * p1;
+    let g = hidden(0.18882129 + vp);
+    let g_low = ((0.18882129 - g) + vp) + (product_error(v, p1, vp) + -3.2805283e-09);
+    let square = a * a;
+    let square_error = product_error(a, a, square);
+    let parts = exp_parts(-0.5 * square);
+    let h1 = x * t0;
+    let h = h1 * g;
+    let tail_low = product_error(h1, g, h) + product_error(x, t0, h1) * g + h1 * g_low;
+    // (h + low)(c + c_low), c + c_low = 1 + correction exactly, with one rounding at the end.
+    let correction = parts.p + (r - 0.5 * square_error) * (1.0 + parts.p);
+    let c = hidden(1.0 + correction);
+    let c_low = correction - (c - 1.0);
+    let hc = h * c;
+    let tail = scaled_once(hc + (product_error(h, c, hc) + (h * c_low + tail_low * c)), parts.k);
+    var result = select(tail, x - tail, greater(x, Compute(0.0)));
+    result = select(result, small, absolute(x) <= Compute(0.5));
+    result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
+    // Below the end -0.0, and NaN for -inf, on the bits (a compiler may fold x 0).
+    let underflow = select(vec4(0x80000000u), vec4(0x7fc00000u), bitcast<vec4<u32>>(x) == vec4(0xff800000u));
+    return select(result, bitcast<Compute>(underflow), x < Compute(-NORMAL_CDF_F32_END));
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)

@@ -210,6 +210,72 @@ pub(crate) fn mish_product(x: f32, quotient: Quotient) -> f32 {
     if x > 0.0 { (x - h) - (l + h * r) } else { scaled_once(h + (l + h * (f + r * (1.0 + f))), k) }
 }
 
+const NORMAL_CDF_END: f32 = 14.5;
+/// The fit of (Phi(x) - 1/2) / x in x^2 on [0, 1/4], by bits, highest degree first; its
+/// constant in two parts.
+const PHI_SMALL: [u32; 4] = [0x38e6_0d59, 0xba9b_7665, 0x3c23_67ab, 0xbd88_2c1b];
+const PHI_SMALL_CONSTANT: [u32; 2] = [0x3ecc_422a, 0xb243_086d];
+/// The fit of e^(a^2/2) Phi(-a) / t in t - 1/2, t = 1 / (1 + a/4), a in [1/2, 14.5], by bits,
+/// highest degree first.
+const PHI_TAIL: [u32; 10] = [
+    0xbc06_b2ef,
+    0x3cdb_3d8f,
+    0x3c26_e1ef,
+    0xbd55_304e,
+    0xbd64_8e20,
+    0x3d77_1241,
+    0x3e77_636b,
+    0x3ebe_ff95,
+    0x3ec6_36de,
+    0x3e9b_9f1d,
+];
+const PHI_TAIL_CONSTANT: [u32; 2] = [0x3e41_5a5e, 0xb161_6faa];
+
+/// The twin of `normal_cdf_product`: x Phi(x) (Gelu's erf form; NaN for NaN).
+pub(crate) fn normal_cdf_product(x: f32, quotient: Quotient) -> f32 {
+    let horner = |coefficients: &[u32], v: f32| coefficients.iter().fold(0.0f32, |acc, &c| acc * v + f32::from_bits(c));
+    if x.is_nan() || x == f32::NEG_INFINITY {
+        return f32::NAN;
+    }
+    if x < -NORMAL_CDF_END {
+        return -0.0;
+    }
+    if x > NORMAL_CDF_END {
+        return x;
+    }
+    let u = x * x;
+    if x.abs() <= 0.5 {
+        let [hi, lo] = PHI_SMALL_CONSTANT.map(f32::from_bits);
+        return x * (0.5 + x * (hi + (lo + u * horner(&PHI_SMALL, u))));
+    }
+    let a = x.abs();
+    let q = 0.25 * a;
+    let d = 1.0 + q;
+    let d_low = (1.0 - (d - q)) + (q - (d - (d - q)));
+    let t0 = quotient(1.0, d);
+    let r = mul_add(-d, t0, 1.0) - d_low * t0;
+    let v = (t0 - 0.5) + t0 * r;
+    let [hi, lo] = PHI_TAIL_CONSTANT.map(f32::from_bits);
+    // The last Horner step exactly: g + g_low = hi + v P1.
+    let p1 = horner(&PHI_TAIL, v);
+    let vp = v * p1;
+    let g = hi + vp;
+    let g_low = ((hi - g) + vp) + (product_error(v, p1, vp) + lo);
+    let square = a * a;
+    let square_error = product_error(a, a, square);
+    let (k, p) = exp_parts(-0.5 * square);
+    let h1 = x * t0;
+    let l1 = product_error(x, t0, h1);
+    let h = h1 * g;
+    let l = product_error(h1, g, h) + l1 * g + h1 * g_low;
+    let correction = p + (r - 0.5 * square_error) * (1.0 + p);
+    let c = 1.0 + correction;
+    let c_low = correction - (c - 1.0);
+    let hc = h * c;
+    let tail = scaled_once(hc + (product_error(h, c, hc) + (h * c_low + l * c)), k);
+    if x > 0.0 { x - tail } else { tail }
+}
+
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
@@ -242,6 +308,19 @@ mod tests {
         q.extend(Q);
         assert_eq!(literals("let q ="), q);
         assert_eq!(literals("let r = z *"), LOG_LG);
+        // The polynomials' literals, by magnitude (the parser reads `- c` as c).
+        let magnitudes = |bits: &[u32]| bits.iter().map(|b| b & 0x7fff_ffff).collect::<Vec<_>>();
+        let small = [literals("let slope = ("), literals("let small =")[1..].to_vec()].concat();
+        assert_eq!(magnitudes(&small), magnitudes(&[&PHI_SMALL[..], &PHI_SMALL_CONSTANT[..]].concat()));
+        let tail = [
+            literals("let g0 ="),
+            literals("let g1 ="),
+            literals("let p1 ="),
+            literals("let g = "),
+            literals("let g_low =")[1..].to_vec(),
+        ]
+        .concat();
+        assert_eq!(magnitudes(&tail), magnitudes(&[&PHI_TAIL[..], &PHI_TAIL_CONSTANT[..]].concat()));
         for (name, value) in [
             ("const LN2_HI", LN2_HI),
             ("const LN2_LO", LN2_LO),
@@ -256,6 +335,7 @@ mod tests {
             ("const MISH_F32_UNDERFLOW", MISH_UNDERFLOW),
             ("const MISH_F32_SATURATION", MISH_SATURATION),
             ("const MISH_F32_TINY", MISH_TINY),
+            ("const NORMAL_CDF_F32_END", NORMAL_CDF_END),
             ("const SQRT2_F32", SQRT2),
         ] {
             assert_eq!(literals(name), vec![value.to_bits()], "{name}");
@@ -299,6 +379,31 @@ mod tests {
         }
     }
 
+    /// x Phi(x) in f64, to about 1e-13 relative: the series Phi(x) = 1/2 + phi(x) sum x^(2n+1) /
+    /// (2n+1)!! for |x| < 3, the continued fraction of Mills' ratio beyond.
+    fn exact_normal_cdf_product(x: f64) -> f64 {
+        let density = |v: f64| (-0.5 * v * v).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let lower_tail = |a: f64| {
+            // Phi(-a) = phi(a) / (a + 1 / (a + 2 / (a + 3 / (a + ...)))), from the far end.
+            let fraction = (1..160).rev().fold(a, |acc, n| a + f64::from(n) / acc);
+            density(a) / fraction
+        };
+        let phi = if x.abs() < 3.0 {
+            let (mut term, mut sum, mut n) = (x, x, 1.0);
+            while term.abs() > 1e-18 * sum.abs() {
+                n += 2.0;
+                term *= x * x / n;
+                sum += term;
+            }
+            0.5 + density(x) * sum
+        } else if x < 0.0 {
+            lower_tail(-x)
+        } else {
+            1.0 - lower_tail(x)
+        };
+        x * phi
+    }
+
     fn exact_softsign(x: f64) -> f64 {
         use crate::cpu::{Exact, Real};
         let a = Exact::from_f64(x.abs());
@@ -320,6 +425,8 @@ mod tests {
             assert!(d <= 2, "softplus: {d} ULP at {x:e}");
             let (d, x) = worst(dense(), |x| mish_product(x, quotient), exact_mish);
             assert!(d <= 3, "mish: {d} ULP at {x:e}");
+            let (d, x) = worst(dense(), |x| normal_cdf_product(x, quotient), exact_normal_cdf_product);
+            assert!(d <= 3, "x Phi(x): {d} ULP at {x:e}");
         }
     }
 
@@ -399,6 +506,9 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| log_one_plus_exp(x, quotient), exact_softplus);
             println!("math_f32 twin, {name} division: softplus max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 2);
+            let (d, x) = sweep(0..=u32::MAX, |x| normal_cdf_product(x, quotient), exact_normal_cdf_product);
+            println!("math_f32 twin, {name} division: x Phi(x) max error {d} ULP over every f32 (worst at {x:e})");
+            assert!(d <= 3);
             let (d, x) = sweep(0..=u32::MAX, |x| mish_product(x, quotient), exact_mish);
             println!("math_f32 twin, {name} division: mish max error {d} ULP over every f32 (worst at {x:e})");
             assert!(d <= 3);
