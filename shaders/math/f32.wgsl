@@ -13,6 +13,8 @@
 //   mish_product            x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
 //   normal_cdf_product      x Phi(x), Phi the standard normal distribution function (Gelu's
 //                           erf form), 3 ULP, subnormal results included
+//   gelu_tanh_product       x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (Gelu's tanh form,
+//                           with its constants as real numbers), 3 ULP
 // Branch-free: every lane computes every case, and the inputs a function is not defined for
 // (NaN, or x > 0 for expm1) give garbage that the operators replace.
 //
@@ -175,8 +177,14 @@ const LOGISTIC_PRODUCT_F32_SATURATION: f32 = 200.0;
 // infinite x and a NaN t (0 x inf) give the function body's x or NaN.
 fn logistic_product(x: Compute, a: Compute) -> Compute {
     let t = mul(a, x);
+    return logistic_of_sum_product(x, t, product_error(a, x, t));
+}
+
+// x sigmoid(t + error) for a t and its small error (what logistic_product computes from its a
+// x, and gelu_tanh_product from its cubic).
+fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
     let saturated = absolute(t) > Compute(LOGISTIC_PRODUCT_F32_SATURATION);
-    let d = select(product_error(a, x, t), Compute(0.0), saturated);
+    let d = select(error, Compute(0.0), saturated);
     let parts = exp_parts(max(-absolute(t), Compute(-LOGISTIC_PRODUCT_F32_SATURATION)));
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let y = reciprocal_of_one_plus_rounded(e);
@@ -290,6 +298,23 @@ fn normal_cdf_product(x: Compute) -> Compute {
     // Below the end -0.0, and NaN for -inf, on the bits (a compiler may fold x 0).
     let underflow = select(vec4(0x80000000u), vec4(0x7fc00000u), bitcast<vec4<u32>>(x) == vec4(0xff800000u));
     return select(result, bitcast<Compute>(underflow), x < Compute(-NORMAL_CDF_F32_END));
+}
+
+// x sigmoid(t), t = 2 sqrt(2/pi) (x + 0.044715 x^3) = x (c1 + c3 x^2): Gelu's tanh form, 0.5 x
+// (1 + tanh(t / 2)), with its constants as real numbers (c1 and c3 as two f32s each). t is
+// carried as t + d to about 2^-44 relative (x^2 and c3 x^2 as exact products, c1 + c3 x^2 as an
+// exact sum, x times it as an exact product): the gate's relative error grows with |t| times
+// t's (|t| reaches 200 where the result is not yet 0), so a t rounded once would cost up to 100
+// ULPs in the negative tail. Then logistic_of_sum_product rounds the result once.
+fn gelu_tanh_product(x: Compute) -> Compute {
+    let square = x * x;
+    let m = 0.071354814 * square;
+    let b = hidden(1.5957692 + m);
+    let b_first = b - m;
+    let b_low = ((1.5957692 - b_first) + (m - (b - b_first))) + (product_error(Compute(0.071354814), square, m)
+        + (0.071354814 * product_error(x, x, square) + (2.3988325e-09 * square + -4.534068e-08)));
+    let t = x * b;
+    return logistic_of_sum_product(x, t, product_error(x, b, t) + x * b_low);
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)
