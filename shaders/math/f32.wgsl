@@ -200,15 +200,22 @@ fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
     let exponent = j + select(parts.k, Compute(0.0), above) - select(Compute(0.0), Compute(64.0), tiny);
     let first = clamp(exponent, Compute(-120.0), Compute(120.0));
     let scaled = mul(mantissa * power_of_two(first), power_of_two(clamp(exponent - first, Compute(-126.0), Compute(127.0))));
-    // The body's x 0 and x 1, on the bits (a compiler may fold a product with 0 or 1).
-    let sign = bitcast<Compute>(bitcast<vec4<u32>>(x) & vec4(0x80000000u));
-    let infinite = (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) == vec4(0x7f800000u);
-    // A NaN from a constant bit pattern is a shader-creation error in Tint: built at run time.
-    let nan = bitcast<Compute>(vec4(0x7fc00000u | params.zero));
     // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
-    let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | bitcast<vec4<u32>>(sign));
-    let result = select(signed, sign, saturated & !above);
-    return select(select(result, select(nan, x, above), infinite), t, f32_is_nan(t));
+    let sign = bitcast<vec4<u32>>(x) & vec4(0x80000000u);
+    let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | sign);
+    // The body's x 0 and x 1 (an infinite x has a saturated t).
+    let infinite = (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) == vec4(0x7f800000u);
+    let result = select(select(signed, times_zero(x), saturated & !above), x, infinite & above);
+    return select(result, t, f32_is_nan(t));
+}
+
+// x 0 as IEEE gives it, on the bits (a compiler may fold a product with 0): a zero of x's sign,
+// NaN for an infinite x. The NaN comes from a run-time select: a constant bitcast to NaN is a
+// shader-creation error in Tint.
+fn times_zero(x: Compute) -> Compute {
+    let bits = bitcast<vec4<u32>>(x);
+    let infinite = (bits & vec4(0x7fffffffu)) == vec4(0x7f800000u);
+    return bitcast<Compute>(select(bits & vec4(0x80000000u), vec4(0x7fc00000u), infinite));
 }
 
 // Below -this, |x| e^x < 2^-150; above this, tanh(log(1 + e^x)) rounds to 1; below this
@@ -241,9 +248,8 @@ fn mish_product(x: Compute) -> Compute {
     var result = select(below, (x - h) - (l + h * r), greater(x, Compute(0.0)));
     result = select(result, mul(x, (1.0 + f) * (y0 + y0 * r)), absolute(x) < Compute(MISH_F32_TINY));
     result = select(result, x, x > Compute(MISH_F32_SATURATION));
-    // Below the clamp -0.0, and NaN for -inf, on the bits (a compiler may fold x 0).
-    let underflow = select(vec4(0x80000000u), vec4(0x7fc00000u), bitcast<vec4<u32>>(x) == vec4(0xff800000u));
-    return select(result, bitcast<Compute>(underflow), x < Compute(-MISH_F32_UNDERFLOW));
+    // Below the clamp x 0: -0.0, and NaN for -inf.
+    return select(result, times_zero(x), x < Compute(-MISH_F32_UNDERFLOW));
 }
 
 // Beyond this |x|, x Phi(x) is x, or below 2^-150 (and -0.0).
@@ -295,9 +301,8 @@ fn normal_cdf_product(x: Compute) -> Compute {
     var result = select(tail, x - tail, greater(x, Compute(0.0)));
     result = select(result, small, absolute(x) <= Compute(0.5));
     result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
-    // Below the end -0.0, and NaN for -inf, on the bits (a compiler may fold x 0).
-    let underflow = select(vec4(0x80000000u), vec4(0x7fc00000u), bitcast<vec4<u32>>(x) == vec4(0xff800000u));
-    return select(result, bitcast<Compute>(underflow), x < Compute(-NORMAL_CDF_F32_END));
+    // Below the end x 0: -0.0, and NaN for -inf.
+    return select(result, times_zero(x), x < Compute(-NORMAL_CDF_F32_END));
 }
 
 // x sigmoid(t), t = 2 sqrt(2/pi) (x + 0.044715 x^3) = x (c1 + c3 x^2): Gelu's tanh form, 0.5 x

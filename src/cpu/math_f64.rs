@@ -137,10 +137,15 @@ const LOGISTIC_PRODUCT_SATURATION: f64 = 1460.0;
 /// saturated negative t gives x 0 (a signed zero); an infinite x and a NaN t (0 x inf) give
 /// the function body's x or NaN; a zero x, x itself.
 pub(crate) fn logistic_product<S: Steps>(x: S, a: S) -> S {
-    let one = c::<S>(1.0);
     let t = a.mul(x);
+    logistic_of_sum_product(x, t, a.mul_add(x, t.negate()))
+}
+
+/// x sigmoid(t + error) for a t and its small error: [`logistic_product`]'s core.
+fn logistic_of_sum_product<S: Steps>(x: S, t: S, error: S) -> S {
+    let one = c::<S>(1.0);
     let saturated = c::<S>(LOGISTIC_PRODUCT_SATURATION).less(t.absolute());
-    let d = S::pick(saturated, c(0.0), a.mul_add(x, t.negate()));
+    let d = S::pick(saturated, c(0.0), error);
     let (k, p) = exp_parts(at_least(t.absolute().negate(), -LOGISTIC_PRODUCT_SATURATION));
     let e = one.add(p).mul(S::power_of_two(S::int_max(k, -1022)));
     let y = reciprocal_of_one_plus(e);
@@ -152,14 +157,20 @@ pub(crate) fn logistic_product<S: Steps>(x: S, a: S) -> S {
     let first_scale = S::pick(above, one, S::power_of_two(first));
     let rest_scale = S::pick(above, one, S::power_of_two(S::int_sub(k, first)));
     let result = product.mul(first_scale).mul(rest_scale);
-    // The body's x 0 and x 1 without products, which a compiler may fold.
-    let result = S::pick(saturated, S::pick(above, result, S::pick(x.less(c(0.0)), c(-0.0), c(0.0))), result);
-    let nan = x.sub(x.opaque()); // for an infinite x
-    let result = S::pick(x.absolute().greater(c(f64::MAX)), S::pick(above, x, nan), result);
+    // The body's x 0 and x 1 (an infinite x has a saturated t).
+    let result = S::pick(saturated, S::pick(above, result, times_zero(x)), result);
+    let result = S::pick(x.absolute().greater(c(f64::MAX)), S::pick(above, x, result), result);
     // A NaN t is neither above 0 nor below 1.
     let result = S::pick(above, result, S::pick(t.less(c(1.0)), result, t));
     // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
     S::pick(x.less(c(0.0)), result.absolute().negate(), S::pick(x.greater(c(0.0)), result, x))
+}
+
+/// x 0 as IEEE gives it, without a product (a compiler may fold one with 0): a zero of x's
+/// sign, NaN for an infinite x (inf - inf).
+fn times_zero<S: Steps>(x: S) -> S {
+    let infinite = x.absolute().greater(c(f64::MAX));
+    S::pick(infinite, x.sub(x.opaque()), S::pick(x.less(c(0.0)), c(-0.0), c(0.0)))
 }
 
 /// Below -this, |x| e^x < 2^-1075; above this, tanh(log(1 + e^x)) rounds to 1; below this
@@ -190,8 +201,7 @@ pub(crate) fn mish_product<S: Steps>(x: S) -> S {
     let result = S::pick(x.greater(c(0.0)), above, below);
     let result = S::pick(x.absolute().less(c(MISH_TINY)), x.mul(one.add(f).mul(y0.add(y0.mul(r)))), result);
     let result = S::pick(c::<S>(MISH_SATURATION).less(x), x, result);
-    let underflow = S::pick(x.less(c(-f64::MAX)), x.sub(x.opaque()), c(-0.0));
-    S::pick(x.less(c(-MISH_UNDERFLOW)), underflow, result)
+    S::pick(x.less(c(-MISH_UNDERFLOW)), times_zero(x), result)
 }
 
 /// log1p(e) for 0 <= e <= 1 (fdlibm's log1p): u = 1 + e rounded, c = (e - (u - 1)) / u the
