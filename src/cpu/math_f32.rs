@@ -333,6 +333,7 @@ mod tests {
         assert_eq!(literals("let r = z *"), LOG_LG);
         let gelu =
             [literals("let m = 0.07"), literals("let b = hidden(1.59"), literals("let b_low =")[1..].to_vec()].concat();
+        // Literals by magnitude (the parser reads `- c` as c).
         let magnitudes = |bits: &[u32]| bits.iter().map(|b| b & 0x7fff_ffff).collect::<Vec<_>>();
         assert_eq!(
             magnitudes(&gelu),
@@ -345,8 +346,6 @@ mod tests {
                 GELU_TANH_LINEAR[1]
             ])
         );
-        // The polynomials' literals, by magnitude (the parser reads `- c` as c).
-        let magnitudes = |bits: &[u32]| bits.iter().map(|b| b & 0x7fff_ffff).collect::<Vec<_>>();
         let small = [literals("let slope = ("), literals("let small =")[1..].to_vec()].concat();
         assert_eq!(magnitudes(&small), magnitudes(&[&PHI_SMALL[..], &PHI_SMALL_CONSTANT[..]].concat()));
         let tail = [

@@ -199,13 +199,10 @@ impl SpeedTarget {
     /// adapter, 0.3 for f64 there (a scalar polynomial of degree 13 per lane).
     pub const EXP: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.70, cpu_adapter_f64: 0.3 };
 
-    /// An exponential and a logarithm per element: 0.90 on a GPU, 0.60 on a CPU adapter, 0.2
-    /// for f64 there.
+    /// An exponential and a logarithm per element (Softplus), or an exponential, a corrected
+    /// reciprocal and a product scaled in steps (Swish): 0.90 on a GPU, 0.60 on a CPU adapter,
+    /// 0.2 for f64 there.
     pub const EXP_LOG: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.60, cpu_adapter_f64: 0.2 };
-
-    /// An exponential, a corrected reciprocal and a product scaled in steps per element (Swish):
-    /// 0.90 on a GPU, 0.60 on a CPU adapter, 0.2 for f64 there.
-    pub const EXP_SCALED: SpeedTarget = SpeedTarget { gpu: 0.90, cpu_adapter: 0.60, cpu_adapter_f64: 0.2 };
 
     /// An exponential, an exactly corrected reciprocal and an exact product per element (Mish,
     /// Gelu): 0.90 on a GPU, 0.40 on a CPU adapter, 0.15 for f64 there.
@@ -522,7 +519,7 @@ unary_ops! {
         expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",
         attributes_like_x: true,
         kernel_parameters: same_parameters,
-        speed_target: SpeedTarget::EXP_SCALED,
+        speed_target: SpeedTarget::EXP_LOG,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
 
