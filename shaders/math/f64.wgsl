@@ -14,5 +14,8 @@
 //   d_logistic_product(x, a) x sigmoid(a x) (Swish) for an f32 a, 3 ULP, subnormal results
 //                            included
 //   d_mish_product(x)        x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
+//   d_normal_cdf_product(x)  x Phi(x) (Gelu's erf form), 3 ULP, subnormal results included
+//   d_gelu_tanh_product(x)   x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (Gelu's tanh form, the
+//                            constants as real numbers), 3 ULP
 
 {{F64_FUNCTIONS}}

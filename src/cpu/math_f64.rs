@@ -13,6 +13,9 @@
 //!   logistic_product        x sigmoid(a x) (Swish), 3 ULP, for any f32 a, subnormal results
 //!                           included
 //!   mish_product            x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
+//!   normal_cdf_product      x Phi(x) (Gelu's erf form), 3 ULP, subnormal results included
+//!   gelu_tanh_product       x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (Gelu's tanh form,
+//!                           the constants as real numbers), 3 ULP
 //!
 //! No branch depends on a value: both sides are computed, on inputs clamped to where the
 //! steps are defined, and [`Steps::pick`] chooses. A NaN x gives an unspecified value (the
@@ -202,6 +205,123 @@ pub(crate) fn mish_product<S: Steps>(x: S) -> S {
     let result = S::pick(x.absolute().less(c(MISH_TINY)), x.mul(one.add(f).mul(y0.add(y0.mul(r)))), result);
     let result = S::pick(c::<S>(MISH_SATURATION).less(x), x, result);
     S::pick(x.less(c(-MISH_UNDERFLOW)), times_zero(x), result)
+}
+
+/// 2 sqrt(2/pi) and 2 sqrt(2/pi) 0.044715 (the real numbers), each as two doubles.
+const GELU_TANH_LINEAR: [f64; 2] = [1.5957691216057308, -9.96930880911092e-17];
+const GELU_TANH_CUBIC: [f64; 2] = [0.07135481627260025, -6.175149918155315e-19];
+
+/// x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (Gelu's tanh form, x (1 + tanh(u)) / 2 with the
+/// constants as real numbers): t = x b, b = c1 + c3 x^2 kept as a double-double (the products'
+/// errors from `mul_add`, the constants' second halves added in), then [`logistic_product`]'s
+/// core with t's error. Where x^2 overflows, t is infinite and saturates.
+pub(crate) fn gelu_tanh_product<S: Steps>(x: S) -> S {
+    let [c1, c1_low] = GELU_TANH_LINEAR;
+    let [c3, c3_low] = GELU_TANH_CUBIC;
+    let square = x.mul(x);
+    let m = c::<S>(c3).mul(square);
+    let b = c::<S>(c1).add(m).opaque();
+    let b_first = b.sub(m);
+    let sum_error = c::<S>(c1).sub(b_first).add(m.sub(b.sub(b_first)));
+    let products_error = c::<S>(c3)
+        .mul_add(square, m.negate())
+        .add(c::<S>(c3).mul(x.mul_add(x, square.negate())).add(c::<S>(c3_low).mul_add(square, c(c1_low))));
+    let b_low = sum_error.add(products_error);
+    let t = x.mul(b);
+    logistic_of_sum_product(x, t, x.mul_add(b, t.negate()).add(x.mul(b_low)))
+}
+
+/// Beyond this |x|, x Phi(x) is x, or below 2^-1075 and so a zero of x's sign.
+const NORMAL_CDF_END: f64 = 38.6;
+/// The fit of (Phi(x) - 1/2) / x in u = x^2 on [0, 1/4] (2^-66 relative), highest degree first
+/// down to 1; its constant in two parts.
+const PHI_SMALL: [f64; 8] = [
+    2.1499707851381936e-09,
+    -4.1169257607165196e-08,
+    6.659548890968412e-07,
+    -9.444654131624424e-06,
+    0.00011543468743201385,
+    -0.001187328215471495,
+    0.009973557010035598,
+    -0.06649038006690544,
+];
+const PHI_SMALL_CONSTANT: [f64; 2] = [0.3989422804014327, -2.4926453990129876e-17];
+/// The fit of G(t) = e^(a^2/2) Phi(-a) / t in v = t - 1/2, t = 1 / (1 + a/4), a in [1/2, 38.6]
+/// (2^-60.6 relative), highest degree first down to 1; its constant in two parts. Both fits
+/// are least squares in relative error at Chebyshev nodes with mpmath, rounded to f64
+/// (`tools/fit_normal_cdf.py`).
+const PHI_TAIL: [f64; 22] = [
+    -0.0028747801225205544,
+    0.00034553141014944603,
+    0.0053299623762598156,
+    -0.002261383648072939,
+    -0.005662654069386547,
+    0.005191985426001297,
+    0.004466126259886325,
+    -0.008384212103922378,
+    -0.0025808097746874005,
+    0.012125904801989487,
+    0.0007339892160368224,
+    -0.01799415947217969,
+    -0.0004885203065098381,
+    0.02958015463299915,
+    0.008534036183598274,
+    -0.052186190706852174,
+    -0.05567507788165968,
+    0.06032151173456367,
+    0.24158629956377609,
+    0.3730437159193107,
+    0.3871374007422144,
+    0.30394832098594604,
+];
+const PHI_TAIL_CONSTANT: [f64; 2] = [0.18882128260393788, -5.519355812689563e-18];
+
+/// `p(v)` for coefficients from the highest degree down to the constant.
+fn horner<S: Steps>(coefficients: &[f64], v: S) -> S {
+    coefficients[1..].iter().fold(c::<S>(coefficients[0]), |acc, &k| acc.mul(v).add(c(k)))
+}
+
+/// x Phi(x) (Gelu's erf form, x erfc(-x / sqrt 2) / 2), rounded once at the end. For |x| <= 1/2,
+/// x (1/2 + x S(x^2)); beyond, with a = |x|, the tail x Phi(-a) = x e^(-a^2/2) t G(t), t = 1 /
+/// (1 + a/4) from the device's quotient and its residual r (1 + a/4 is exact as a
+/// double-double), G's last Horner step exact, a^2 = square + its error, e^(-square/2) = 2^k (1
+/// + p): x t0 G (1 + p + (r - error/2)(1 + p)), every product's error carried, scaled in two
+/// exact steps so that a subnormal result is rounded once; x Phi(x) = x - x Phi(-x) for x > 0.
+/// x beyond 38.6, a zero of x's sign below -38.6 (NaN for -inf: the body's -inf x 0).
+pub(crate) fn normal_cdf_product<S: Steps>(x: S) -> S {
+    let one = c::<S>(1.0);
+    let u = x.mul(x);
+    let [small_hi, small_lo] = PHI_SMALL_CONSTANT;
+    let slope = horner(&PHI_SMALL, u);
+    let small = x.mul(c::<S>(0.5).add(x.mul(c::<S>(small_hi).add(u.mul_add(slope, c(small_lo))))));
+    let a = at_most(x.absolute(), NORMAL_CDF_END);
+    let q = c::<S>(0.25).mul(a);
+    let d = one.add(q).opaque();
+    let d_low = one.sub(d.sub(q)).add(q.sub(d.sub(d.sub(q))));
+    let t0 = one.quotient(d);
+    let r = d.negate().mul_add(t0, one).sub(d_low.mul(t0));
+    let v = t0.sub(c(0.5)).add(t0.mul(r));
+    let [tail_hi, tail_lo] = PHI_TAIL_CONSTANT;
+    let p1 = horner(&PHI_TAIL, v);
+    let vp = v.mul(p1);
+    let g = c::<S>(tail_hi).add(vp).opaque();
+    let g_low = c::<S>(tail_hi).sub(g).add(vp).add(v.mul_add(p1, vp.negate()).add(c(tail_lo)));
+    let square = a.mul(a);
+    let square_error = a.mul_add(a, square.negate());
+    let (k, p) = exp_parts(c::<S>(-0.5).mul(square));
+    let h1 = x.mul(t0);
+    let h = h1.mul(g);
+    let h_low = h1.mul_add(g, h.negate()).add(x.mul_add(t0, h1.negate()).mul(g)).add(h1.mul(g_low));
+    let correction = p.add(r.sub(c::<S>(0.5).mul(square_error)).mul(one.add(p)));
+    let factor = one.add(correction).opaque();
+    let factor_low = correction.sub(factor.sub(one));
+    let hc = h.mul(factor);
+    let low = h.mul_add(factor, hc.negate()).add(h.mul_add(factor_low, h_low.mul(factor)));
+    let tail = scaled_once(hc.add(low), k);
+    let result = S::pick(x.greater(c(0.0)), x.sub(tail), tail);
+    let result = S::pick(c::<S>(0.5).less(x.absolute()), result, small);
+    let result = S::pick(c::<S>(NORMAL_CDF_END).less(x), x, result);
+    S::pick(x.less(c(-NORMAL_CDF_END)), times_zero(x), result)
 }
 
 /// log1p(e) for 0 <= e <= 1 (fdlibm's log1p): u = 1 + e rounded, c = (e - (u - 1)) / u the
@@ -399,6 +519,49 @@ mod tests {
         assert_eq!(mish_product(-800.0f64).to_bits(), (-0.0f64).to_bits());
     }
 
+    fn normal_cdf_product_exact(x: f64) -> f64 {
+        let x = Exact::from_f64(x);
+        (x * x.normal_cdf()).to_f64()
+    }
+
+    /// x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)), the constants as double-doubles.
+    fn gelu_tanh_exact(x: f64) -> f64 {
+        let pair = |hi: f64, lo: f64| Exact::from_f64(hi) + Exact::from_f64(lo);
+        let two_sqrt_two_over_pi = pair(1.595_769_121_605_730_8, -9.969_308_809_110_92e-17);
+        let cubic = pair(0.044_715, 2.196_021_142_708_559_5e-18);
+        let (one, xe) = (Exact::from_f64(1.0), Exact::from_f64(x));
+        let t = two_sqrt_two_over_pi * (xe + cubic * xe * xe * xe);
+        let sigmoid = if t.to_f64() > 0.0 {
+            one / (one + (-t).exp())
+        } else {
+            let e = t.exp();
+            e / (one + e)
+        };
+        (xe * sigmoid).to_f64()
+    }
+
+    /// The two forms of Gelu over `n` inputs of each sign, on both paths: their worst ULP.
+    fn gelu_worst(n: usize) -> [u64; 2] {
+        [
+            worst(n, normal_cdf_product::<f64>, normal_cdf_product::<Soft>, normal_cdf_product_exact, |_| true),
+            worst(n, gelu_tanh_product::<f64>, gelu_tanh_product::<Soft>, gelu_tanh_exact, |_| true),
+        ]
+    }
+
+    #[test]
+    fn gelu_products_within_their_bound_on_both_paths() {
+        let [erf_form, tanh_form] = gelu_worst(1 << 14);
+        println!("normal_cdf_product: {erf_form} ULP, gelu_tanh_product: {tanh_form} ULP");
+        assert!(erf_form <= 3 && tanh_form <= 3);
+        for f in [normal_cdf_product::<f64>, gelu_tanh_product::<f64>] {
+            assert!(f(f64::NEG_INFINITY).is_nan());
+            assert_eq!(f(f64::INFINITY), f64::INFINITY);
+            assert_eq!(f(-0.0).to_bits(), (-0.0f64).to_bits());
+            assert_eq!(f(-1e300).to_bits(), (-0.0f64).to_bits());
+            assert_eq!(f(1e300), 1e300);
+        }
+    }
+
     #[test]
     fn logistic_product_within_its_bound_on_both_paths() {
         let worst = logistic_product_worst(1 << 13);
@@ -432,6 +595,10 @@ mod tests {
         );
         let mish = worst(1 << 21, mish_product::<f64>, mish_product::<Soft>, mish_exact, |_| true);
         println!("math_f64 twin over 2^22 inputs, native and software steps: x tanh(softplus(x)) {mish} ULP");
+        let [erf_form, tanh_form] = gelu_worst(1 << 21);
+        println!(
+            "math_f64 twin over 2^22 inputs, native and software steps: x Phi(x) {erf_form} ULP, Gelu's tanh form {tanh_form} ULP"
+        );
         let product = logistic_product_worst(1 << 18);
         println!("math_f64 twin over 2^22 inputs (8 values of a), both steps: x sigmoid(a x) {product} ULP");
         assert!(expm1 <= 1);

@@ -52,7 +52,7 @@ impl MathFunction {
 }
 
 /// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane).
-const FUNCTIONS: [(&str, MathFunction); 7] = [
+const FUNCTIONS: [(&str, MathFunction); 9] = [
     ("d_expm1", MathFunction::Unary(math_f64::expm1::<Traced>)),
     ("d_logistic", MathFunction::Unary(math_f64::logistic::<Traced>)),
     ("d_hyperbolic_tangent", MathFunction::Unary(math_f64::hyperbolic_tangent::<Traced>)),
@@ -60,6 +60,8 @@ const FUNCTIONS: [(&str, MathFunction); 7] = [
     ("d_log_one_plus_exp", MathFunction::Unary(math_f64::log_one_plus_exp::<Traced>)),
     ("d_logistic_product", MathFunction::Binary(math_f64::logistic_product::<Traced>)),
     ("d_mish_product", MathFunction::Unary(math_f64::mish_product::<Traced>)),
+    ("d_normal_cdf_product", MathFunction::Unary(math_f64::normal_cdf_product::<Traced>)),
+    ("d_gelu_tanh_product", MathFunction::Unary(math_f64::gelu_tanh_product::<Traced>)),
 ];
 
 /// One recorded step; operands are indices of earlier steps.
@@ -639,6 +641,8 @@ mod tests {
                 "d_log_one_plus_exp" => |x, _| math_f64::log_one_plus_exp(x),
                 "d_logistic_product" => math_f64::logistic_product,
                 "d_mish_product" => |x, _| math_f64::mish_product(x),
+                "d_normal_cdf_product" => |x, _| math_f64::normal_cdf_product(x),
+                "d_gelu_tanh_product" => |x, _| math_f64::gelu_tanh_product(x),
                 _ => panic!("{name} has no twin here"),
             };
             // The second input: x itself (what a function of x alone gets), and attribute-like values.
