@@ -102,9 +102,11 @@ const D_SPLIT_LIMIT: f64 = 8.452712498170644e270; // 2^900
 const D_MAX_FINITE: f64 = 1.7976931348623157e308;
 
 // a's high half (Veltkamp): a multiple of a's ULP times 2^27 whose products with another high
-// or low half are exact. d_opaque keeps the compiler from folding c - (c - a) into a.
+// or low half are exact. d_opaque keeps the compiler from folding c - (c - a) into a, and from
+// folding the split of a constant a (Gelu's 0.044715 sqrt(8/pi)): Mesa's NIR rewrote that one's
+// product error inexactly, 2^-27 of the product off on lavapipe.
 fn d_high_half(a: F64) -> F64 {
-    let c = D_SPLITTER * a;
+    let c = D_SPLITTER * d_opaque(a);
     return c - (d_opaque(c) - a);
 }
 
