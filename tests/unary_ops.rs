@@ -12,13 +12,21 @@ use wgpu_activations::ops::{Attributes, UNARY_OPS, UnaryOp};
 use wgpu_activations::{Activation, Context, DType, Element, Error, FloatElement, activations, reference};
 
 /// Attribute values each operator is checked with: its defaults, then each attribute set to
-/// values that stress it (an Elu with alpha 0.7 rounds differently from alpha 1). An operator
-/// without attributes has the one set.
+/// values that stress it (an Elu with alpha 0.7 rounds differently from alpha 1), a STRING
+/// attribute to each of its choices in turn (Gelu's two forms). An operator without attributes
+/// has the one set.
 fn attribute_sets(op: &UnaryOp) -> Vec<Vec<f32>> {
     let mut sets = vec![op.default_attributes()[..op.attributes.len()].to_vec()];
     if !op.attributes.is_empty() {
-        for value in [0.7f32, 0.01, -2.5, 3.0, 0.0] {
-            sets.push(vec![value; op.attributes.len()]);
+        for (turn, value) in [0.7f32, 0.01, -2.5, 3.0, 0.0].into_iter().enumerate() {
+            let set: Vec<f32> = op
+                .attributes
+                .iter()
+                .map(|a| if a.is_choice() { (turn % a.choices.len()) as f32 } else { value })
+                .collect();
+            if !sets.contains(&set) {
+                sets.push(set);
+            }
         }
     }
     sets

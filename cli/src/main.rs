@@ -280,7 +280,7 @@ fn ops_json() -> String {
                 "cli_name": op.cli_name,
                 "inputs": ["X"],
                 "versions": versions(op.versions),
-                "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default, "earlier_defaults": a.earlier_defaults})).collect::<Vec<_>>(),
+                "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default, "earlier_defaults": a.earlier_defaults, "choices": a.choices})).collect::<Vec<_>>(),
                 "formula": op.formula,
                 "attributes_like_x": op.attributes_like_x,
                 "expansion": op.expansion,
@@ -618,19 +618,28 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
         .and_then(|opset| version_at(op.versions, opset))
         .map_or(op.default_attributes(), |v| op.default_attributes_at(v.since));
     let mut step = Activation::with_attributes(op, &defaults[..op.attributes.len()]);
-    let mut settings: Vec<(String, f32)> = args.alpha.map(|a| ("alpha".to_string(), a)).into_iter().collect();
+    let mut settings: Vec<(String, String)> =
+        args.alpha.map(|a| ("alpha".to_string(), a.to_string())).into_iter().collect();
     for spec in &args.attributes {
         let (name, value) =
             spec.split_once('=').ok_or_else(|| Failure::input(format!("--attr {spec:?} is not NAME=VALUE")))?;
-        let value: f32 =
-            value.parse().map_err(|_| Failure::input(format!("--attr {spec:?}: {value:?} is not a number")))?;
-        settings.push((name.to_string(), value));
+        settings.push((name.to_string(), value.to_string()));
     }
-    for (name, value) in settings {
+    for (name, text) in settings {
         let names: Vec<&str> = op.attributes.iter().map(|a| a.name).collect();
-        step = step.set(&name, value).ok_or_else(|| {
+        let attribute = op.attribute_index(&name).map(|i| &op.attributes[i]).ok_or_else(|| {
             Failure::input(format!("{} has no attribute {name:?} (its attributes: {names:?})", op.onnx_name))
         })?;
+        let value = attribute.value_of(&text).ok_or_else(|| {
+            Failure::input(format!(
+                "{}'s attribute {name} must be {} (got {text:?})",
+                op.onnx_name,
+                attribute.accepted()
+            ))
+        })?;
+        step = step
+            .set(&name, value)
+            .ok_or_else(|| Failure::input(format!("{}: {name} cannot be {text:?}", op.onnx_name)))?;
     }
     Ok(Plan::Unary(step))
 }

@@ -19,7 +19,10 @@ impl fmt::Debug for Activation {
             Step::Unary(op, attributes) => {
                 let mut s = f.debug_struct(op.onnx_name);
                 for (attribute, value) in op.attributes.iter().zip(attributes) {
-                    s.field(attribute.name, value);
+                    match attribute.choice_name(*value) {
+                        Some(choice) if attribute.is_choice() => s.field(attribute.name, &choice),
+                        _ => s.field(attribute.name, value),
+                    };
                 }
                 s.finish()
             }
@@ -70,11 +73,31 @@ impl Activation {
         Activation(Step::Unary(op, attributes))
     }
 
-    /// This step with attribute `name` set; `None` if the operator has no such attribute.
+    /// This step with attribute `name` set; `None` if the operator has no such attribute, or
+    /// `value` is not one it takes (a STRING attribute's value is a choice's index: see
+    /// [`Activation::set_choice`]).
     pub fn set(&self, name: &str, value: f32) -> Option<Self> {
         let Step::Unary(op, mut attributes) = self.0 else { return None };
-        attributes[op.attribute_index(name)?] = value;
+        let index = op.attribute_index(name)?;
+        op.attributes[index].admits(value).then_some(())?;
+        attributes[index] = value;
         Some(Activation(Step::Unary(op, attributes)))
+    }
+
+    /// This step with STRING attribute `name` set to `choice` (Gelu's `approximate` to
+    /// `"tanh"`); `None` if the operator has no such attribute or it has no such choice.
+    pub fn set_choice(&self, name: &str, choice: &str) -> Option<Self> {
+        let op = self.0.unary_op()?;
+        let attribute = op.attributes.get(op.attribute_index(name)?)?;
+        attribute.is_choice().then_some(())?;
+        self.set(name, attribute.value_of(choice)?)
+    }
+
+    /// The choice STRING attribute `name` holds, if the operator has it.
+    pub fn choice(&self, name: &str) -> Option<&'static str> {
+        let op = self.0.unary_op()?;
+        let attribute = op.attributes.get(op.attribute_index(name)?)?;
+        attribute.choice_name(self.attribute(name)?).filter(|_| attribute.is_choice())
     }
 
     /// The step itself: the operator with its attributes or its slope tensor.

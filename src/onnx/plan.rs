@@ -161,23 +161,28 @@ fn attribute<'a>(node: &'a NodeProto, name: &str) -> Option<&'a AttributeProto> 
 }
 
 /// The attribute values of a unary node of operator version `version`, that version's defaults
-/// where absent; a present attribute must be a
-/// FLOAT, as the spec types them (ONNX Runtime refuses an INT alpha).
+/// where absent; a present attribute must have the spec's type: FLOAT (ONNX Runtime refuses an
+/// INT alpha), or STRING with one of the attribute's choices (Gelu's `approximate`).
 fn attributes_of(node: &NodeProto, op: &UnaryOp, version: u32) -> OnnxResult<Attributes> {
     let mut values = op.default_attributes_at(version);
     for (slot, spec) in values.iter_mut().zip(op.attributes) {
         let Some(a) = attribute(node, spec.name) else { continue };
+        let refused = |what: String| {
+            graph_error(format!("node {:?}: attribute {} of {} must be {what}", node.name(), spec.name, op.onnx_name))
+        };
+        if spec.is_choice() {
+            let typed_string = a.r#type.is_none_or(|t| t == AttributeType::String as i32);
+            let text = a.s.as_deref().filter(|_| typed_string).map(String::from_utf8_lossy);
+            let shown = text.as_deref().map_or_else(|| "not a STRING".to_string(), |t| format!("{t:?}"));
+            *slot = text
+                .and_then(|t| spec.value_of(&t))
+                .ok_or_else(|| refused(format!("a STRING, {} (got {shown})", spec.accepted())))?;
+            continue;
+        }
         let typed_float = a.r#type.is_none_or(|t| t == AttributeType::Float as i32);
         match (typed_float, a.f) {
             (true, Some(value)) => *slot = value,
-            _ => {
-                return Err(graph_error(format!(
-                    "node {:?}: attribute {} of {} must be a FLOAT",
-                    node.name(),
-                    spec.name,
-                    op.onnx_name
-                )));
-            }
+            _ => return Err(refused("a FLOAT".into())),
         }
     }
     Ok(values)
@@ -410,7 +415,9 @@ impl Bindings {
 fn value_matches(pattern: &Pattern, value: &str, bound: &mut Bindings, producer: &HashMap<&str, &NodeProto>) -> bool {
     match pattern {
         Pattern::Input(name) => Bindings::bind(&mut bound.inputs, name, value.to_string()),
-        Pattern::Number(number) => constant_scalar(value, producer) == Some(*number),
+        // A float32 constant stands for the decimal rounded to float32 (Gelu's 0.044715).
+        Pattern::Number(number) => constant_scalar(value, producer)
+            .is_some_and(|v| v == *number || (f64::from(v as f32) == v && v as f32 == *number as f32)),
         Pattern::Attribute(name) => {
             constant_scalar(value, producer).is_some_and(|v| Bindings::bind(&mut bound.attributes, name, v))
         }
@@ -469,20 +476,53 @@ impl Pattern {
     }
 }
 
-/// Every operator's function-body pattern, parsed once, with the names that stand for its
-/// inputs, the largest first: a body may end in another's (HardSigmoid's `Max(Min(...), 0)` is
-/// also Relu's `Max(X, 0)`), and the one that explains more of the graph is the operator. An
-/// operator whose pattern is empty (or unreadable: a test keeps them readable) has none.
-fn expansions() -> &'static [(Operator, Pattern, &'static [&'static str])] {
-    static PARSED: std::sync::OnceLock<Vec<(Operator, Pattern, &'static [&'static str])>> = std::sync::OnceLock::new();
+/// One function body the runner recognises: the operator, its pattern, the names that stand
+/// for its inputs, and the attribute values the body implies (`approximate=tanh:` before it).
+struct Expansion {
+    op: Operator,
+    pattern: Pattern,
+    inputs: &'static [&'static str],
+    implies: Vec<(usize, f32)>,
+}
+
+/// An operator's `expansion` text as its bodies: `;`-separated, each with the attribute values
+/// it implies; `None` if any is unreadable (a test keeps them readable).
+fn parse_expansions(op: Operator, text: &str, inputs: &'static [&'static str]) -> Option<Vec<Expansion>> {
+    let unary = op.unary_op();
+    text.split(';')
+        .map(|body| {
+            let (settings, body) = body.split_once(':').unwrap_or(("", body));
+            let implies = settings
+                .split(',')
+                .filter(|s| !s.trim().is_empty())
+                .map(|setting| {
+                    let (name, value) = setting.split_once('=')?;
+                    let unary = unary?;
+                    let index = unary.attribute_index(name.trim())?;
+                    Some((index, unary.attributes[index].value_of(value.trim())?))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Expansion { op, pattern: Pattern::parse(body, inputs)?, inputs, implies })
+        })
+        .collect()
+}
+
+/// Every operator's function-body patterns, parsed once, the largest first: a body may end in
+/// another's (HardSigmoid's `Max(Min(...), 0)` is also Relu's `Max(X, 0)`), and the one that
+/// explains more of the graph is the operator. An operator whose pattern is empty (or
+/// unreadable) has none.
+fn expansions() -> &'static [Expansion] {
+    static PARSED: std::sync::OnceLock<Vec<Expansion>> = std::sync::OnceLock::new();
     PARSED.get_or_init(|| {
         let unary = UNARY_OPS.iter().map(|&op| (Step::Unary(op, ()), op.expansion, &["X"][..]));
         let prelu = std::iter::once((Step::Prelu(()), PRELU.expansion, &["X", "slope"][..]));
-        let mut parsed: Vec<(Operator, Pattern, &'static [&'static str])> = unary
+        let mut parsed: Vec<Expansion> = unary
             .chain(prelu)
-            .filter_map(|(op, expansion, inputs)| Some((op, Pattern::parse(expansion, inputs)?, inputs)))
+            .filter(|(_, text, _)| !text.is_empty())
+            .filter_map(|(op, text, inputs)| parse_expansions(op, text, inputs))
+            .flatten()
             .collect();
-        parsed.sort_by_key(|(_, pattern, _)| std::cmp::Reverse(pattern.nodes()));
+        parsed.sort_by_key(|e| std::cmp::Reverse(e.pattern.nodes()));
         parsed
     })
 }
@@ -491,13 +531,12 @@ fn expansions() -> &'static [(Operator, Pattern, &'static [&'static str])] {
 /// patterns in [`crate::ops::UnaryOp::expansion`] and `PRELU.expansion`), and returns the
 /// operator, its attributes and its inputs.
 fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(Step<()>, Vec<String>)> {
-    for (op, pattern, inputs) in expansions() {
-        let (op, inputs) = (*op, *inputs);
+    for expansion in expansions() {
         let mut bound = Bindings::default();
-        if !node_matches(pattern, root, &mut bound, producer) {
+        if !node_matches(&expansion.pattern, root, &mut bound, producer) {
             continue;
         }
-        let step = match op {
+        let step = match expansion.op {
             Step::Unary(unary, ()) => {
                 let mut attributes = unary.default_attributes();
                 for (slot, spec) in attributes.iter_mut().zip(unary.attributes) {
@@ -505,11 +544,14 @@ fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Op
                         *slot = *value as f32;
                     }
                 }
+                for &(index, value) in &expansion.implies {
+                    attributes[index] = value;
+                }
                 Step::Unary(unary, attributes)
             }
             Step::Prelu(()) => Step::Prelu(()),
         };
-        let values: Option<Vec<String>> = inputs.iter().map(|name| bound.input(name)).collect();
+        let values: Option<Vec<String>> = expansion.inputs.iter().map(|name| bound.input(name)).collect();
         return Some((step, values?));
     }
     None
@@ -593,15 +635,28 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
 mod tests {
     use super::*;
 
-    /// Every operator whose spec has a function body (Sigmoid's and Tanh's has none) has a
-    /// pattern that parses.
+    /// Every operator whose spec has a function body (Sigmoid's and Tanh's has none) has
+    /// patterns that parse, one per body; an operator whose body depends on a STRING attribute
+    /// has one per choice.
     #[test]
     fn every_function_body_pattern_of_the_table_is_readable() {
-        let mut parsed: Vec<&str> = expansions().iter().map(|(op, _, _)| op.onnx_name()).collect();
+        let mut parsed: Vec<&str> = expansions().iter().map(|e| e.op.onnx_name()).collect();
         let with_bodies = UNARY_OPS.iter().filter(|op| !op.expansion.is_empty());
-        let mut table: Vec<&str> = with_bodies.map(|op| op.onnx_name).chain([PRELU.onnx_name]).collect();
+        let mut table: Vec<&str> = with_bodies
+            .flat_map(|op| std::iter::repeat_n(op.onnx_name, op.expansion.split(';').count()))
+            .chain([PRELU.onnx_name])
+            .collect();
         parsed.sort();
         table.sort();
         assert_eq!(parsed, table);
+        for op in UNARY_OPS.iter().filter(|op| op.expansion.contains(';')) {
+            let implied: Vec<Vec<(usize, f32)>> =
+                expansions().iter().filter(|e| e.op.onnx_name() == op.onnx_name).map(|e| e.implies.clone()).collect();
+            for (index, attribute) in op.attributes.iter().enumerate().filter(|(_, a)| a.is_choice()) {
+                for value in 0..attribute.choices.len() {
+                    assert!(implied.iter().any(|i| i.contains(&(index, value as f32))), "{}", op.onnx_name);
+                }
+            }
+        }
     }
 }

@@ -14,10 +14,11 @@ use std::fmt;
 use crate::cpu::Exact;
 use crate::dtype::DType;
 
-/// The functions a [`UnaryOp::formula`] may call. The test-data generator evaluates formulas
-/// with exactly these, mpmath's for finite nonzero `x` and numpy's (IEEE, NaN-propagating
-/// `max` and `min`) otherwise; a test keeps every formula within them.
-pub const FORMULA_FUNCTIONS: &[&str] = &["abs", "exp", "expm1", "log1p", "max", "min", "tanh"];
+/// The functions (and the constant `pi`) a [`UnaryOp::formula`] may use. The test-data generator
+/// evaluates formulas with exactly these, mpmath's for finite nonzero `x` and IEEE ones
+/// (numpy's NaN-propagating `max` and `min`, Python's `erfc`) otherwise; a test keeps every
+/// formula within them.
+pub const FORMULA_FUNCTIONS: &[&str] = &["abs", "erfc", "exp", "expm1", "log1p", "max", "min", "pi", "sqrt", "tanh"];
 
 /// Most attributes a unary operator has: the size of its parameter block in the kernel.
 pub const MAX_ATTRIBUTES: usize = 4;
@@ -34,7 +35,9 @@ pub struct OpVersion {
     pub dtypes: &'static [DType],
 }
 
-/// An attribute and its ONNX default.
+/// An attribute and its ONNX default. A FLOAT attribute's value is the number itself; a STRING
+/// attribute with a fixed set of values (Gelu's `approximate`) has [`Attribute::choices`], and
+/// its value in [`Attributes`] is the index of the choice (0.0, 1.0, ...).
 #[derive(Debug, Clone, Copy)]
 pub struct Attribute {
     /// The ONNX attribute name.
@@ -43,17 +46,57 @@ pub struct Attribute {
     pub default: f32,
     /// Older versions whose default differs: (the version, its default), oldest first.
     pub earlier_defaults: &'static [(u32, f32)],
+    /// The values a STRING attribute may take, in index order; empty for a FLOAT attribute.
+    pub choices: &'static [&'static str],
 }
 
 impl Attribute {
-    /// An attribute whose default never changed.
+    /// A FLOAT attribute whose default never changed.
     pub const fn new(name: &'static str, default: f32) -> Self {
-        Attribute { name, default, earlier_defaults: &[] }
+        Attribute { name, default, earlier_defaults: &[], choices: &[] }
+    }
+
+    /// A STRING attribute taking one of `choices`, `default` its index.
+    pub const fn choice(name: &'static str, choices: &'static [&'static str], default: usize) -> Self {
+        Attribute { name, default: default as f32, earlier_defaults: &[], choices }
     }
 
     /// Its default in operator version `version`.
     pub fn default_at(&self, version: u32) -> f32 {
         self.earlier_defaults.iter().find(|(v, _)| *v == version).map_or(self.default, |(_, d)| *d)
+    }
+
+    /// True for a STRING attribute with [`Attribute::choices`].
+    pub fn is_choice(&self) -> bool {
+        !self.choices.is_empty()
+    }
+
+    /// The value `text` stands for: a choice's index, or a FLOAT attribute's number (any f32,
+    /// `inf` and `nan` included); `None` if it is neither.
+    pub fn value_of(&self, text: &str) -> Option<f32> {
+        if self.is_choice() {
+            return self.choices.iter().position(|c| *c == text).map(|i| i as f32);
+        }
+        text.parse().ok()
+    }
+
+    /// Whether `value` is one this attribute can take: a choice's index, or any f32.
+    pub fn admits(&self, value: f32) -> bool {
+        !self.is_choice() || (value >= 0.0 && value.fract() == 0.0 && (value as usize) < self.choices.len())
+    }
+
+    /// The choice a STRING attribute's value stands for.
+    pub fn choice_name(&self, value: f32) -> Option<&'static str> {
+        self.admits(value).then(|| self.choices.get(value as usize).copied()).flatten()
+    }
+
+    /// What the attribute accepts, for messages: `one of "none", "tanh"`, or `a number`.
+    pub fn accepted(&self) -> String {
+        if !self.is_choice() {
+            return "a number".into();
+        }
+        let quoted: Vec<String> = self.choices.iter().map(|c| format!("{c:?}")).collect();
+        format!("one of {}", quoted.join(", "))
     }
 }
 
@@ -107,13 +150,16 @@ pub struct UnaryOp {
     /// Accuracy of the GPU kernels against the correctly rounded result.
     pub max_ulp: UlpBounds,
     /// The real result, for the test-data generator (`tests/data/onnx/generate.py`) and the
-    /// docs: a Python expression over `x` and the attribute names, with the functions of
-    /// [`FORMULA_FUNCTIONS`]; `X` is the input passed through bit for bit.
+    /// docs: a Python expression over `x` and the attribute names (a STRING attribute is its
+    /// choice, compared with `==`), with the functions of [`FORMULA_FUNCTIONS`]; `X` is the
+    /// input passed through bit for bit.
     pub formula: &'static str,
     /// The spec's function body as the pattern the ONNX runner recognises in `_expanded`
     /// models: ops with their inputs, `X`, attribute names (rank-0 constants, through
-    /// `CastLike`), numbers, and `Op[attribute=value]` for a node's own attribute; `Add`, `Mul`,
-    /// `Max`, `Min` and `Sum` match either order. Empty where the spec gives no body.
+    /// `CastLike`), numbers (a float32 constant matches the decimal rounded to float32), and
+    /// `Op[attribute=value]` for a node's own attribute; `Add`, `Mul`, `Max`, `Min` and `Sum`
+    /// match either order. Where the body depends on a STRING attribute, one body per choice,
+    /// separated by `;`, each after `attribute=choice:`. Empty where the spec gives no body.
     pub expansion: &'static str,
     /// The function body casts the attributes to X's dtype (`CastLike(alpha, X)`): the kernel
     /// and the reference round them to the dtype first. False where the kernels compute with
@@ -344,8 +390,8 @@ unary_ops! {
             OpVersion { since: 22, dtypes: FLOATS_BF16 },
         ],
         attributes: &[
-            Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)] },
-            Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)] },
+            Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)], choices: &[] },
+            Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)], choices: &[] },
         ],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
         formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
@@ -842,15 +888,15 @@ mod tests {
         );
     }
 
-    /// Every word of every formula is a function of [`FORMULA_FUNCTIONS`], an attribute, `x`,
-    /// `X`, or Python's `if`, `else`, `and`, `or`, `not`.
+    /// Every word of every formula is a function of [`FORMULA_FUNCTIONS`], an attribute or one
+    /// of its choices, `x`, `X`, or Python's `if`, `else`, `and`, `or`, `not`.
     #[test]
     fn formulas_use_only_the_functions_the_generator_knows() {
         for op in UNARY_OPS.iter() {
             let words = op.formula.split(|c: char| !(c.is_alphanumeric() || c == '_'));
             for word in words.filter(|w| w.starts_with(|c: char| c.is_alphabetic())) {
                 let known = FORMULA_FUNCTIONS.contains(&word)
-                    || op.attributes.iter().any(|a| a.name == word)
+                    || op.attributes.iter().any(|a| a.name == word || a.choices.contains(&word))
                     || ["x", "X", "if", "else", "and", "or", "not"].contains(&word);
                 assert!(known, "{}'s formula uses {word:?}", op.onnx_name);
             }

@@ -86,31 +86,36 @@ fn failed(what: &str) -> impl Fn(Error) -> String + '_ {
     move |e| format!("{what}: {e}")
 }
 
-fn attributes(op: &UnaryOp, alpha: f32) -> ops::Attributes {
-    let mut attributes = op.default_attributes();
-    if let Some(i) = op.attribute_index("alpha") {
-        attributes[i] = alpha;
+/// The attribute values an operator is checked with: its defaults, and alpha 0.37 with a STRING
+/// attribute at its next choice (Gelu's tanh form), where the operator has either.
+fn attribute_sets(op: &UnaryOp) -> Vec<ops::Attributes> {
+    let defaults = op.default_attributes();
+    let mut other = defaults;
+    for (slot, attribute) in other.iter_mut().zip(op.attributes) {
+        if attribute.is_choice() {
+            *slot = ((attribute.default as usize + 1) % attribute.choices.len()) as f32;
+        } else if attribute.name == "alpha" {
+            *slot = 0.37;
+        }
     }
-    attributes
+    if other == defaults { vec![defaults] } else { vec![defaults, other] }
 }
 
 fn flat<T: Copy, D: ndarray::Dimension>(a: &Array<T, D>) -> Vec<T> {
     a.iter().copied().collect()
 }
 
-/// One unary operator on samples of `T` (special values first), with its default alpha and
-/// another one.
+/// One unary operator on samples of `T` (special values first), with each of its
+/// [`attribute_sets`].
 async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
     let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 31 + T::DTYPE as u64);
     let x = Array::from_vec(T::samples(&mut rng, ELEMENTS - 22));
     let mut lines = Vec::new();
-    let alphas: &[f32] = if op.attributes.is_empty() { &[0.0] } else { &[op.default_attributes()[0], 0.37] };
-    for &alpha in alphas {
-        let attrs = attributes(op, alpha);
+    for attrs in attribute_sets(op) {
         let step = Activation::with_attributes(op, &attrs[..op.attributes.len()]);
         let y = activations_async(&ctx, &[step], x.view()).await.map_err(failed(op.onnx_name))?;
         let want = flat(&reference::unary(op, &attrs, x.view()));
-        let what = format!("{} alpha {alpha}", op.onnx_name);
+        let what = format!("{} {:?}", op.onnx_name, &attrs[..op.attributes.len()]);
         lines.push(compare(&what, &flat(&x), &flat(&y), &want, op.max_ulp.for_dtype(T::DTYPE))?);
     }
     Ok(lines.join("; "))

@@ -51,6 +51,7 @@ Options:
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import shutil
 import sys
@@ -342,10 +343,19 @@ PASS = _Pass()
 
 # The formulas' functions (the table's FORMULA_FUNCTIONS): exact ones (mpmath, for finite
 # nonzero x) and IEEE ones (numpy, whose max and min propagate NaN) for the specials.
-EXACT_FUNCTIONS = {"abs": abs, "exp": mpmath.exp, "expm1": mpmath.expm1, "log1p": mpmath.log1p, "max": max,
-                   "min": min, "tanh": mpmath.tanh}
-IEEE_FUNCTIONS = {"abs": np.abs, "exp": np.exp, "expm1": np.expm1, "log1p": np.log1p, "max": np.maximum,
-                  "min": np.minimum, "tanh": np.tanh}
+def _erfc(z):
+    """mpmath's erfc, which overflows deciding its method for |z| near f64's largest; beyond 1e6,
+    erfc(z) is below e^-1e12 (or that far from 2), far below anything a result can resolve."""
+    if abs(z) < 1e6:
+        return mpmath.erfc(z)
+    return mpmath.mpf(0) if z > 0 else mpmath.mpf(2)
+
+
+EXACT_FUNCTIONS = {"abs": abs, "erfc": _erfc, "exp": mpmath.exp, "expm1": mpmath.expm1, "log1p": mpmath.log1p,
+                   "max": max, "min": min, "pi": mpmath.mp.pi, "sqrt": mpmath.sqrt, "tanh": mpmath.tanh}
+IEEE_FUNCTIONS = {"abs": np.abs, "erfc": lambda v: np.float64(math.erfc(v)), "exp": np.exp, "expm1": np.expm1,
+                  "log1p": np.log1p, "max": np.maximum, "min": np.minimum, "pi": np.float64(math.pi),
+                  "sqrt": np.sqrt, "tanh": np.tanh}
 _unknown = set(FORMULA_FUNCTIONS) ^ set(EXACT_FUNCTIONS) | set(FORMULA_FUNCTIONS) ^ set(IEEE_FUNCTIONS)
 assert not _unknown, f"the table's formula functions and this generator's differ: {_unknown}"
 
@@ -356,11 +366,12 @@ def evaluate(formula: str, x: float, attributes: dict):
     NaNs) a float. A zero from mpmath takes its sign from the IEEE evaluation."""
 
     def run(exact: bool):
+        # A STRING attribute (Gelu's approximate) is its choice; the others are numbers.
         if exact:
-            env = {k: mpmath.mpf(v) for k, v in attributes.items()}
+            env = {k: v if isinstance(v, str) else mpmath.mpf(v) for k, v in attributes.items()}
             env.update(EXACT_FUNCTIONS, x=mpmath.mpf(x))
         else:
-            env = {k: np.float64(v) for k, v in attributes.items()}
+            env = {k: v if isinstance(v, str) else np.float64(v) for k, v in attributes.items()}
             env.update(IEEE_FUNCTIONS, x=np.float64(x))
         env["X"] = PASS
         with np.errstate(all="ignore"):
@@ -381,10 +392,11 @@ def ref_unary(op: str, fmt: str, x_stored: np.ndarray, attributes: dict) -> np.n
     formula = TABLE[op]["formula"]
     y = np.array(x, dtype=np.float64)  # PASS: y = x (exact)
     mpmath.mp.prec = 300
-    attributes = {k: f32(v) for k, v in attributes.items()}
+    attributes = {k: v if isinstance(v, str) else f32(v) for k, v in attributes.items()}
     if TABLE[op].get("attributes_like_x"):
         # CastLike(attribute, X): the function body rounds it to X's dtype first.
-        attributes = {k: float(widen(fmt, round_f64(fmt, [v]))[0]) for k, v in attributes.items()}
+        attributes = {k: v if isinstance(v, str) else float(widen(fmt, round_f64(fmt, [v]))[0])
+                      for k, v in attributes.items()}
     for i, xi in np.ndenumerate(x):
         v = evaluate(formula, float(xi), attributes)
         if v is PASS:
@@ -415,6 +427,8 @@ def default_attributes(op: str, opset: int) -> dict:
 
     def default(a):
         value = next((d for v, d in a.get("earlier_defaults", []) if v == version), a["default"])
+        if a.get("choices"):
+            return a["choices"][int(value)]  # a STRING attribute: its value is the choice's index
         return float(str(np.float32(value)))
 
     return {a["name"]: default(a) for a in TABLE[op]["attributes"]}
@@ -672,8 +686,16 @@ def own_every_version(root) -> None:
                 name = f"own_{op.lower()}_opset{version['since']}_{fmt}"
                 if any(o.name == name for o in OWN):
                     continue
-                own_unary(root, op, version["since"], fmt, alpha=ROTATING_ALPHAS[k % len(ROTATING_ALPHAS)],
-                          storage="typed" if k % 3 == 2 else "raw")
+                storage = "typed" if k % 3 == 2 else "raw"
+                first = spec["attributes"][0] if spec["attributes"] else {}
+                if first.get("choices"):
+                    # A STRING attribute (Gelu's approximate): every choice on every dtype.
+                    for i, choice in enumerate(first["choices"]):
+                        extra = "" if i == int(first["default"]) else f"_{choice}"
+                        own_unary(root, op, version["since"], fmt, extra, alpha=choice, storage=storage)
+                else:
+                    own_unary(root, op, version["since"], fmt, alpha=ROTATING_ALPHAS[k % len(ROTATING_ALPHAS)],
+                              storage=storage)
                 k += 1
 
 
