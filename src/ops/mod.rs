@@ -201,6 +201,10 @@ impl Sweep {
     /// result is x.
     pub const MISH: Sweep =
         Sweep { negatives: true, positives: true, f32_magnitudes: (1e-38, 120.0), f64_magnitudes: (1e-300, 780.0) };
+    /// Both signs, negatives down to where x Phi(x) underflows (Gelu), positives to where the
+    /// result is x.
+    pub const GELU: Sweep =
+        Sweep { negatives: true, positives: true, f32_magnitudes: (1e-38, 16.0), f64_magnitudes: (1e-300, 40.0) };
     /// The values the input is cut at when it is compared with attributes of moderate size.
     pub const AROUND_ONE: Sweep =
         Sweep { negatives: true, positives: true, f32_magnitudes: (1e-6, 1e6), f64_magnitudes: (1e-12, 1e12) };
@@ -537,6 +541,22 @@ unary_ops! {
         kernel_parameters: same_parameters,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
         sweep: Sweep::MISH,
+    }
+
+    /// Gelu: `0.5 * X * (1 + Erf(X / sqrt(2)))`, or with `approximate = "tanh"` `0.5 * X * (1 +
+    /// Tanh(sqrt(2 / pi) * (X + 0.044715 * X^3)))`.
+    GELU = gelu {
+        onnx_name: "Gelu",
+        cli_name: "gelu",
+        versions: &[OpVersion { since: 20, dtypes: FLOATS_BF16 }],
+        attributes: &[Attribute::choice("approximate", &["none", "tanh"], 0)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 3, f64: 3 },
+        formula: "x * erfc(-x / sqrt(2)) / 2 if approximate == 'none' else x / (1 + exp(-2 * sqrt(2 / pi) * (x + x**3 * 44715 / 1000000)))",
+        expansion: "approximate=none: Mul(Mul(0.5, X), Sum(1, Erf(Div(X, Sqrt(2))))); approximate=tanh: Mul(Mul(0.5, X), Sum(1, Tanh(Mul(Sqrt(0.63661977236), Sum(X, Mul(0.044715, Pow(X, 3)))))))",
+        attributes_like_x: false,
+        kernel_parameters: same_parameters,
+        speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
+        sweep: Sweep::GELU,
     }
 
     /// Softplus: `Log(Add(Exp(X), 1))`.
