@@ -345,6 +345,32 @@ fn models_onnx_runtime_refuses_are_refused() {
     refused("an input without a declared dtype", untyped);
     let int_alpha = AttributeProto { name: Some("alpha".into()), i: Some(1), r#type: Some(2), ..Default::default() };
     refused("an INT alpha", model(16, vec![node("LeakyRelu", &["X"], "Y", vec![int_alpha])], &["X"], &["Y"], vec![]));
+    // Gelu's approximate is a STRING among "none" and "tanh": anything else is refused, naming
+    // the attribute and the values allowed.
+    let gelu =
+        |attribute: AttributeProto| model(20, vec![node("Gelu", &["X"], "Y", vec![attribute])], &["X"], &["Y"], vec![]);
+    let string = |text: &str| AttributeProto {
+        name: Some("approximate".into()),
+        s: Some(text.as_bytes().to_vec()),
+        r#type: Some(3),
+        ..Default::default()
+    };
+    for (what, attribute) in [
+        ("approximate = \"erf\"", string("erf")),
+        ("approximate = \"Tanh\"", string("Tanh")),
+        ("a FLOAT approximate", attribute_float("approximate", 1.0)),
+    ] {
+        match OnnxModel::from_bytes(&gelu(attribute).encode_to_vec()) {
+            Err(error) => {
+                let message = error.to_string();
+                assert!(message.contains("approximate") && message.contains(r#"one of "none", "tanh""#), "{message}")
+            }
+            Ok(_) => panic!("{what} was accepted"),
+        }
+    }
+    for choice in ["none", "tanh"] {
+        assert!(OnnxModel::from_bytes(&gelu(string(choice)).encode_to_vec()).is_ok(), "approximate = {choice:?}");
+    }
     // LeakyRelu's function body expanded (Less, Mul, Where): accepted from opset 9, where Where
     // exists, refused before it.
     let expansion =

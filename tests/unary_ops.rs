@@ -220,6 +220,22 @@ fn tiny_negatives_keep_their_sign() {
     }
 }
 
+/// A STRING attribute through the API: set by its choice, read back as it, refused when it is
+/// no choice of the attribute (Gelu's approximate is "none" or "tanh").
+#[test]
+fn choice_attributes_take_their_choices_only() {
+    let erf = Activation::with_defaults(&wgpu_activations::ops::GELU);
+    assert_eq!(erf.choice("approximate"), Some("none"));
+    let tanh = erf.set_choice("approximate", "tanh").expect("tanh is a choice");
+    assert_eq!((tanh.choice("approximate"), tanh.attribute("approximate")), (Some("tanh"), Some(1.0)));
+    assert!(format!("{tanh:?}").contains("\"tanh\""), "{tanh:?}");
+    assert!(erf.set_choice("approximate", "erf").is_none());
+    assert!(erf.set("approximate", 0.5).is_none() && erf.set("approximate", 2.0).is_none());
+    assert!(erf.set("approximate", 1.0).is_some_and(|step| step == tanh));
+    assert!(Activation::elu(1.0).set_choice("alpha", "tanh").is_none());
+    assert_eq!(Activation::elu(1.0).choice("alpha"), None);
+}
+
 /// Every dtype an operator's versions do not allow is refused, naming the operator and dtype.
 #[test]
 fn dtypes_no_version_allows_are_refused() {

@@ -13,7 +13,7 @@ use half::f16;
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::npy::header::Header;
 use ndarray_npy::{read_npy, write_npy};
-use wgpu_activations::{ELU_DEFAULT_ALPHA, Element, LEAKY_RELU_DEFAULT_ALPHA, reference, ulp};
+use wgpu_activations::{Activation, ELU_DEFAULT_ALPHA, Element, LEAKY_RELU_DEFAULT_ALPHA, ops, reference, ulp};
 
 /// X of shape [4, 8, 16]: the f32 specials, then deterministic random values.
 fn test_x() -> ArrayD<f32> {
@@ -160,6 +160,25 @@ fn apply_elu_matches_reference_within_2_ulp() {
 }
 
 /// Every operator of the table, at its defaults, through `apply`: within its f32 bound.
+/// A STRING attribute from the command line: Gelu's tanh form, against the reference of it.
+#[test]
+fn apply_gelu_tanh_form_matches_the_reference() {
+    let dir = TempDir::new("gelu");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let x = test_x();
+    write_npy(&x_path, &x).unwrap();
+    if !ran_on_gpu(&wgpu_act(&["apply", "--op", "gelu", "--attr", "approximate=tanh", p(&x_path), p(&y_path)])) {
+        return;
+    }
+    let y: ArrayD<f32> = read_npy(&y_path).unwrap();
+    let tanh = Activation::with_defaults(&ops::GELU).set_choice("approximate", "tanh").unwrap();
+    let attributes = [tanh.attribute("approximate").unwrap(), 0.0, 0.0, 0.0];
+    assert_eq!(attributes[0], 1.0);
+    let erf = reference::unary(&ops::GELU, &ops::GELU.default_attributes(), x.view());
+    assert_ne!(erf, reference::unary(&ops::GELU, &attributes, x.view()), "the two forms differ on X");
+    assert_matches("gelu tanh", &y, &reference::unary(&ops::GELU, &attributes, x.view()), ops::GELU.max_ulp.f32);
+}
+
 #[test]
 fn apply_runs_every_operator_of_the_table() {
     for op in wgpu_activations::ops::UNARY_OPS {
@@ -316,7 +335,12 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
     write_npy(int8_path, &common::to_dyn(vec![-3i8, 0, 5], &[3])).unwrap();
     let [x, int_slope, slope3, int_x, y, int8_x] =
         [x_path, int_slope_path, slope3_path, int_x_path, y_path, int8_path].map(|path| p(path));
-    let refusals: [(&[&str], &str); 9] = [
+    let refusals: [(&[&str], &str); 11] = [
+        (
+            &["--op", "gelu", "--attr", "approximate=erf", x, y],
+            r#"attribute approximate must be one of "none", "tanh""#,
+        ),
+        (&["--op", "elu", "--attr", "alpha=tanh", x, y], "attribute alpha must be a number"),
         (&["--op", "prelu", x, y], "requires --slope"),
         (&["--op", "prelu", "--slope", slope3, x, y], "does not broadcast"),
         (&["--op", "elu", int_x, y], "Elu does not accept element type i32"),
