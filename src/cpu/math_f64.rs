@@ -282,12 +282,12 @@ fn horner<S: Steps>(coefficients: &[f64], v: S) -> S {
 }
 
 /// x Phi(x) (Gelu's erf form, x erfc(-x / sqrt 2) / 2), rounded once at the end. For |x| <= 1/2,
-/// x (1/2 + x S(x^2)); beyond, with a = |x|, the tail x Phi(-a) = x e^(-a^2/2) t G(t), t = 1 /
-/// (1 + a/4) from the device's quotient and its residual r (1 + a/4 is exact as a
-/// double-double), G's last Horner step exact, a^2 = square + its error, e^(-square/2) = 2^k (1
-/// + p): x t0 G (1 + p + (r - error/2)(1 + p)), every product's error carried, scaled in two
-/// exact steps so that a subnormal result is rounded once; x Phi(x) = x - x Phi(-x) for x > 0.
-/// x beyond 38.6, a zero of x's sign below -38.6 (NaN for -inf: the body's -inf x 0).
+/// x (1/2 + x S(x^2)); beyond, with a = |x|, the tail x Phi(-a) = x e^(-a^2/2) t G(t), with
+/// t = 1 / (1 + a/4) from the device's quotient t0 and its residual r (1 + a/4 is exact as a
+/// double-double), G's last Horner step exact, a^2 = square + its error, and e^(-square/2) =
+/// 2^k (1 + p): x t0 G (1 + p + (r - error/2)(1 + p)), every product's error carried, scaled in
+/// two exact steps so that a subnormal result is rounded once; x Phi(x) = x - x Phi(-x) for x >
+/// 0. x beyond 38.6, a zero of x's sign below -38.6 (NaN for -inf: the body's -inf x 0).
 pub(crate) fn normal_cdf_product<S: Steps>(x: S) -> S {
     let one = c::<S>(1.0);
     let u = x.mul(x);

@@ -10,7 +10,7 @@ kernel), then `report`.
     python tests/accuracy/compare.py report DIR    # the Markdown table, with DIR/web/*.bin
 
 Cases: every unary operator of the table (`wgpu-act ops --json`) with its default attributes,
-per dtype: float16 on every bit pattern, float and double on 2^16 log-spaced magnitudes of
+and with each other choice of a STRING attribute (Gelu's approximate = "tanh"), per dtype: float16 on every bit pattern, float and double on 2^16 log-spaced magnitudes of
 both signs (subnormals to 1e5) and the specials. "refused": that runtime has no kernel for the
 case (ONNX Runtime's CPU provider lacks most double ones; the WebGPU provider has no double,
 and no float16 on an adapter without shader-f16, as SwiftShader is); "-": not run. Each case's model is the operator alone at
@@ -56,9 +56,9 @@ def inputs(dtype: str) -> np.ndarray:
     return np.concatenate([magnitudes, -magnitudes, specials]).astype(npt)
 
 
-def exact(op: str, dtype: str, x: np.ndarray) -> np.ndarray:
-    """The correctly rounded results (generate.py's ref_unary at the defaults)."""
-    attributes = generate.default_attributes(op, NEWEST_OPSET)
+def exact(op: str, dtype: str, x: np.ndarray, settings: dict) -> np.ndarray:
+    """The correctly rounded results (generate.py's ref_unary at the defaults and `settings`)."""
+    attributes = dict(generate.default_attributes(op, NEWEST_OPSET), **settings)
     fmt = {"float16": "float16", "float": "float", "double": "double"}[dtype]
     return generate.ref_unary(op, fmt, x, attributes).astype(DTYPES[dtype][0])
 
@@ -68,9 +68,9 @@ def opset_for(spec: dict, dtype: str) -> int | None:
     return max(versions) if versions else None
 
 
-def model(op: str, dtype: str, opset: int) -> onnx.ModelProto:
+def model(op: str, dtype: str, opset: int, settings: dict) -> onnx.ModelProto:
     et = DTYPES[dtype][1]
-    node = helper.make_node(op, ["X"], ["Y"])
+    node = helper.make_node(op, ["X"], ["Y"], **settings)
     graph = helper.make_graph([node], op, [helper.make_tensor_value_info("X", et, None)],
                               [helper.make_tensor_value_info("Y", et, None)])
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -78,15 +78,26 @@ def model(op: str, dtype: str, opset: int) -> onnx.ModelProto:
     return m
 
 
-def cases() -> list[tuple[str, str, int]]:
+def settings_of(spec: dict) -> list[dict]:
+    """The defaults ({}), then each other choice of a STRING attribute."""
+    out = [{}]
+    for attribute in spec["attributes"]:
+        for i, choice in enumerate(attribute.get("choices", [])):
+            if i != int(attribute["default"]):
+                out.append({attribute["name"]: choice})
+    return out
+
+
+def cases() -> list[tuple[str, str, int, dict]]:
     out = []
     for op, spec in generate.TABLE.items():
         if spec["inputs"] != ["X"]:
             continue
-        for dtype in DTYPES:
-            opset = opset_for(spec, dtype)
-            if opset is not None:
-                out.append((op, dtype, opset))
+        for settings in settings_of(spec):
+            for dtype in DTYPES:
+                opset = opset_for(spec, dtype)
+                if opset is not None:
+                    out.append((op, dtype, opset, settings))
     return out
 
 
@@ -96,12 +107,13 @@ def prepare(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     listing = []
     wgpu_act = os.environ.get("WGPU_ACT", str(ROOT / "target" / "release" / "wgpu-act"))
-    for op, dtype, opset in cases():
-        name = f"{op}_{dtype}"
+    for op, dtype, opset, settings in cases():
+        label = op + "".join(f" ({value})" for value in settings.values())
+        name = "_".join([op, *settings.values(), dtype])
         x = inputs(dtype)
-        (folder / f"{name}.onnx").write_bytes(model(op, dtype, opset).SerializeToString())
+        (folder / f"{name}.onnx").write_bytes(model(op, dtype, opset, settings).SerializeToString())
         x.tofile(folder / f"{name}.x.bin")
-        exact(op, dtype, x).tofile(folder / f"{name}.exact.bin")
+        exact(op, dtype, x, settings).tofile(folder / f"{name}.exact.bin")
         try:
             session = ort.InferenceSession(str(folder / f"{name}.onnx"), providers=["CPUExecutionProvider"])
             session.run(None, {"X": x})[0].astype(x.dtype).tofile(folder / f"{name}.ort_cpu.bin")
@@ -110,11 +122,12 @@ def prepare(folder: Path) -> None:
             print(f"{name}: ONNX Runtime CPU: {str(error).splitlines()[0][:100]}", file=sys.stderr)
         np.save(folder / f"{name}.x.npy", x)
         cli = generate.TABLE[op]["cli_name"]
-        command = [wgpu_act, "apply", "--op", cli, "--opset", str(opset), str(folder / f"{name}.x.npy"),
+        attrs = [a for key, value in settings.items() for a in ("--attr", f"{key}={value}")]
+        command = [wgpu_act, "apply", "--op", cli, "--opset", str(opset), *attrs, str(folder / f"{name}.x.npy"),
                    str(folder / f"{name}.ours.npy")]
         subprocess.run(command, check=True)
         np.load(folder / f"{name}.ours.npy").tofile(folder / f"{name}.ours.bin")
-        listing.append({"name": name, "op": op, "dtype": dtype, "opset": opset, "count": int(x.size)})
+        listing.append({"name": name, "op": label, "dtype": dtype, "opset": opset, "count": int(x.size)})
         print(f"prepared {name} (opset {opset})", file=sys.stderr)
     (folder / "cases.json").write_text(json.dumps(listing, indent=1))
 
