@@ -160,6 +160,29 @@ fn f64_products_that_overflow_follow_the_reference() {
     }
 }
 
+/// HardSigmoid with an infinite beta and an alpha above 1 on inputs near each type's largest:
+/// alpha x overflows the compute type but the line is beta (clamped), never inf - inf = NaN, on
+/// every path (the chain property test found it on bf16).
+#[test]
+fn hard_sigmoid_with_an_infinite_beta_is_the_clamped_beta_where_x_is_finite() {
+    fn check<T: Sample + FloatElement>(path: &str, ctx: &Context, values: &[f64]) {
+        let xs: Vec<T> = values.iter().flat_map(|&v| [T::narrowed(v), T::narrowed(-v)]).collect();
+        let len = xs.len();
+        let x = to_dyn(xs, &[len]);
+        for beta in [f32::INFINITY, f32::NEG_INFINITY] {
+            let values = [5.256_335_7, beta];
+            let (y, expected) = run(ctx, &wgpu_activations::ops::HARD_SIGMOID, &values, &x);
+            let what = format!("HardSigmoid(5.2563357, {beta}) {} {path}", T::DTYPE);
+            assert_close(&what, y.view(), expected.view(), x.view(), 1);
+        }
+    }
+    for (path, ctx) in path_contexts() {
+        check::<bf16>(path, &ctx, &[3.0e38, 1e38, 2.0, f64::INFINITY]);
+        check::<f32>(path, &ctx, &[3.0e38, 1e38, 2.0, f64::INFINITY]);
+        check::<f64>(path, &ctx, &[1.7e308, 1e300, 2.0, f64::INFINITY]);
+    }
+}
+
 /// 2^20 log-spaced f32 values over each operator's sweep (its table entry), plus the specials.
 #[test]
 fn f32_log_spaced_sweeps_within_each_bound() {
