@@ -144,9 +144,11 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
             continue;
         }
         for &dtype in dtypes.iter().filter(|d| op.accepts(**d) && runnable(d)) {
-            progress(&format!("{} {dtype}", op.onnx_name));
-            let target = Some(op.speed_target.for_dtype(dtype, meter.on_cpu));
-            kernels.push(meter.unary_row(op, dtype, n, config.iterations, target)?);
+            for (attributes, choice) in attribute_variants(op) {
+                progress(&format!("{} {dtype} {choice}", op.onnx_name));
+                let target = Some(op.speed_target.for_dtype(dtype, meter.on_cpu));
+                kernels.push(meter.unary_row(op, (attributes, choice), dtype, n, config.iterations, target)?);
+            }
         }
     }
     if wanted_op(crate::ops::PRELU.cli_name) {
@@ -181,7 +183,8 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         progress(&format!("kernel shape {size} x {vectors}"));
         let shaped = Context::new(options.clone().with_kernel_shape(size, vectors)).map_err(|e| e.to_string())?;
         let m = Meter::new(&shaped);
-        let row = m.unary_row(&LEAKY_RELU, DType::F32, n, config.iterations, None)?;
+        let row =
+            m.unary_row(&LEAKY_RELU, (LEAKY_RELU.default_attributes(), ""), DType::F32, n, config.iterations, None)?;
         shapes.push(ShapeRow {
             workgroup_size: shaped.inner.tuning.workgroup_size,
             vectors_per_invocation: shaped.inner.tuning.vectors_per_invocation,
@@ -207,6 +210,22 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
 
 fn progress(what: &str) {
     eprintln!("bench: {what}");
+}
+
+/// The attribute values a unary operator is measured with: its defaults, then each other
+/// choice of a STRING attribute (Gelu's tanh form, another kernel path), named by the choice.
+fn attribute_variants(op: &'static UnaryOp) -> Vec<(crate::ops::Attributes, &'static str)> {
+    let mut variants = vec![(op.default_attributes(), "")];
+    for (index, attribute) in op.attributes.iter().enumerate() {
+        for (value, choice) in attribute.choices.iter().enumerate() {
+            if value as f32 != attribute.default {
+                let mut attributes = op.default_attributes();
+                attributes[index] = value as f32;
+                variants.push((attributes, choice));
+            }
+        }
+    }
+    variants
 }
 
 /// PRelu's slope patterns over `n` elements: (name, X shape, slope shape).
@@ -362,9 +381,12 @@ impl<'a> Meter<'a> {
         })
     }
 
+    /// `op` with `attributes` against the copy kernel; `choice` names a STRING attribute's
+    /// non-default choice in the row.
     fn unary_row(
         &self,
         op: &'static UnaryOp,
+        (attributes, choice): (crate::ops::Attributes, &'static str),
         dtype: DType,
         n: usize,
         iterations: usize,
@@ -372,10 +394,19 @@ impl<'a> Meter<'a> {
     ) -> Result<KernelRow, String> {
         let x = self.tensor(dtype, &[n], 1)?;
         let y = self.tensor(dtype, &[n], 2)?;
-        let steps = [Step::Unary(op, op.default_attributes())];
+        let steps = [Step::Unary(op, attributes)];
         let (seconds, copy_seconds) = self.alternate(iterations, &self.job(&x, &y, &steps), &self.job(&x, &y, &[]))?;
         let bytes = 2 * x.size_bytes();
-        Ok(KernelRow { op: op.onnx_name, dtype, pattern: "", seconds, bytes, copy_seconds, copy_bytes: bytes, target })
+        Ok(KernelRow {
+            op: op.onnx_name,
+            dtype,
+            pattern: choice,
+            seconds,
+            bytes,
+            copy_seconds,
+            copy_bytes: bytes,
+            target,
+        })
     }
 
     fn prelu_row(
