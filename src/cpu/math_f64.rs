@@ -163,10 +163,10 @@ fn logistic_of_sum_product<S: Steps>(x: S, t: S, error: S) -> S {
     // The body's x 0 and x 1 (an infinite x has a saturated t).
     let result = S::pick(saturated, S::pick(above, result, times_zero(x)), result);
     let result = S::pick(x.absolute().greater(c(f64::MAX)), S::pick(above, x, result), result);
-    // A NaN t is neither above 0 nor below 1.
-    let result = S::pick(above, result, S::pick(t.less(c(1.0)), result, t));
     // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
-    S::pick(x.less(c(0.0)), result.absolute().negate(), S::pick(x.greater(c(0.0)), result, x))
+    let result = S::pick(x.less(c(0.0)), result.absolute().negate(), S::pick(x.greater(c(0.0)), result, x));
+    // A NaN t (a NaN a) is neither above 0 nor below 1: NaN, a zero x's included.
+    S::pick(above, result, S::pick(t.less(c(1.0)), result, t))
 }
 
 /// x 0 as IEEE gives it, without a product (a compiler may fold one with 0): a zero of x's
@@ -571,6 +571,7 @@ mod tests {
             assert!(logistic_product(f64::NEG_INFINITY, a).is_nan() == (a > 0.0));
             assert_eq!(logistic_product(f64::INFINITY, 1.0), f64::INFINITY);
             assert_eq!(logistic_product(-0.0, a).to_bits(), (-0.0f64).to_bits());
+            assert!(logistic_product(0.0, f64::NAN).is_nan() && logistic_product(-2.0, f64::NAN).is_nan());
             assert_eq!(
                 logistic_product(-1e300, a).to_bits(),
                 if a > 0.0 { (-0.0f64).to_bits() } else { (-1e300f64).to_bits() }
