@@ -102,9 +102,10 @@ impl Default for Tuning {
     }
 }
 
-/// What one chain step contributes to the shader text: its operator and, for PRelu, how the
-/// slope is gathered. Attributes are not shader text (`A = ()`).
-pub(crate) type StepKind = Step<SlopeAccess, ()>;
+/// What one chain step contributes to the shader text: its operator with its kernel variant
+/// (the choice of a STRING attribute, [`UnaryOp::kernel_variant`]) and, for PRelu, how the slope
+/// is gathered. Numeric attributes are not shader text.
+pub(crate) type StepKind = Step<SlopeAccess, u8>;
 
 /// One kernel: the unit of compilation and of the pipeline cache. Copy and allocation-free, so
 /// looking a kernel up costs a hash of a few words.
@@ -152,7 +153,7 @@ impl KernelKey {
         let names: Vec<String> = self
             .steps()
             .map(|s| match s {
-                Step::Unary(op, ()) => op.wgsl_fn.to_string(),
+                Step::Unary(op, variant) => op.kernel_function(variant),
                 Step::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
             })
             .collect();
@@ -209,13 +210,13 @@ impl KernelKey {
         let mut text = StepText::default();
         for (k, step) in self.steps().enumerate() {
             match step {
-                Step::Unary(op, ()) => {
+                Step::Unary(op, variant) => {
                     include(op.wgsl);
                     // Read once per invocation, not per Vector: the shader compiler cannot
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
                     // the fused 3 x LeakyRelu chain runs about 8% faster this way.
                     let _ = writeln!(text.prepare, "    let attributes_{k} = params.steps[{k}].attributes;");
-                    text.both(&format!("b = {}(b, attributes_{k});", op.wgsl_fn));
+                    text.both(&format!("b = {}(b, attributes_{k});", op.kernel_function(variant)));
                 }
                 Step::Prelu(access) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
@@ -437,19 +438,19 @@ pub(crate) mod tests {
             let ops: Vec<&'static UnaryOp> =
                 UNARY_OPS.iter().copied().filter(|op| crate::ops::accepts(op.versions, spec.dtype)).collect();
             for (i, &a) in ops.iter().enumerate() {
-                chains.push(vec![Step::Unary(a, ())]);
+                chains.extend(a.kernel_variants().map(|variant| vec![Step::Unary(a, variant)]));
                 if ops.len() > 1 {
-                    chains.push(vec![Step::Unary(a, ()), Step::Unary(ops[(i + 1) % ops.len()], ())]);
+                    chains.push(vec![Step::Unary(a, 0), Step::Unary(ops[(i + 1) % ops.len()], 0)]);
                 }
             }
             if let (Some(&first), Some(&last)) = (ops.first(), ops.last()) {
-                chains.push(vec![Step::Unary(last, ()); MAX_CHAIN]);
+                chains.push(vec![Step::Unary(last, 0); MAX_CHAIN]);
                 if prelu {
                     chains.push(vec![
                         Step::Prelu(SlopeAccess::Same),
-                        Step::Unary(last, ()),
+                        Step::Unary(last, 0),
                         Step::Prelu(SlopeAccess::Channel),
-                        Step::Unary(first, ()),
+                        Step::Unary(first, 0),
                         Step::Prelu(SlopeAccess::General),
                     ]);
                 }
@@ -532,7 +533,7 @@ pub(crate) mod tests {
     #[test]
     fn params_layout_matches_the_wgsl_struct() {
         use std::mem::{offset_of, size_of};
-        let key = KernelKey::new(Repr::F32, &[Step::Unary(UNARY_OPS[0], ())], false, Tuning::default());
+        let key = KernelKey::new(Repr::F32, &[Step::Unary(UNARY_OPS[0], 0)], false, Tuning::default());
         let module = parse_and_validate(&key).unwrap();
         let mut layouter = naga::proc::Layouter::default();
         layouter.update(module.to_ctx()).unwrap();
@@ -576,7 +577,7 @@ pub(crate) mod tests {
     #[test]
     fn kernels_hold_only_the_math_they_call() {
         let kernel = |op: &'static UnaryOp| {
-            KernelKey::new(Repr::F64Soft, &[Step::Unary(op, ())], false, Tuning::default()).wgsl()
+            KernelKey::new(Repr::F64Soft, &[Step::Unary(op, 0)], false, Tuning::default()).wgsl()
         };
         let leaky = kernel(&crate::ops::LEAKY_RELU);
         let sigmoid = kernel(&crate::ops::SIGMOID);
@@ -586,11 +587,25 @@ pub(crate) mod tests {
         );
         assert!(sigmoid.contains("fn d_logistic") && !sigmoid.contains("fn d_hyperbolic_tangent"));
         assert!(leaky.len() < sigmoid.len(), "{} bytes against {}", leaky.len(), sigmoid.len());
+        // Each choice of a STRING attribute is a kernel of its own, holding its own math only.
+        let gelu = |variant| {
+            KernelKey::new(Repr::F64Soft, &[Step::Unary(&crate::ops::GELU, variant)], false, Tuning::default())
+        };
+        let (erf, tanh) = (gelu(0).wgsl(), gelu(1).wgsl());
+        assert!(erf.contains("fn d_normal_cdf_product") && !erf.contains("fn d_gelu_tanh_product"));
+        assert!(tanh.contains("fn d_gelu_tanh_product") && !tanh.contains("fn d_normal_cdf_product"));
+        assert_eq!(
+            (gelu(0).label(), gelu(1).label()),
+            ("wgpu-activations.gelu.f64".into(), "wgpu-activations.gelu_tanh.f64".into())
+        );
+        let tanh_attributes = [1.0, 0.0, 0.0, 0.0];
+        assert_eq!(crate::ops::GELU.kernel_variant(&tanh_attributes), 1);
+        assert_eq!(crate::ops::GELU.kernel_variant(&[0.5, 0.0, 0.0, 0.0]), 0, "no choice: the default's kernel");
     }
 
     #[test]
     fn attributes_and_shapes_are_not_shader_text() {
-        let key = KernelKey::new(Repr::F32, &[Step::Unary(UNARY_OPS[1], ())], false, Tuning::default());
+        let key = KernelKey::new(Repr::F32, &[Step::Unary(UNARY_OPS[1], 0)], false, Tuning::default());
         assert!(!key.wgsl().contains("0.01"));
         assert_eq!(key.label(), "wgpu-activations.elu.f32");
         for key in all_variants() {

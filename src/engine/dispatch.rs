@@ -173,11 +173,11 @@ impl Context {
 
     fn plan_step<'a>(&self, step: &'a JobStep<'a>, dtype: DType, job: &Job<'_>) -> Result<Planned<'a>> {
         match step {
-            Step::Unary(op, _) => {
+            Step::Unary(op, attributes) => {
                 if !crate::ops::accepts(op.versions, dtype) {
                     return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype, version: None });
                 }
-                Ok(Planned { step, kind: Step::Unary(op, ()), plan: None })
+                Ok(Planned { step, kind: Step::Unary(op, op.kernel_variant(attributes)), plan: None })
             }
             Step::Prelu(SlopeWindow { tensor: slope, shape, first }) => {
                 self.check_owner(slope)?;

@@ -692,6 +692,33 @@ impl UnaryOp {
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
         self.attributes.iter().position(|a| a.name == name)
     }
+
+    /// Which of the operator's kernel functions `attributes` run: the index of the choice of
+    /// its STRING attribute (Gelu's erf form 0, its tanh form 1), 0 for an operator without one
+    /// or a value that is no choice's index (which the twins read as the default). A choice is a
+    /// different function, not a number the kernel reads: each is a kernel of its own, so that
+    /// a device that runs both sides of a branch (a CPU adapter) pays for one.
+    pub(crate) fn kernel_variant(&self, attributes: &Attributes) -> u8 {
+        let choice = self.attributes.iter().zip(attributes).find(|(a, _)| a.is_choice());
+        choice.and_then(|(a, &value)| a.admits(value).then_some(value as u8)).unwrap_or(0)
+    }
+
+    /// The WGSL function of kernel variant `variant`: `wgsl_fn` for the default choice (and for
+    /// operators without one), `<wgsl_fn>_<choice>` for another (`gelu_tanh`).
+    pub(crate) fn kernel_function(&self, variant: u8) -> String {
+        let choice = self.attributes.iter().find(|a| a.is_choice());
+        match choice.and_then(|a| a.choices.get(usize::from(variant)).filter(|_| f32::from(variant) != a.default)) {
+            Some(name) => format!("{}_{name}", self.wgsl_fn),
+            None => self.wgsl_fn.to_string(),
+        }
+    }
+
+    /// Every kernel variant of the operator: 0, and each choice of its STRING attribute.
+    #[cfg(test)]
+    pub(crate) fn kernel_variants(&self) -> impl Iterator<Item = u8> + '_ {
+        let choices = self.attributes.iter().find(|a| a.is_choice()).map_or(1, |a| a.choices.len());
+        (0..choices as u8).filter(move |&v| v == 0 || self.kernel_function(v) != self.wgsl_fn)
+    }
 }
 
 /// The operators and what they accept, as a markdown table: for each operator its ONNX
@@ -870,12 +897,12 @@ impl<S: PartialEq, A: PartialEq> PartialEq for Step<S, A> {
     }
 }
 
-impl<S: Eq> Eq for Step<S, ()> {}
+impl<S: Eq, A: Eq> Eq for Step<S, A> {}
 
-impl<S: std::hash::Hash> std::hash::Hash for Step<S, ()> {
+impl<S: std::hash::Hash, A: std::hash::Hash> std::hash::Hash for Step<S, A> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         match self {
-            Step::Unary(op, ()) => (0u8, op.onnx_name).hash(state),
+            Step::Unary(op, variant) => (0u8, op.onnx_name, variant).hash(state),
             Step::Prelu(slope) => (1u8, slope).hash(state),
         }
     }
@@ -927,7 +954,10 @@ mod tests {
     fn names_and_attributes_are_unique_and_fit_the_parameter_block() {
         for (i, op) in UNARY_OPS.iter().enumerate() {
             assert!(op.attributes.len() <= MAX_ATTRIBUTES, "{}", op.onnx_name);
-            assert!(op.wgsl.contains(&format!("fn {}(x: Lanes, attributes: vec4<f32>) -> Lanes", op.wgsl_fn)));
+            for variant in op.kernel_variants() {
+                let function = op.kernel_function(variant);
+                assert!(op.wgsl.contains(&format!("fn {function}(x: Lanes, attributes: vec4<f32>) -> Lanes")));
+            }
             for other in &UNARY_OPS[i + 1..] {
                 assert_ne!(op.onnx_name, other.onnx_name);
                 assert_ne!(op.cli_name, other.cli_name);
