@@ -165,6 +165,47 @@ fn an_adopted_device_destroyed_by_its_owner_turns_every_call_into_device_lost() 
     }
 }
 
+/// The held-out application's sequence: an adopted context used first (its pool holds buffers,
+/// its cache pipelines, a device tensor lives), then the owner destroys the device: every call
+/// after that returns DeviceLost, whatever it touches.
+#[test]
+fn an_adopted_device_destroyed_after_use_turns_every_call_into_device_lost() {
+    if common::ctx().is_none() {
+        return;
+    }
+    let calls: [&str; 6] = ["host array", "upload", "run", "run in place", "download", "empty tensor"];
+    for first in calls {
+        let (adapter, device, queue) = own_device(wgpu::Limits::default());
+        let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::from_env());
+        let x = ndarray::Array1::from_iter((0..4096).map(|i| i as f32 - 2048.0));
+        // Use: pooled buffers (host-array calls return theirs to the pool), cached pipelines,
+        // a device tensor, a download.
+        for _ in 0..3 {
+            leaky_relu(&adopted, x.view(), 0.5).unwrap();
+        }
+        let t = adopted.upload(x.view()).unwrap();
+        let y = adopted.run_activations(&[Activation::elu(1.0)], &t).unwrap();
+        adopted.download::<f32>(&y).unwrap();
+        device.destroy();
+        let outcome = |call: &str| -> Result<(), Error> {
+            match call {
+                "host array" => leaky_relu(&adopted, x.view(), 0.5).map(drop),
+                "upload" => adopted.upload(x.view()).map(drop),
+                "run" => adopted.run_activations(&[Activation::elu(1.0)], &t).map(drop),
+                "run in place" => adopted.run_activations_in_place(&[Activation::elu(1.0)], &t),
+                "download" => adopted.download::<f32>(&y).map(drop),
+                _ => adopted.empty_tensor(&[2], wgpu_activations::DType::F32).map(drop),
+            }
+        };
+        // The first call after destroy(), whichever it is, and every call after it.
+        for call in std::iter::once(first).chain(calls) {
+            let result = outcome(call);
+            assert!(matches!(result, Err(Error::DeviceLost { .. })), "{call} (first: {first}): {result:?}");
+        }
+        assert!(adopted.is_lost());
+    }
+}
+
 #[test]
 fn the_subnormal_probe_measures_every_native_context_and_chooses_the_products() {
     let Some(ctx) = common::ctx() else { return };

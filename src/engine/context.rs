@@ -296,6 +296,8 @@ impl Context {
     /// returned: validation mismatches of work the caller submitted, and (in the browser) errors
     /// of plain calls' scopes.
     pub(crate) fn check_ready(&self) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.notice_invalid_device();
         if let Some(reason) = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
             return Err(Error::DeviceLost { reason });
         }
@@ -363,6 +365,19 @@ impl Context {
     fn take_deferred(&self) -> Option<Error> {
         let mut failures = self.inner.deferred_failures.lock().unwrap_or_else(|p| p.into_inner());
         if failures.is_empty() { None } else { Some(failures.remove(0)) }
+    }
+
+    /// Polls the device once (without waiting) unless its loss is recorded: a device destroyed
+    /// by its owner is invalid at once, but wgpu reports the loss only from a poll that finds
+    /// its queue empty, and meanwhile work on it fails silently (a dispatch, an upload into a
+    /// pooled buffer) or as invalid resources; wgpu drops errors about a lost device.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn notice_invalid_device(&self) {
+        if self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+            return;
+        }
+        let _driver = self.inner.driver_lock.hold();
+        let _ = self.inner.device.poll(wgpu::PollType::Poll);
     }
 
     /// `result`, unless it failed because the device was lost: then [`Error::DeviceLost`].
