@@ -438,7 +438,7 @@ pub(crate) mod tests {
             let ops: Vec<&'static UnaryOp> =
                 UNARY_OPS.iter().copied().filter(|op| crate::ops::accepts(op.versions, spec.dtype)).collect();
             for (i, &a) in ops.iter().enumerate() {
-                chains.extend(a.kernel_variants().map(|variant| vec![Step::Unary(a, variant)]));
+                chains.extend(a.kernel_variants().into_iter().map(|(variant, ..)| vec![Step::Unary(a, variant)]));
                 if ops.len() > 1 {
                     chains.push(vec![Step::Unary(a, 0), Step::Unary(ops[(i + 1) % ops.len()], 0)]);
                 }

@@ -627,7 +627,7 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
     }
     for (name, text) in settings {
         let names: Vec<&str> = op.attributes.iter().map(|a| a.name).collect();
-        let attribute = op.attribute_index(&name).map(|i| &op.attributes[i]).ok_or_else(|| {
+        let attribute = op.attribute(&name).ok_or_else(|| {
             Failure::input(format!("{} has no attribute {name:?} (its attributes: {names:?})", op.onnx_name))
         })?;
         let value = attribute.value_of(&text).ok_or_else(|| {

@@ -144,7 +144,7 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
             continue;
         }
         for &dtype in dtypes.iter().filter(|d| op.accepts(**d) && runnable(d)) {
-            for (attributes, choice) in attribute_variants(op) {
+            for (_, attributes, choice) in op.kernel_variants() {
                 progress(&format!("{} {dtype} {choice}", op.onnx_name));
                 let target = Some(op.speed_target.for_dtype(dtype, meter.on_cpu));
                 kernels.push(meter.unary_row(op, (attributes, choice), dtype, n, config.iterations, target)?);
@@ -210,22 +210,6 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
 
 fn progress(what: &str) {
     eprintln!("bench: {what}");
-}
-
-/// The attribute values a unary operator is measured with: its defaults, then each other
-/// choice of a STRING attribute (Gelu's tanh form, another kernel path), named by the choice.
-fn attribute_variants(op: &'static UnaryOp) -> Vec<(crate::ops::Attributes, &'static str)> {
-    let mut variants = vec![(op.default_attributes(), "")];
-    for (index, attribute) in op.attributes.iter().enumerate() {
-        for (value, choice) in attribute.choices.iter().enumerate() {
-            if value as f32 != attribute.default {
-                let mut attributes = op.default_attributes();
-                attributes[index] = value as f32;
-                variants.push((attributes, choice));
-            }
-        }
-    }
-    variants
 }
 
 /// PRelu's slope patterns over `n` elements: (name, X shape, slope shape).

@@ -20,8 +20,8 @@ impl fmt::Debug for Activation {
                 let mut s = f.debug_struct(op.onnx_name);
                 for (attribute, value) in op.attributes.iter().zip(attributes) {
                     match attribute.choice_name(*value) {
-                        Some(choice) if attribute.is_choice() => s.field(attribute.name, &choice),
-                        _ => s.field(attribute.name, value),
+                        Some(choice) => s.field(attribute.name, &choice),
+                        None => s.field(attribute.name, value),
                     };
                 }
                 s.finish()
@@ -87,17 +87,14 @@ impl Activation {
     /// This step with STRING attribute `name` set to `choice` (Gelu's `approximate` to
     /// `"tanh"`); `None` if the operator has no such attribute or it has no such choice.
     pub fn set_choice(&self, name: &str, choice: &str) -> Option<Self> {
-        let op = self.0.unary_op()?;
-        let attribute = op.attributes.get(op.attribute_index(name)?)?;
+        let attribute = self.0.unary_op()?.attribute(name)?;
         attribute.is_choice().then_some(())?;
         self.set(name, attribute.value_of(choice)?)
     }
 
     /// The choice STRING attribute `name` holds, if the operator has it.
     pub fn choice(&self, name: &str) -> Option<&'static str> {
-        let op = self.0.unary_op()?;
-        let attribute = op.attributes.get(op.attribute_index(name)?)?;
-        attribute.choice_name(self.attribute(name)?).filter(|_| attribute.is_choice())
+        self.0.unary_op()?.attribute(name)?.choice_name(self.attribute(name)?)
     }
 
     /// The step itself: the operator with its attributes or its slope tensor.

@@ -85,7 +85,7 @@ impl Attribute {
         !self.is_choice() || (value >= 0.0 && value.fract() == 0.0 && (value as usize) < self.choices.len())
     }
 
-    /// The choice a STRING attribute's value stands for.
+    /// The choice a STRING attribute's value stands for (`None` for a FLOAT attribute).
     pub fn choice_name(&self, value: f32) -> Option<&'static str> {
         self.admits(value).then(|| self.choices.get(value as usize).copied()).flatten()
     }
@@ -693,31 +693,59 @@ impl UnaryOp {
         self.attributes.iter().position(|a| a.name == name)
     }
 
+    /// Attribute `name`, if the operator has it.
+    pub fn attribute(&self, name: &str) -> Option<&'static Attribute> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+
+    /// The operator's STRING attribute and its place in the parameter block, if it has one.
+    fn choice_attribute(&self) -> Option<(usize, &'static Attribute)> {
+        self.attributes.iter().enumerate().find(|(_, a)| a.is_choice())
+    }
+
     /// Which of the operator's kernel functions `attributes` run: the index of the choice of
-    /// its STRING attribute (Gelu's erf form 0, its tanh form 1), 0 for an operator without one
-    /// or a value that is no choice's index (which the twins read as the default). A choice is a
-    /// different function, not a number the kernel reads: each is a kernel of its own, so that
-    /// a device that runs both sides of a branch (a CPU adapter) pays for one.
+    /// its STRING attribute (Gelu's erf form 0, its tanh form 1); the default's for a value that
+    /// is no choice's index, and 0 for an operator without one. A choice is a different
+    /// function, not a number the kernel reads: each is a kernel of its own, so that a device
+    /// that runs both sides of a branch (a CPU adapter) pays for one. The twins read it too.
     pub(crate) fn kernel_variant(&self, attributes: &Attributes) -> u8 {
-        let choice = self.attributes.iter().zip(attributes).find(|(a, _)| a.is_choice());
-        choice.and_then(|(a, &value)| a.admits(value).then_some(value as u8)).unwrap_or(0)
+        self.choice_attribute().map_or(0, |(index, attribute)| {
+            let value = attributes[index];
+            (if attribute.admits(value) { value } else { attribute.default }) as u8
+        })
     }
 
     /// The WGSL function of kernel variant `variant`: `wgsl_fn` for the default choice (and for
     /// operators without one), `<wgsl_fn>_<choice>` for another (`gelu_tanh`).
     pub(crate) fn kernel_function(&self, variant: u8) -> String {
-        let choice = self.attributes.iter().find(|a| a.is_choice());
-        match choice.and_then(|a| a.choices.get(usize::from(variant)).filter(|_| f32::from(variant) != a.default)) {
-            Some(name) => format!("{}_{name}", self.wgsl_fn),
+        match self.variant_choice(variant) {
+            Some(choice) => format!("{}_{choice}", self.wgsl_fn),
             None => self.wgsl_fn.to_string(),
         }
     }
 
-    /// Every kernel variant of the operator: 0, and each choice of its STRING attribute.
-    #[cfg(test)]
-    pub(crate) fn kernel_variants(&self) -> impl Iterator<Item = u8> + '_ {
-        let choices = self.attributes.iter().find(|a| a.is_choice()).map_or(1, |a| a.choices.len());
-        (0..choices as u8).filter(move |&v| v == 0 || self.kernel_function(v) != self.wgsl_fn)
+    /// The name of kernel variant `variant` where it is not the default's: its choice.
+    fn variant_choice(&self, variant: u8) -> Option<&'static str> {
+        let (_, attribute) = self.choice_attribute()?;
+        let choice = attribute.choices.get(usize::from(variant))?;
+        (f32::from(variant) != attribute.default).then_some(*choice)
+    }
+
+    /// Every kernel variant of the operator with attributes that run it (the defaults, a STRING
+    /// attribute set to the variant's choice) and its choice's name where that is not the
+    /// default (`""` for the default's kernel): one for an operator without a STRING attribute.
+    #[cfg(any(test, feature = "bench"))]
+    pub(crate) fn kernel_variants(&self) -> Vec<(u8, Attributes, &'static str)> {
+        let Some((index, attribute)) = self.choice_attribute() else {
+            return vec![(0, self.default_attributes(), "")];
+        };
+        (0..attribute.choices.len() as u8)
+            .map(|variant| {
+                let mut attributes = self.default_attributes();
+                attributes[index] = f32::from(variant);
+                (variant, attributes, self.variant_choice(variant).unwrap_or(""))
+            })
+            .collect()
     }
 }
 
@@ -954,7 +982,8 @@ mod tests {
     fn names_and_attributes_are_unique_and_fit_the_parameter_block() {
         for (i, op) in UNARY_OPS.iter().enumerate() {
             assert!(op.attributes.len() <= MAX_ATTRIBUTES, "{}", op.onnx_name);
-            for variant in op.kernel_variants() {
+            for (variant, attributes, _) in op.kernel_variants() {
+                assert_eq!(op.kernel_variant(&attributes), variant);
                 let function = op.kernel_function(variant);
                 assert!(op.wgsl.contains(&format!("fn {function}(x: Lanes, attributes: vec4<f32>) -> Lanes")));
             }
