@@ -464,15 +464,8 @@ mod tests {
     }
 
     fn logistic_product_exact(x: f64, a: f64) -> f64 {
-        let one = Exact::from_f64(1.0);
-        let t = Exact::from_f64(a) * Exact::from_f64(x);
-        let sigmoid = if t.to_f64() > 0.0 {
-            one / (one + (-t).exp())
-        } else {
-            let e = t.exp();
-            e / (one + e)
-        };
-        (Exact::from_f64(x) * sigmoid).to_f64()
+        let x = Exact::from_f64(x);
+        crate::cpu::times_logistic(x, Exact::from_f64(a) * x).to_f64()
     }
 
     /// The worst ULP distance of `logistic_product` on both arithmetics over `n` inputs per a,
@@ -519,25 +512,19 @@ mod tests {
         assert_eq!(mish_product(-800.0f64).to_bits(), (-0.0f64).to_bits());
     }
 
-    fn normal_cdf_product_exact(x: f64) -> f64 {
-        let x = Exact::from_f64(x);
-        (x * x.normal_cdf()).to_f64()
+    /// Gelu's own twin in Exact (the operator's f64 reference) in form `approximate`: 0 the
+    /// erf form, 1 the tanh form.
+    fn gelu_twin(x: f64, approximate: f32) -> f64 {
+        let attributes = [approximate, 0.0, 0.0, 0.0];
+        (crate::ops::GELU.twin.exact)(Exact::from_f64(x), &attributes).map_or(x, Exact::to_f64)
     }
 
-    /// x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)), the constants as double-doubles.
+    fn normal_cdf_product_exact(x: f64) -> f64 {
+        gelu_twin(x, 0.0)
+    }
+
     fn gelu_tanh_exact(x: f64) -> f64 {
-        let pair = |hi: f64, lo: f64| Exact::from_f64(hi) + Exact::from_f64(lo);
-        let two_sqrt_two_over_pi = pair(1.595_769_121_605_730_8, -9.969_308_809_110_92e-17);
-        let cubic = pair(0.044_715, 2.196_021_142_708_559_5e-18);
-        let (one, xe) = (Exact::from_f64(1.0), Exact::from_f64(x));
-        let t = two_sqrt_two_over_pi * (xe + cubic * xe * xe * xe);
-        let sigmoid = if t.to_f64() > 0.0 {
-            one / (one + (-t).exp())
-        } else {
-            let e = t.exp();
-            e / (one + e)
-        };
-        (xe * sigmoid).to_f64()
+        gelu_twin(x, 1.0)
     }
 
     /// The two forms of Gelu over `n` inputs of each sign, on both paths: their worst ULP.

@@ -41,7 +41,7 @@ use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
 pub use chain::{ChainStep, check_chain};
 pub use prelu::{prelu, prelu_scalar};
-pub(crate) use real::{Exact, Real};
+pub(crate) use real::{Exact, Real, times_logistic};
 
 /// `op` on one element: its twin on the value widened exactly, rounded once to `T`, or `x`
 /// itself (bit for bit) where the operator passes X through. f64 results come from the twin in

@@ -57,6 +57,18 @@ impl Real for f64 {
     }
 }
 
+/// x sigmoid(t), spelled `x / (1 + e^-t)` for t > 0 and `x (e^t / (1 + e^t))` otherwise: no
+/// cancellation and no overflow in either arithmetic (Swish's and Gelu's tanh form's twins).
+pub(crate) fn times_logistic<R: Real>(x: R, t: R) -> R {
+    let one = R::from_f64(1.0);
+    if t.to_f64() > 0.0 {
+        x / (one + (-t).exp())
+    } else {
+        let e = t.exp();
+        x * (e / (one + e))
+    }
+}
+
 /// A real number as `(hi + lo) * 2^exponent`: `hi + lo` a normalised double-double (`|lo| <=
 /// ulp(hi) / 2`) with `0.5 <= |hi| < 1`, or a zero, an infinity or a NaN in `hi` (then `lo` and
 /// `exponent` are 0). About 106 significant bits, and an exponent that neither overflows nor
@@ -265,23 +277,10 @@ impl Real for Exact {
         y
     }
 
-    fn normal_cdf(self) -> Self {
-        self.normal_distribution()
-    }
-}
-
-/// 1 / sqrt(2 pi) as a double-double.
-const INV_SQRT_2PI: [f64; 2] = [0.398_942_280_401_432_7, -2.492_327_202_277_73e-17];
-/// Below this |x|, Phi(x) from its series; above, from the Mills ratio's continued fraction.
-const NORMAL_CDF_SERIES_END: f64 = 4.0;
-/// The continued fraction's depth: at x = 4 its truncation is below 2^-149 relative.
-const MILLS_RATIO_DEPTH: u32 = 200;
-
-impl Exact {
     /// Phi(x) = 1/2 + phi(x) (x + x^3/3 + x^5/(3 5) + ...) for |x| < 4, every term of one sign
     /// (Phi(-4) = 3e-5 then costs 15 of the 106 bits); beyond, the upper tail phi(a) R(a), R(a) =
     /// 1 / (a + 1 / (a + 2 / (a + 3 / (a + ...)))) evaluated from depth 200 up.
-    fn normal_distribution(self) -> Exact {
+    fn normal_cdf(self) -> Self {
         let x = self.to_f64();
         if !self.is_ordinary() {
             return Exact::from_f64(if x.is_nan() || x == 0.0 {
@@ -316,6 +315,13 @@ impl Exact {
         if x > 0.0 { one - upper } else { upper }
     }
 }
+
+/// 1 / sqrt(2 pi) as a double-double.
+const INV_SQRT_2PI: [f64; 2] = [0.398_942_280_401_432_7, -2.492_327_202_277_73e-17];
+/// Below this |x|, Phi(x) from its series; above, from the Mills ratio's continued fraction.
+const NORMAL_CDF_SERIES_END: f64 = 4.0;
+/// The continued fraction's depth: at x = 4 its truncation is below 2^-149 relative.
+const MILLS_RATIO_DEPTH: u32 = 200;
 
 impl Neg for Exact {
     type Output = Exact;
