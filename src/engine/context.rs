@@ -232,16 +232,9 @@ impl Context {
     /// True once the device was lost or destroyed. A destroyed device reports its loss only
     /// from a poll, so where nothing has polled it since, this polls it once (without waiting).
     pub fn is_lost(&self) -> bool {
-        let lost = || self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).is_some();
-        if lost() {
-            return true;
-        }
         #[cfg(not(target_arch = "wasm32"))]
-        {
-            let _driver = self.inner.driver_lock.hold();
-            let _ = self.inner.device.poll(wgpu::PollType::Poll);
-        }
-        lost()
+        self.notice_invalid_device();
+        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).is_some()
     }
 
     /// How this context runs `dtype`: natively, emulated on u32 words, on the CPU reference
