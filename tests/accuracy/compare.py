@@ -78,22 +78,13 @@ def model(op: str, dtype: str, opset: int, settings: dict) -> onnx.ModelProto:
     return m
 
 
-def settings_of(spec: dict) -> list[dict]:
-    """The defaults ({}), then each other choice of a STRING attribute."""
-    out = [{}]
-    for attribute in spec["attributes"]:
-        for i, choice in enumerate(attribute.get("choices", [])):
-            if i != int(attribute["default"]):
-                out.append({attribute["name"]: choice})
-    return out
-
-
 def cases() -> list[tuple[str, str, int, dict]]:
     out = []
     for op, spec in generate.TABLE.items():
         if spec["inputs"] != ["X"]:
             continue
-        for settings in settings_of(spec):
+        # The defaults ({}), then each other choice of a STRING attribute.
+        for settings in [{}] + [setting for extra, setting in generate.choice_settings(spec) if extra]:
             for dtype in DTYPES:
                 opset = opset_for(spec, dtype)
                 if opset is not None:

@@ -672,6 +672,13 @@ def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5)
 ROTATING_ALPHAS = [None, 0.2, 2.5, None, 1.5, 0.7]
 
 
+def choice_settings(spec: dict) -> list[tuple[str, dict]]:
+    """Each choice of an operator's STRING attribute (Gelu's approximate) as (a name suffix,
+    "" for the default's, and the attribute set to it); [] for an operator without one."""
+    return [("" if i == int(a["default"]) else f"_{choice}", {a["name"]: choice})
+            for a in spec["attributes"] if a.get("choices") for i, choice in enumerate(a["choices"])]
+
+
 def own_every_version(root) -> None:
     """One case per (unary operator, opset, dtype) of the table that has none yet: a new
     operator gets its cases without an edit here."""
@@ -687,13 +694,12 @@ def own_every_version(root) -> None:
                 if any(o.name == name for o in OWN):
                     continue
                 storage = "typed" if k % 3 == 2 else "raw"
-                first = spec["attributes"][0] if spec["attributes"] else {}
-                if first.get("choices"):
-                    # A STRING attribute (Gelu's approximate): every choice on every dtype.
-                    for i, choice in enumerate(first["choices"]):
-                        extra = "" if i == int(first["default"]) else f"_{choice}"
-                        own_unary(root, op, version["since"], fmt, extra, alpha=choice, storage=storage)
-                else:
+                choices = choice_settings(spec)
+                # A STRING attribute (Gelu's approximate, its first): every choice on every dtype.
+                for extra, setting in choices:
+                    own_unary(root, op, version["since"], fmt, extra, alpha=next(iter(setting.values())),
+                              storage=storage)
+                if not choices:
                     own_unary(root, op, version["since"], fmt, alpha=ROTATING_ALPHAS[k % len(ROTATING_ALPHAS)],
                               storage=storage)
                 k += 1
