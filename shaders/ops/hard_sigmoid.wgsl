@@ -4,17 +4,13 @@
 // attributes.x is alpha, attributes.y beta, as f32 values (as ONNX Runtime's kernels take them).
 // An infinite beta is the line wherever X and alpha are finite: alpha * X may overflow the
 // compute type (a bf16 or f32 X near its largest times an alpha above 1), but the real product
-// is finite, and inf - inf must not come of it. CPU twin: src/ops/hard_sigmoid.rs.
+// is finite, and inf - inf must not come of it. attributes.z, derived on the host, is +inf in
+// that case (else 0): |X| below it takes beta. CPU twin: src/ops/hard_sigmoid.rs.
 
 fn hard_sigmoid(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let c = to_compute(x);
     let beta = from_attribute(attributes.y);
-    let alpha = from_attribute(attributes.x);
-    let f32_max = from_attribute(3.4028234663852886e38);
-    let line = mul_add(c, alpha, beta);
-    // Where beta is infinite, |X| < |beta| says X is finite, whatever the compute type.
-    let finite_product = pick(line, beta, greater(absolute(beta), absolute(c)));
-    let finite_alpha = pick(line, finite_product, greater(f32_max, absolute(alpha)));
-    let line_or_beta = pick(line, finite_alpha, greater(absolute(beta), f32_max));
+    let line = mul_add(c, from_attribute(attributes.x), beta);
+    let line_or_beta = pick(line, beta, greater(from_attribute(attributes.z), absolute(c)));
     return select(from_compute(clamp_to_unit(line_or_beta)), x, is_nan(x));
 }

@@ -17,3 +17,12 @@ pub(crate) fn hard_sigmoid<R: Real>(x: R, attributes: &Attributes) -> Option<R> 
         _ => line,
     })
 }
+
+/// The kernel's parameters: alpha, beta, and the magnitude of X below which the line is beta
+/// itself: +inf where beta is infinite and alpha finite (alpha X is then finite for a finite X,
+/// however the compute type overflows), else 0 (never).
+pub(crate) fn hard_sigmoid_parameters(attributes: &Attributes) -> Attributes {
+    let [alpha, beta, ..] = *attributes;
+    let beta_rules = beta.is_infinite() && alpha.is_finite();
+    [alpha, beta, if beta_rules { f32::INFINITY } else { 0.0 }, 0.0]
+}

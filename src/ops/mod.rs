@@ -455,7 +455,7 @@ unary_ops! {
         formula: "max(0, min(1, alpha * x + beta))",
         expansion: "Max(Min(Add(Mul(X, alpha), beta), 1), 0)",
         attributes_like_x: false,
-        kernel_parameters: same_parameters,
+        kernel_parameters: hard_sigmoid::hard_sigmoid_parameters,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::AROUND_ONE,
     }
