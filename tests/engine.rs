@@ -165,44 +165,117 @@ fn an_adopted_device_destroyed_by_its_owner_turns_every_call_into_device_lost() 
     }
 }
 
-/// The held-out application's sequence: an adopted context used first (its pool holds buffers,
-/// its cache pipelines, a device tensor lives), then the owner destroys the device: every call
-/// after that returns DeviceLost, whatever it touches.
+/// Every call [`call_after_loss`] makes, by name.
+const CALLS_AFTER_LOSS: [&str; 12] = [
+    "host array",
+    "host prelu",
+    "async host array",
+    "upload",
+    "run",
+    "run in place",
+    "run prelu",
+    "encode",
+    "download",
+    "async download",
+    "wrap",
+    "empty tensor",
+];
+
+/// What a context holds once used: pooled buffers, cached pipelines, device tensors, an
+/// application buffer.
+struct Used {
+    ctx: Context,
+    x: ndarray::Array1<f32>,
+    t: wgpu_activations::GpuTensor,
+    y: wgpu_activations::GpuTensor,
+    slope: wgpu_activations::GpuTensor,
+    app: wgpu::Buffer,
+}
+
+impl Used {
+    fn new(ctx: Context) -> Self {
+        let x = ndarray::Array1::from_iter((0..4096).map(|i| i as f32 - 2048.0));
+        // Host-array calls return their buffers to the pool and cache their pipelines.
+        for _ in 0..3 {
+            leaky_relu(&ctx, x.view(), 0.5).unwrap();
+            prelu(&ctx, x.view(), array![0.25f32].view()).unwrap();
+        }
+        let t = ctx.upload(x.view()).unwrap();
+        let y = ctx.run_activations(&[Activation::elu(1.0)], &t).unwrap();
+        let slope = ctx.upload(array![0.25f32].view()).unwrap();
+        ctx.download::<f32>(&y).unwrap();
+        let app = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test.app"),
+            size: 4096 * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Used { ctx, x, t, y, slope, app }
+    }
+
+    fn call_after_loss(&self, call: &str) -> Result<(), Error> {
+        let (ctx, x, chain) = (&self.ctx, self.x.view(), [Activation::elu(1.0)]);
+        match call {
+            "host array" => leaky_relu(ctx, x, 0.5).map(drop),
+            "host prelu" => prelu(ctx, x, array![0.25f32].view()).map(drop),
+            "async host array" => pollster::block_on(leaky_relu_async(ctx, x, 0.5)).map(drop),
+            "upload" => ctx.upload(x).map(drop),
+            "run" => ctx.run_activations(&chain, &self.t).map(drop),
+            "run in place" => ctx.run_activations_in_place(&chain, &self.t),
+            "run prelu" => ctx.run_prelu(&self.t, &self.slope).map(drop),
+            "encode" => {
+                let mut encoder = ctx.device().create_command_encoder(&Default::default());
+                ctx.encode_activations(&mut encoder, &chain, &self.t, &self.y)
+            }
+            "download" => ctx.download::<f32>(&self.y).map(drop),
+            "async download" => pollster::block_on(ctx.download_async::<f32>(&self.y)).map(drop),
+            "wrap" => ctx.tensor_from_buffer(self.app.clone(), 0, &[4096], wgpu_activations::DType::F32).map(drop),
+            "empty tensor" => ctx.empty_tensor(&[2], wgpu_activations::DType::F32).map(drop),
+            other => unreachable!("no call named {other}"),
+        }
+    }
+}
+
+/// The held-out application's sequence, on a device the context created and on one it adopted:
+/// the context is used (its pool holds buffers, its cache pipelines, device tensors live), a
+/// readback is pending and work is encoded into the application's encoder but not submitted;
+/// then the device is destroyed. The first call after that, whichever it is, and every call
+/// after it return DeviceLost; so do the pending readback and the encoded work's submission.
 #[test]
-fn an_adopted_device_destroyed_after_use_turns_every_call_into_device_lost() {
+fn a_device_destroyed_after_use_turns_every_call_into_device_lost() {
     if common::ctx().is_none() {
         return;
     }
-    let calls: [&str; 6] = ["host array", "upload", "run", "run in place", "download", "empty tensor"];
-    for first in calls {
-        let (adapter, device, queue) = own_device(wgpu::Limits::default());
-        let adopted = Context::from_device(device.clone(), queue, &adapter, ContextOptions::from_env());
-        let x = ndarray::Array1::from_iter((0..4096).map(|i| i as f32 - 2048.0));
-        // Use: pooled buffers (host-array calls return theirs to the pool), cached pipelines,
-        // a device tensor, a download.
-        for _ in 0..3 {
-            leaky_relu(&adopted, x.view(), 0.5).unwrap();
-        }
-        let t = adopted.upload(x.view()).unwrap();
-        let y = adopted.run_activations(&[Activation::elu(1.0)], &t).unwrap();
-        adopted.download::<f32>(&y).unwrap();
-        device.destroy();
-        let outcome = |call: &str| -> Result<(), Error> {
-            match call {
-                "host array" => leaky_relu(&adopted, x.view(), 0.5).map(drop),
-                "upload" => adopted.upload(x.view()).map(drop),
-                "run" => adopted.run_activations(&[Activation::elu(1.0)], &t).map(drop),
-                "run in place" => adopted.run_activations_in_place(&[Activation::elu(1.0)], &t),
-                "download" => adopted.download::<f32>(&y).map(drop),
-                _ => adopted.empty_tensor(&[2], wgpu_activations::DType::F32).map(drop),
+    for ownership in ["created", "adopted"] {
+        for first in CALLS_AFTER_LOSS {
+            let ctx = match ownership {
+                "created" => common::ctx_with(ContextOptions::from_env()).unwrap(),
+                _ => {
+                    let (adapter, device, queue) = own_device(wgpu::Limits::default());
+                    Context::from_device(device, queue, &adapter, ContextOptions::from_env())
+                }
+            };
+            let used = Used::new(ctx);
+            let ctx = &used.ctx;
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            ctx.encode_activations(&mut encoder, &[Activation::leaky_relu(0.5)], &used.t, &used.y).unwrap();
+            let mut pending = Box::pin(ctx.download_async::<f32>(&used.y));
+            let early = pending.as_mut().poll(&mut TaskContext::from_waker(Waker::noop()));
+            assert!(early.is_pending(), "{ownership}: the readback finished before its map could");
+            ctx.device().destroy();
+            let what = |call: &str| format!("{call} on a {ownership} device (first: {first})");
+            let outcome = used.call_after_loss(first);
+            assert!(matches!(outcome, Err(Error::DeviceLost { .. })), "{}: {outcome:?}", what(first));
+            let pending = pollster::block_on(pending).map(drop);
+            assert!(matches!(pending, Err(Error::DeviceLost { .. })), "{}: {pending:?}", what("the pending readback"));
+            // The application submits what it encoded before the loss: nothing fails or panics.
+            ctx.queue().submit([encoder.finish()]);
+            for call in CALLS_AFTER_LOSS {
+                let outcome = used.call_after_loss(call);
+                assert!(matches!(outcome, Err(Error::DeviceLost { .. })), "{}: {outcome:?}", what(call));
             }
-        };
-        // The first call after destroy(), whichever it is, and every call after it.
-        for call in std::iter::once(first).chain(calls) {
-            let result = outcome(call);
-            assert!(matches!(result, Err(Error::DeviceLost { .. })), "{call} (first: {first}): {result:?}");
+            assert!(ctx.is_lost(), "{}", what("is_lost"));
         }
-        assert!(adopted.is_lost());
     }
 }
 

@@ -4,11 +4,10 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-#[cfg(not(target_arch = "wasm32"))]
-use std::time::Duration;
 
 use super::driver_lock::DriverLock;
 use super::info::{ContextInfo, DTypePath};
+use super::loss::DeviceLoss;
 use super::options::{ContextOptions, SubnormalProducts};
 use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats};
 use super::poller::Poller;
@@ -43,7 +42,7 @@ pub(crate) struct ContextInner {
     pub(crate) pool: BufferPool,
     pub(crate) poller: Poller,
     pub(crate) driver_lock: DriverLock,
-    lost: Arc<Mutex<Option<String>>>,
+    loss: DeviceLoss,
     /// Failures found after their call returned, reported by the next call: mismatches found
     /// by validation of work the caller submitted (encoded work), and in the browser the
     /// errors that plain calls' scopes caught.
@@ -94,6 +93,8 @@ impl Context {
     /// the device; `adapter` is only recorded in [`Context::info`]. The context registers the
     /// device's lost callback (replacing one the caller set) so that every call after a loss
     /// returns [`Error::DeviceLost`]; the caller's uncaptured-error handler stays as it is.
+    /// Natively it blocks while the subnormal probe runs; in the browser, where it cannot,
+    /// use [`Context::from_device_async`].
     pub fn from_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -109,11 +110,24 @@ impl Context {
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
     ) -> Self {
-        // The browser's thread cannot wait for the probe here; `new_async` awaits it.
+        // The browser's thread cannot wait for the probe here; `from_device_async` awaits it.
         #[cfg(target_arch = "wasm32")]
         return Self::assemble(device, queue, adapter, options, Subnormals::NotMeasured);
         #[cfg(not(target_arch = "wasm32"))]
         pollster::block_on(Self::measured(device, queue, adapter, options))
+    }
+
+    /// [`Context::from_device`] without blocking: the subnormal probe is awaited, so that an
+    /// adopted device is measured like a created one. In the browser this is the way to adopt
+    /// a device: there `from_device` cannot wait for the probe, and its context treats the
+    /// device as one that may flush subnormals (exact, at the integer products' cost).
+    pub async fn from_device_async(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter: &wgpu::Adapter,
+        options: ContextOptions,
+    ) -> Self {
+        Self::measured(device, queue, adapter.get_info(), options).await
     }
 
     /// The context, its kernels chosen by what the subnormal probe finds: the probe runs on a
@@ -151,11 +165,7 @@ impl Context {
             subnormals,
             subnormal_products_on_integers: on_integers,
         };
-        let lost = Arc::new(Mutex::new(None));
-        let flag = Arc::clone(&lost);
-        device.set_device_lost_callback(move |reason, message| {
-            *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{reason:?}: {message}"));
-        });
+        let loss = DeviceLoss::watch(&device);
         let cpu_adapter = info.adapter.device_type == wgpu::DeviceType::Cpu;
         let driver_lock = DriverLock::for_backend(info.adapter.backend);
         // A float unit that flushes is not trusted with native f16 or f64 either: their
@@ -187,7 +197,7 @@ impl Context {
                 queue,
                 info,
                 options,
-                lost,
+                loss,
                 deferred_failures: Arc::default(),
             }),
         }
@@ -229,12 +239,13 @@ impl Context {
         self.inner.pool.clear();
     }
 
-    /// True once the device was lost or destroyed. A destroyed device reports its loss only
-    /// from a poll, so where nothing has polled it since, this polls it once (without waiting).
+    /// True once the device was lost or destroyed. Natively this asks the device (without
+    /// waiting), so a device destroyed a moment ago is lost; in the browser, once the browser
+    /// has delivered the device's `lost` promise (the next turn of its event loop).
     pub fn is_lost(&self) -> bool {
         #[cfg(not(target_arch = "wasm32"))]
         self.notice_invalid_device();
-        self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+        self.inner.loss.reason().is_some()
     }
 
     /// How this context runs `dtype`: natively, emulated on u32 words, on the CPU reference
@@ -291,7 +302,7 @@ impl Context {
     pub(crate) fn check_ready(&self) -> Result<()> {
         #[cfg(not(target_arch = "wasm32"))]
         self.notice_invalid_device();
-        if let Some(reason) = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(reason) = self.inner.loss.reason() {
             return Err(Error::DeviceLost { reason });
         }
         // A check whose maps failed because the device went away reports the loss.
@@ -360,17 +371,11 @@ impl Context {
         if failures.is_empty() { None } else { Some(failures.remove(0)) }
     }
 
-    /// Polls the device once (without waiting) unless its loss is recorded: a device destroyed
-    /// by its owner is invalid at once, but wgpu reports the loss only from a poll that finds
-    /// its queue empty, and meanwhile work on it fails silently (a dispatch, an upload into a
-    /// pooled buffer) or as invalid resources; wgpu drops errors about a lost device.
+    /// Records the loss of a device that is no longer valid (see [`DeviceLoss::notice`]).
     #[cfg(not(target_arch = "wasm32"))]
     fn notice_invalid_device(&self) {
-        if self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
-            return;
-        }
         let _driver = self.inner.driver_lock.hold();
-        let _ = self.inner.device.poll(wgpu::PollType::Poll);
+        self.inner.loss.notice(&self.inner.device);
     }
 
     /// `result`, unless it failed because the device was lost: then [`Error::DeviceLost`].
@@ -384,35 +389,13 @@ impl Context {
         }
     }
 
-    /// Why the device was lost, if it was, asked after an error: a destroyed device first
-    /// fails calls and only reports its loss from a poll that finds its queue empty, so the
-    /// device is polled (briefly waited on) before the answer.
+    /// Why the device was lost, if it was, asked after an error: natively the device is asked
+    /// at once; in the browser the loss arrives through the event loop, so a call that did not
+    /// await learns of it only if the browser delivered it before.
     fn lost_reason_after_error(&self) -> Option<String> {
-        let reason = || self.inner.lost.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        if let Some(reason) = reason() {
-            return Some(reason);
-        }
-        // In the browser the loss arrives through the event loop, after this call returns.
-        #[cfg(target_arch = "wasm32")]
-        return None;
-        // Non-blocking polls only: see the poller for why not a wait with a timeout.
         #[cfg(not(target_arch = "wasm32"))]
-        {
-            let deadline = std::time::Instant::now() + Duration::from_millis(100);
-            loop {
-                {
-                    let _driver = self.inner.driver_lock.hold();
-                    let _ = self.inner.device.poll(wgpu::PollType::Poll);
-                }
-                if let Some(reason) = reason() {
-                    return Some(reason);
-                }
-                if std::time::Instant::now() >= deadline {
-                    return None;
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
+        self.notice_invalid_device();
+        self.inner.loss.reason()
     }
 
     /// Bytes one storage binding may cover: a multiple of the binding offset alignment and of

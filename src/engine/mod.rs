@@ -8,6 +8,7 @@ mod dispatch;
 mod driver_lock;
 mod host;
 mod info;
+mod loss;
 mod options;
 mod pipelines;
 mod platform;
