@@ -239,11 +239,9 @@ impl Context {
         self.inner.pool.clear();
     }
 
-    /// True once the device was lost or destroyed. Natively this asks the device (without
-    /// waiting), so a device destroyed a moment ago is lost; in the browser, once the browser
-    /// has delivered the device's `lost` promise (the next turn of its event loop).
+    /// True once the device was lost or destroyed; a device destroyed a moment ago is lost at
+    /// once (the context asks without waiting), natively and in the browser.
     pub fn is_lost(&self) -> bool {
-        #[cfg(not(target_arch = "wasm32"))]
         self.notice_invalid_device();
         self.inner.loss.reason().is_some()
     }
@@ -300,7 +298,6 @@ impl Context {
     /// returned: validation mismatches of work the caller submitted, and (in the browser) errors
     /// of plain calls' scopes.
     pub(crate) fn check_ready(&self) -> Result<()> {
-        #[cfg(not(target_arch = "wasm32"))]
         self.notice_invalid_device();
         if let Some(reason) = self.inner.loss.reason() {
             return Err(Error::DeviceLost { reason });
@@ -372,7 +369,6 @@ impl Context {
     }
 
     /// Records the loss of a device that is no longer valid (see [`DeviceLoss::notice`]).
-    #[cfg(not(target_arch = "wasm32"))]
     fn notice_invalid_device(&self) {
         let _driver = self.inner.driver_lock.hold();
         self.inner.loss.notice(&self.inner.device);
@@ -389,11 +385,8 @@ impl Context {
         }
     }
 
-    /// Why the device was lost, if it was, asked after an error: natively the device is asked
-    /// at once; in the browser the loss arrives through the event loop, so a call that did not
-    /// await learns of it only if the browser delivered it before.
+    /// Why the device was lost, if it was, asked after an error.
     fn lost_reason_after_error(&self) -> Option<String> {
-        #[cfg(not(target_arch = "wasm32"))]
         self.notice_invalid_device();
         self.inner.loss.reason()
     }

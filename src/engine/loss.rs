@@ -1,19 +1,21 @@
-//! Knowing that the device is gone: the device-lost flag, set by wgpu's lost callback, and
-//! natively a way to tell a destroyed device at once.
+//! Knowing that the device is gone: the device-lost flag, set by wgpu's lost callback, and a
+//! way to tell a destroyed device at once, before that callback comes.
 //!
-//! wgpu marks a destroyed device invalid at once but calls the lost callback only from a poll
-//! that finds its queue empty, and meanwhile drops every error about it: work on it does
-//! nothing, silently (a dispatch, an upload into a pooled buffer, a bind group over the
-//! application's buffer). One request does answer at once: mapping a buffer of an invalid
+//! Natively wgpu marks a destroyed device invalid at once but calls the lost callback only
+//! from a poll that finds its queue empty, and meanwhile drops every error about it: work on
+//! it does nothing, silently (a dispatch, an upload into a pooled buffer, a bind group over
+//! the application's buffer). One request does answer at once: mapping a buffer of an invalid
 //! device fails inside `map_async`, before it returns, where on a valid device the map is only
-//! scheduled. A 4-byte buffer kept for that question (the sentinel) makes it cheap to ask.
+//! scheduled. In the browser the `lost` promise resolves turns of the event loop later (in
+//! Chromium, after more than one task), but `destroy()` unmaps every buffer of the device
+//! before it returns, so a buffer kept mapped (or with its map pending) reads "unmapped" from
+//! then on. Either way a 4-byte buffer kept for the question (the sentinel) makes it cheap.
 
 #[cfg(not(target_arch = "wasm32"))]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The reason recorded when the sentinel finds the device invalid before wgpu reported it.
-#[cfg(not(target_arch = "wasm32"))]
 const INVALID: &str = "Destroyed: the device is no longer valid (destroyed or lost while work was in flight)";
 
 pub(crate) struct DeviceLoss {
@@ -21,6 +23,9 @@ pub(crate) struct DeviceLoss {
     /// The sentinel and whether a map of it was requested (and must be undone before the next).
     #[cfg(not(target_arch = "wasm32"))]
     sentinel: Mutex<(wgpu::Buffer, bool)>,
+    /// The sentinel, its map requested once and never undone.
+    #[cfg(target_arch = "wasm32")]
+    sentinel: wgpu::Buffer,
 }
 
 impl DeviceLoss {
@@ -32,19 +37,26 @@ impl DeviceLoss {
         device.set_device_lost_callback(move |why, message| {
             *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{why:?}: {message}"));
         });
+        let sentinel = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-activations.loss_sentinel"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        #[cfg(target_arch = "wasm32")]
+        sentinel.map_async(wgpu::MapMode::Read, .., |_| {});
         Self {
             reason,
             #[cfg(not(target_arch = "wasm32"))]
-            sentinel: Mutex::new((
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgpu-activations.loss_sentinel"),
-                    size: 4,
-                    usage: wgpu::BufferUsages::MAP_READ,
-                    mapped_at_creation: false,
-                }),
-                false,
-            )),
+            sentinel: Mutex::new((sentinel, false)),
+            #[cfg(target_arch = "wasm32")]
+            sentinel,
         }
+    }
+
+    fn record_invalid(&self) {
+        let mut reason = self.reason.lock().unwrap_or_else(|p| p.into_inner());
+        reason.get_or_insert_with(|| INVALID.to_string());
     }
 
     /// Why the device was lost, once it is known to be.
@@ -65,8 +77,23 @@ impl DeviceLoss {
             return;
         }
         if !self.device_is_valid() {
-            let mut reason = self.reason.lock().unwrap_or_else(|p| p.into_inner());
-            reason.get_or_insert_with(|| INVALID.to_string());
+            self.record_invalid();
+        }
+    }
+
+    /// Records the loss of a destroyed device: its sentinel, mapped or with its map pending
+    /// since the context was made, reads "unmapped" (on WebGL, which has no such buffer, only
+    /// the lost callback tells).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn notice(&self, _device: &wgpu::Device) {
+        use js_sys::wasm_bindgen::JsValue;
+        if self.reason().is_some() {
+            return;
+        }
+        let Some(buffer) = self.sentinel.as_webgpu() else { return };
+        let state = js_sys::Reflect::get(buffer, &JsValue::from_str("mapState")).ok().and_then(|s| s.as_string());
+        if state.as_deref() == Some("unmapped") {
+            self.record_invalid();
         }
     }
 

@@ -37,9 +37,14 @@ async fn demo(rgba: &[u8], width: u32, height: u32, source: &str) -> Result<Stri
     if width < 3 || height < 3 || rgba.len() != (width as usize) * (height as usize) * 4 {
         return Err(format!("{source}: {width}x{height} with {} bytes is not a picture of 3x3 or more", rgba.len()));
     }
-    let ctx = page::context(ContextOptions::default()).await?;
+    // The page's own device, adopted as an application would hand over the one it draws with.
+    let ctx = page::adopted_context(ContextOptions::default()).await?;
     let adapter = page::adapter_name(&ctx).await;
-    page::set_text("adapter", &format!("adapter: {adapter}; picture: {source}, {width} x {height}"));
+    let subnormals = ctx.info().subnormals;
+    page::set_text(
+        "adapter",
+        &format!("adapter: {adapter}, subnormals {subnormals}; picture: {source}, {width} x {height}"),
+    );
     let plane = (width * height) as usize;
     let mut planar = vec![0.0f32; 3 * plane];
     for (i, pixel) in rgba.chunks_exact(4).enumerate() {

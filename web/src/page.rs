@@ -97,6 +97,31 @@ pub async fn context(options: wgpu_activations::ContextOptions) -> Result<wgpu_a
         .map_err(|e| format!("no WebGPU context: {e}"))
 }
 
+/// A context on a device the page requested itself and hands over, as an application that
+/// draws with WebGPU would: `Context::from_device_async`, which awaits the subnormal probe so
+/// the adopted device is measured like a created one.
+pub async fn adopted_context(options: wgpu_activations::ContextOptions) -> Result<wgpu_activations::Context, String> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    });
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions::default())
+        .await
+        .map_err(|e| format!("no WebGPU adapter for the page's own device: {e}"))?;
+    // The application's own choice: f16 where the adapter has it, the adapter's limits.
+    let (device, queue) = adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("web.own_device"),
+            required_features: adapter.features() & wgpu::Features::SHADER_F16,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("no device for the page: {e}"))?;
+    Ok(wgpu_activations::Context::from_device_async(device, queue, &adapter, options).await)
+}
+
 /// The adapter in words, for reports: wgpu's name for it where it has one, else what the
 /// browser's `GPUAdapter.info` says (vendor, architecture, description).
 pub async fn adapter_name(ctx: &wgpu_activations::Context) -> String {

@@ -254,6 +254,142 @@ async fn errors(ctx: Context) -> Verdict {
     Ok(seen.join(", "))
 }
 
+/// An adopted device is measured like a created one (`Context::from_device_async` awaits the
+/// subnormal probe), takes the products its probe says, and computes within bounds on it.
+async fn adopted_is_measured(ctx: Context) -> Verdict {
+    let adopted = page::adopted_context(ContextOptions::default()).await?;
+    let info = adopted.info();
+    if info.subnormals == wgpu_activations::Subnormals::NotMeasured {
+        return Err("the adopted device was not measured".into());
+    }
+    if info.subnormals != ctx.info().subnormals {
+        return Err(format!("adopted: subnormals {}, created: {}", info.subnormals, ctx.info().subnormals));
+    }
+    if info.subnormal_products_on_integers != info.subnormals.may_flush() {
+        return Err(format!(
+            "subnormals {} but products on integers: {}",
+            info.subnormals, info.subnormal_products_on_integers
+        ));
+    }
+    let elu = unary::<f32>(adopted.clone(), &ELU).await?;
+    let prelu = prelu::<f32>(adopted.clone(), &[8, 1, 1]).await?;
+    let products = if info.subnormal_products_on_integers { "integers" } else { "hardware" };
+    Ok(format!("subnormals {}, products on {products}; Elu f32: {elu}; PRelu f32: {prelu}", info.subnormals))
+}
+
+/// Every call [`call_after_loss`] makes in the browser, by name.
+const CALLS_AFTER_LOSS: [&str; 11] = [
+    "host array",
+    "host prelu",
+    "host array in place",
+    "upload",
+    "run",
+    "run in place",
+    "run prelu",
+    "encode",
+    "download",
+    "wrap",
+    "empty tensor",
+];
+
+/// What a context holds once used: pooled buffers, cached pipelines, device tensors, an
+/// application buffer.
+struct Used {
+    ctx: Context,
+    x: ndarray::Array1<f32>,
+    t: wgpu_activations::GpuTensor,
+    y: wgpu_activations::GpuTensor,
+    slope: wgpu_activations::GpuTensor,
+    app: wgpu::Buffer,
+}
+
+impl Used {
+    async fn new(ctx: Context) -> Result<Self, String> {
+        let x = ndarray::Array1::from_iter((0..4096).map(|i| i as f32 - 2048.0));
+        let slope = ndarray::array![0.25f32];
+        // Host-array calls return their buffers to the pool and cache their pipelines.
+        for _ in 0..3 {
+            activations_async(&ctx, &[Activation::leaky_relu(0.5)], x.view()).await.map_err(failed("use"))?;
+            prelu_async(&ctx, x.view(), slope.view()).await.map_err(failed("use"))?;
+        }
+        let t = ctx.upload(x.view()).map_err(failed("upload"))?;
+        let y = ctx.run_activations(&[Activation::elu(1.0)], &t).map_err(failed("run"))?;
+        let slope = ctx.upload(slope.view()).map_err(failed("upload"))?;
+        ctx.download_async::<f32>(&y).await.map_err(failed("download"))?;
+        let app = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("web.app"),
+            size: 4096 * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(Used { ctx, x, t, y, slope, app })
+    }
+
+    async fn call_after_loss(&self, call: &str) -> Result<(), Error> {
+        let (ctx, x, chain) = (&self.ctx, self.x.view(), [Activation::elu(1.0)]);
+        match call {
+            "host array" => activations_async(ctx, &[Activation::leaky_relu(0.5)], x).await.map(drop),
+            "host prelu" => prelu_async(ctx, x, ndarray::array![0.25f32].view()).await.map(drop),
+            "host array in place" => activations_in_place_async(ctx, &chain, self.x.clone().view_mut()).await,
+            "upload" => ctx.upload(x).map(drop),
+            "run" => ctx.run_activations(&chain, &self.t).map(drop),
+            "run in place" => ctx.run_activations_in_place(&chain, &self.t),
+            "run prelu" => ctx.run_prelu(&self.t, &self.slope).map(drop),
+            "encode" => {
+                let mut encoder = ctx.device().create_command_encoder(&Default::default());
+                ctx.encode_activations(&mut encoder, &chain, &self.t, &self.y)
+            }
+            "download" => ctx.download_async::<f32>(&self.y).await.map(drop),
+            "wrap" => ctx.tensor_from_buffer(self.app.clone(), 0, &[4096], DType::F32).map(drop),
+            _ => ctx.empty_tensor(&[2], DType::F32).map(drop),
+        }
+    }
+}
+
+/// The held-out application's sequence in the browser, on a device the library created or one
+/// the page adopted: the context is used, a readback is pending and work is encoded into the
+/// page's encoder but not submitted; then the page destroys the device. The first call after
+/// that (`first`, in the same turn of the event loop as `destroy()`) and every call after it
+/// return DeviceLost; so does the pending readback, and submitting the encoded work is harmless.
+async fn destroyed_after_use(ownership: &'static str, first: &'static str) -> Verdict {
+    let ctx = match ownership {
+        "created" => page::context(ContextOptions::default()).await?,
+        _ => page::adopted_context(ContextOptions::default()).await?,
+    };
+    let used = Used::new(ctx).await?;
+    let ctx = &used.ctx;
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    ctx.encode_activations(&mut encoder, &[Activation::leaky_relu(0.5)], &used.t, &used.y).map_err(failed("encode"))?;
+    let mut pending = Box::pin(ctx.download_async::<f32>(&used.y));
+    let noop = std::task::Waker::noop();
+    if pending.as_mut().poll(&mut std::task::Context::from_waker(noop)).is_ready() {
+        return Err("the readback finished before its map could".into());
+    }
+    ctx.device().destroy();
+    let lost = |what: &str, outcome: Result<(), Error>| match outcome {
+        Err(Error::DeviceLost { .. }) => Ok(()),
+        other => Err(format!("{what} after destroy() on a {ownership} device (first: {first}): {other:?}")),
+    };
+    lost(first, used.call_after_loss(first).await)?;
+    lost("the pending readback", pending.await.map(drop))?;
+    ctx.queue().submit([encoder.finish()]);
+    for call in CALLS_AFTER_LOSS {
+        lost(call, used.call_after_loss(call).await)?;
+    }
+    page::yield_to_browser().await;
+    for call in CALLS_AFTER_LOSS {
+        lost(call, used.call_after_loss(call).await)?;
+    }
+    if !ctx.is_lost() {
+        return Err("is_lost() is false after destroy()".into());
+    }
+    Ok(format!(
+        "{first} first: DeviceLost; the pending readback: DeviceLost; encoded work submitted; then {} calls, in the \
+         same turn and after the event loop ran: DeviceLost",
+        CALLS_AFTER_LOSS.len()
+    ))
+}
+
 /// Validation mode in the browser: correct results pass, and a corrupted result is caught on
 /// a host call and on work recorded into a device tensor (reported by the next awaited call).
 async fn validation(_ctx: Context) -> Verdict {
@@ -399,6 +535,14 @@ fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
         }));
     }
     all.push(test("bad input is an error value".into(), errors));
+    all.push(test("an adopted device is measured".into(), adopted_is_measured));
+    for ownership in ["created", "adopted"] {
+        for first in CALLS_AFTER_LOSS {
+            all.push(test(format!("{ownership} device destroyed after use, first call: {first}"), move |_| {
+                destroyed_after_use(ownership, first)
+            }));
+        }
+    }
     all.push(test("validation mode".into(), validation));
     all.push(test("binding windows and buffer pieces".into(), windows_and_pieces));
     for case in cases {
