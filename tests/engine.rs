@@ -238,8 +238,8 @@ impl Used {
 
 /// The held-out application's sequence, on a device the context created and on one it adopted:
 /// the context is used (its pool holds buffers, its cache pipelines, device tensors live), a
-/// readback is pending and work is encoded into the application's encoder but not submitted;
-/// then the device is destroyed. The first call after that, whichever it is, and every call
+/// readback is pending, work is encoded into the application's encoder but not submitted, and
+/// submitted work is still running; then the device is destroyed. The first call after that, whichever it is, and every call
 /// after it return DeviceLost; so do the pending readback and the encoded work's submission.
 #[test]
 fn a_device_destroyed_after_use_turns_every_call_into_device_lost() {
@@ -259,9 +259,19 @@ fn a_device_destroyed_after_use_turns_every_call_into_device_lost() {
             let ctx = &used.ctx;
             let mut encoder = ctx.device().create_command_encoder(&Default::default());
             ctx.encode_activations(&mut encoder, &[Activation::leaky_relu(0.5)], &used.t, &used.y).unwrap();
-            let mut pending = Box::pin(ctx.download_async::<f32>(&used.y));
-            let early = pending.as_mut().poll(&mut TaskContext::from_waker(Waker::noop()));
-            assert!(early.is_pending(), "{ownership}: the readback finished before its map could");
+            // A readback whose map is pending (the poller thread may complete one at once: retry).
+            let pending = (0..20)
+                .map(|_| Box::pin(ctx.download_async::<f32>(&used.y)))
+                .find_map(|mut readback| {
+                    readback.as_mut().poll(&mut TaskContext::from_waker(Waker::noop())).is_pending().then_some(readback)
+                })
+                .expect("a readback still pending after its first poll");
+            // Work in flight when the device goes: wgpu reports a destroyed device's loss only
+            // from a poll that finds the queue empty, so the first call must find out otherwise.
+            let big = ctx.empty_tensor(&[1 << 22], wgpu_activations::DType::F32).unwrap();
+            for _ in 0..4 {
+                ctx.run_activations_in_place(&[Activation::elu(1.0)], &big).unwrap();
+            }
             ctx.device().destroy();
             let what = |call: &str| format!("{call} on a {ownership} device (first: {first})");
             let outcome = used.call_after_loss(first);

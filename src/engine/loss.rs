@@ -6,10 +6,14 @@
 //! it does nothing, silently (a dispatch, an upload into a pooled buffer, a bind group over
 //! the application's buffer). One request does answer at once: mapping a buffer of an invalid
 //! device fails inside `map_async`, before it returns, where on a valid device the map is only
-//! scheduled. In the browser the `lost` promise resolves turns of the event loop later (in
-//! Chromium, after more than one task), but `destroy()` unmaps every buffer of the device
-//! before it returns, so a buffer kept mapped (or with its map pending) reads "unmapped" from
-//! then on. Either way a 4-byte buffer kept for the question (the sentinel) makes it cheap.
+//! scheduled. The question takes a new 4-byte buffer each time it is asked (only where a poll
+//! left work in flight): one buffer mapped and unmapped again races with another thread's
+//! poll, which holds a map's state idle for a moment while it completes the map.
+//!
+//! In the browser the `lost` promise resolves turns of the event loop later (in Chromium,
+//! after more than one task), but `destroy()` unmaps every buffer of the device before it
+//! returns, so a buffer kept mapped (or with its map pending) reads "unmapped" from then on: a
+//! 4-byte buffer kept mapped for the context's life (the sentinel) answers.
 
 #[cfg(not(target_arch = "wasm32"))]
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,9 +24,6 @@ const INVALID: &str = "Destroyed: the device is no longer valid (destroyed or lo
 
 pub(crate) struct DeviceLoss {
     reason: Arc<Mutex<Option<String>>>,
-    /// The sentinel and whether a map of it was requested (and must be undone before the next).
-    #[cfg(not(target_arch = "wasm32"))]
-    sentinel: Mutex<(wgpu::Buffer, bool)>,
     /// The sentinel, its map requested once and never undone.
     #[cfg(target_arch = "wasm32")]
     sentinel: wgpu::Buffer,
@@ -30,25 +31,19 @@ pub(crate) struct DeviceLoss {
 
 impl DeviceLoss {
     /// Registers the device's lost callback (replacing an earlier one; in the browser, adding
-    /// one) and creates the sentinel.
+    /// one) and, in the browser, creates the sentinel.
     pub(crate) fn watch(device: &wgpu::Device) -> Self {
         let reason = Arc::new(Mutex::new(None));
         let flag = Arc::clone(&reason);
         device.set_device_lost_callback(move |why, message| {
             *flag.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{why:?}: {message}"));
         });
-        let sentinel = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-activations.loss_sentinel"),
-            size: 4,
-            usage: wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        #[cfg(target_arch = "wasm32")]
+        let sentinel = new_sentinel(device);
         #[cfg(target_arch = "wasm32")]
         sentinel.map_async(wgpu::MapMode::Read, .., |_| {});
         Self {
             reason,
-            #[cfg(not(target_arch = "wasm32"))]
-            sentinel: Mutex::new((sentinel, false)),
             #[cfg(target_arch = "wasm32")]
             sentinel,
         }
@@ -65,7 +60,7 @@ impl DeviceLoss {
     }
 
     /// Polls the device once (without waiting) unless its loss is recorded; where the poll
-    /// leaves work in flight, asks the sentinel whether the device is still valid. The caller
+    /// leaves work in flight, asks a sentinel whether the device is still valid. The caller
     /// holds the driver lock.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn notice(&self, device: &wgpu::Device) {
@@ -76,7 +71,7 @@ impl DeviceLoss {
         if matches!(device.poll(wgpu::PollType::Poll), Ok(status) if status.is_queue_empty()) {
             return;
         }
-        if !self.device_is_valid() {
+        if !self.device_is_valid(device) {
             self.record_invalid();
         }
     }
@@ -97,25 +92,36 @@ impl DeviceLoss {
         }
     }
 
-    /// Requests a map of the sentinel: refused before `map_async` returns only where the
-    /// device is invalid. The request it replaces (pending or done) is undone first; its
-    /// callback then reports an abort nobody reads.
+    /// Requests a map of a new sentinel: refused before `map_async` returns only where the
+    /// device is invalid (its buffers are invalid too).
     #[cfg(not(target_arch = "wasm32"))]
-    fn device_is_valid(&self) -> bool {
-        let mut sentinel = self.sentinel.lock().unwrap_or_else(|p| p.into_inner());
-        let (buffer, requested) = &mut *sentinel;
-        if *requested {
-            buffer.unmap();
-        }
+    fn device_is_valid(&self, device: &wgpu::Device) -> bool {
         let refused = Arc::new(AtomicBool::new(false));
         let answer = Arc::clone(&refused);
-        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
-            if result.is_err() {
-                answer.store(true, Ordering::Relaxed);
-            }
+        // On an invalid device the new buffer is invalid, and mapping it is a validation error
+        // besides the refusal: the scope keeps that from the application's error handler.
+        let mut sentinel = None;
+        super::platform::quietly(device, || {
+            let buffer = sentinel.insert(new_sentinel(device));
+            buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+                if result.is_err() {
+                    answer.store(true, Ordering::Relaxed);
+                }
+            });
         });
+        // Read before the sentinel is dropped: dropping it aborts its pending map.
         let valid = !refused.load(Ordering::Relaxed);
-        *requested = valid;
+        drop(sentinel);
         valid
     }
+}
+
+/// A 4-byte buffer to map, asking whether the device is valid.
+fn new_sentinel(device: &wgpu::Device) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("wgpu-activations.loss_sentinel"),
+        size: 4,
+        usage: wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    })
 }
