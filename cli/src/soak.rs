@@ -398,8 +398,11 @@ fn work(
             Ok(()) => {}
             Err(Error::DeviceLost { .. }) if destroyed.load(Ordering::Relaxed) => {
                 counters.lost.fetch_add(1, Ordering::Relaxed);
+                // From the destroy, for a call already running then (a kernel being compiled
+                // since long before cannot be stopped, and is not slow to see the loss).
+                let at = destroyed_at.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(began);
                 let mut slowest = counters.slowest_after_loss.lock().unwrap_or_else(|p| p.into_inner());
-                *slowest = (*slowest).max(began.elapsed());
+                *slowest = (*slowest).max(began.max(at).elapsed());
             }
             Err(error) => counters.problem(&counters.errors, error.to_string()),
         }
