@@ -23,6 +23,8 @@ const IO_SEPARATE_Y: &str = include_str!("../shaders/driver/io_separate_y.wgsl")
 const PRELU: &str = include_str!("../shaders/ops/prelu.wgsl");
 const PRELU_SLOPE: &str = include_str!("../shaders/ops/prelu_slope.wgsl");
 const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
+const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
+const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
 
 /// Binding numbers, as the driver and its IO files declare them.
 pub(crate) mod binding {
@@ -31,6 +33,9 @@ pub(crate) mod binding {
     pub(crate) const Y: u32 = 2;
     pub(crate) const X_WORDS: u32 = 3;
     pub(crate) const Y_WORDS: u32 = 4;
+    /// The first pass's marks on a device that flushes subnormals (`driver/marks.wgsl`), past
+    /// every slope's binding.
+    pub(crate) const MARKS: u32 = 5 + 2 * super::MAX_CHAIN as u32;
 
     /// The slope of the PRelu step at chain position `k`, as Vectors.
     pub(crate) fn slope_vectors(k: usize) -> u32 {
@@ -53,24 +58,49 @@ pub(crate) struct Tuning {
     /// batch of invocations runs as one thread), or strided by the workgroup (neighbouring
     /// invocations touch neighbouring memory: coalesced on GPUs).
     pub(crate) contiguous: bool,
-    /// Products with subnormals on integers (`compute/f32_products_exact.wgsl` in place of
-    /// `compute/f32_products.wgsl`), for devices that flush subnormals.
-    pub(crate) subnormal_products_on_integers: bool,
+    /// Which products the f32 arithmetic takes.
+    pub(crate) products: Products,
+}
+
+/// The products of the f32 arithmetic (f32, and the 16-bit floats computed in f32): the
+/// hardware's on a device that keeps subnormals; on one that flushes them, exact, either in
+/// one pass that checks every product for a subnormal and computes those on integers, or in two
+/// (the default): the hardware's products with a cheap flag, then the flagged Vectors again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Products {
+    /// `compute/f32_products.wgsl`.
+    Hardware,
+    /// `compute/f32_products_exact.wgsl`, one pass.
+    OnIntegers,
+    /// The first of two passes: `compute/f32_products_flagged.wgsl`; a flagged Vector is left
+    /// unwritten and marked (`driver/marks.wgsl`).
+    Flagged,
+    /// The second: `compute/f32_products_exact.wgsl` over the marked Vectors
+    /// (`driver/listed.wgsl`), and the tail.
+    Listed,
+}
+
+impl Products {
+    /// Products that are exact on a device that flushes subnormals.
+    pub(crate) fn exact_on_flushing_devices(self) -> bool {
+        self != Products::Hardware
+    }
 }
 
 impl Tuning {
     /// `requested` (invocations, vectors per invocation), by default 256 invocations of 4
     /// Vectors each (the fastest of the shapes measured on lavapipe; `wgpu-act bench --shapes`
-    /// compares others), shrunk to a power of two that `limits` allow.
+    /// compares others), shrunk to a power of two that `limits` allow; at most 32 Vectors per
+    /// invocation (the first of two passes notes its flagged Vectors in one u32).
     pub(crate) fn for_limits(limits: &wgpu::Limits, requested: Option<(u32, u32)>, contiguous: bool) -> Self {
         let (size, vectors) = requested.unwrap_or((256, 4));
         let cap = limits.max_compute_invocations_per_workgroup.min(limits.max_compute_workgroup_size_x);
         let size = size.clamp(1, cap.max(1));
         Tuning {
             workgroup_size: 1 << size.ilog2(),
-            vectors_per_invocation: vectors.clamp(1, 64),
+            vectors_per_invocation: vectors.clamp(1, 32),
             contiguous,
-            subnormal_products_on_integers: false,
+            products: Products::Hardware,
         }
     }
 
@@ -93,12 +123,7 @@ impl Tuning {
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning {
-            workgroup_size: 256,
-            vectors_per_invocation: 4,
-            contiguous: false,
-            subnormal_products_on_integers: false,
-        }
+        Tuning { workgroup_size: 256, vectors_per_invocation: 4, contiguous: false, products: Products::Hardware }
     }
 }
 
@@ -117,11 +142,15 @@ pub(crate) struct KernelKey {
     pub(crate) tuning: Tuning,
 }
 
-/// Which pass of a kernel: whole Vectors, or the tail's Words.
+/// Which pass of a kernel: whole Vectors, the tail's Words, or the Vectors a first pass
+/// marked ([`Products::Listed`] kernels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pass {
     Main,
     Tail,
+    Listed,
+    /// The [`Products::Flagged`] kernel's listing of the workgroups it flagged.
+    Gather,
 }
 
 impl Pass {
@@ -129,19 +158,41 @@ impl Pass {
         match self {
             Pass::Main => "main",
             Pass::Tail => "tail",
+            Pass::Listed => "listed",
+            Pass::Gather => "gather",
         }
     }
 }
 
 impl KernelKey {
     /// A kernel for `steps` (at most [`MAX_CHAIN`]; the caller splits longer chains).
-    pub(crate) fn new(repr: Repr, steps: &[StepKind], in_place: bool, tuning: Tuning) -> Self {
+    /// A representation without the f32 arithmetic has one kind of products, and the empty
+    /// chain (a copy) takes none: their keys say [`Products::Hardware`].
+    pub(crate) fn new(repr: Repr, steps: &[StepKind], in_place: bool, mut tuning: Tuning) -> Self {
         assert!(steps.len() <= MAX_CHAIN, "a kernel runs at most {MAX_CHAIN} steps");
         let mut slots = [None; MAX_CHAIN];
         for (slot, step) in slots.iter_mut().zip(steps) {
             *slot = Some(*step);
         }
+        if steps.is_empty() || !repr.spec().files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
+            tuning.products = Products::Hardware;
+        }
         KernelKey { repr, steps: slots, in_place, tuning }
+    }
+
+    /// The second pass's kernel of a [`Products::Flagged`] kernel.
+    pub(crate) fn listed(&self) -> Self {
+        KernelKey { tuning: Tuning { products: Products::Listed, ..self.tuning }, ..*self }
+    }
+
+    /// The passes this kernel has.
+    #[cfg(test)]
+    pub(crate) fn passes(&self) -> &'static [Pass] {
+        match self.tuning.products {
+            Products::Listed => &[Pass::Main, Pass::Tail, Pass::Listed],
+            Products::Flagged => &[Pass::Main, Pass::Tail, Pass::Gather],
+            _ => &[Pass::Main, Pass::Tail],
+        }
     }
 
     pub(crate) fn steps(&self) -> impl Iterator<Item = StepKind> + '_ {
@@ -159,25 +210,34 @@ impl KernelKey {
             .collect();
         let chain = if names.is_empty() { "copy".to_string() } else { names.join("+") };
         let place = if self.in_place { ".in_place" } else { "" };
-        let products = if self.tuning.subnormal_products_on_integers { ".exact_subnormals" } else { "" };
+        let products = match self.tuning.products {
+            Products::Hardware => "",
+            Products::OnIntegers => ".exact_subnormals",
+            Products::Flagged => ".flagged_subnormals",
+            Products::Listed => ".exact_subnormals.listed",
+        };
         format!("wgpu-activations.{chain}.{}{place}{products}", self.repr.dtype())
     }
 
     /// The bindings `pass` reads, in ascending order: what its bind group must hold.
     pub(crate) fn bindings(&self, pass: Pass) -> Vec<u32> {
+        let vectors = pass != Pass::Tail;
         let mut used = vec![binding::PARAMS];
-        match pass {
-            Pass::Main => used.push(binding::X),
-            Pass::Tail => used.push(binding::X_WORDS),
-        }
+        used.push(if vectors { binding::X } else { binding::X_WORDS });
         if !self.in_place {
-            used.push(if pass == Pass::Main { binding::Y } else { binding::Y_WORDS });
+            used.push(if vectors { binding::Y } else { binding::Y_WORDS });
         }
         for (k, step) in self.steps().enumerate() {
             if let Step::Prelu(access) = step {
-                let vectors = pass == Pass::Main && matches!(access, SlopeAccess::Same | SlopeAccess::Trailing);
-                used.push(if vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
+                let slope_vectors = vectors && matches!(access, SlopeAccess::Same | SlopeAccess::Trailing);
+                used.push(if slope_vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
             }
+        }
+        if pass == Pass::Gather {
+            return vec![binding::PARAMS, binding::MARKS];
+        }
+        if pass == Pass::Listed || (pass == Pass::Main && self.tuning.products == Products::Flagged) {
+            used.push(binding::MARKS);
         }
         used
     }
@@ -202,8 +262,9 @@ impl KernelKey {
             }
         };
         for file in spec.files() {
-            match crate::repr::exact_subnormal_products(file) {
-                Some(exact) if self.tuning.subnormal_products_on_integers => exact.iter().for_each(|f| include(f)),
+            match (crate::repr::exact_subnormal_products(file), self.tuning.products) {
+                (Some(exact), Products::OnIntegers | Products::Listed) => exact.iter().for_each(|f| include(f)),
+                (Some(_), Products::Flagged) => include(crate::repr::F32_PRODUCTS_FLAGGED),
                 _ => include(file),
             }
         }
@@ -238,17 +299,38 @@ impl KernelKey {
         } else {
             fill(IO, &[("{{X_ACCESS}}", "read"), ("{{Y_BINDINGS}}", IO_SEPARATE_Y), ("{{Y}}", "y")])
         };
-        src.push_str(&fill(
-            DRIVER,
-            &[
-                ("{{IO}}", &io),
-                ("{{SLOPES}}", &text.slopes),
-                ("{{PREPARE}}", &text.prepare),
-                ("{{STEPS_MAIN}}", &text.main),
-                ("{{STEPS_TAIL}}", &text.tail),
-                ("{{ADVANCE}}", &text.advance),
-            ],
-        ));
+        let flagged = self.tuning.products == Products::Flagged;
+        let [begin_invocation, begin, store, end_invocation] = if flagged {
+            [
+                "    var flagged = 0u;",
+                "        needs_exact = vec4(false);",
+                "        if (any(needs_exact)) {\n            flagged |= 1u << k;\n        } else {\n            store_y(v, out);\n        }",
+                "    store_flagged(group_index, local, flagged);",
+            ]
+        } else {
+            ["", "", "        store_y(v, out);", ""]
+        };
+        let marks = binding::MARKS.to_string();
+        let fills = [
+            ("{{IO}}", io.as_str()),
+            ("{{SLOPES}}", text.slopes.as_str()),
+            ("{{PREPARE}}", text.prepare.as_str()),
+            ("{{STEPS_MAIN}}", text.main.as_str()),
+            ("{{STEPS_TAIL}}", text.tail.as_str()),
+            ("{{ADVANCE}}", text.advance.as_str()),
+            ("{{BEGIN_INVOCATION}}", begin_invocation),
+            ("{{BEGIN_VECTOR}}", begin),
+            ("{{STORE_MAIN}}", store),
+            ("{{END_INVOCATION}}", end_invocation),
+            ("{{MARKS_BINDING}}", marks.as_str()),
+        ];
+        src.push_str(&fill(DRIVER, &fills));
+        if flagged {
+            src.push_str(&fill(MARKS, &fills));
+        }
+        if self.tuning.products == Products::Listed {
+            src.push_str(&fill(LISTED, &fills));
+        }
         with_math_f64(&src, spec.native)
     }
 }
@@ -401,7 +483,9 @@ pub(crate) struct Params {
     pub(crate) general_rank: u32,
     /// Always 0: the kernels hide values from the compiler behind it (`shaders/README.md`).
     pub(crate) zero: u32,
-    pub(crate) padding: [u32; 2],
+    /// The most workgroups a second pass over marked Vectors dispatches (`driver/marks.wgsl`).
+    pub(crate) max_listed_groups: u32,
+    pub(crate) padding: u32,
     pub(crate) general_dims: [u32; MAX_RANK],
     pub(crate) general_strides: [u32; MAX_RANK],
     /// `general_dims` prepared for division (`Divisor`): magic numbers, and modes.
@@ -455,19 +539,15 @@ pub(crate) mod tests {
                     ]);
                 }
             }
-            let exact_products: &[bool] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
-                &[false, true]
+            let products: &[Products] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
+                &[Products::Hardware, Products::OnIntegers, Products::Flagged, Products::Listed]
             } else {
-                &[false]
+                &[Products::Hardware]
             };
             for chain in &chains {
                 for in_place in [false, true] {
-                    for &on_integers in exact_products {
-                        let tuning = Tuning {
-                            contiguous: in_place,
-                            subnormal_products_on_integers: on_integers,
-                            ..Tuning::default()
-                        };
+                    for &products in products {
+                        let tuning = Tuning { contiguous: in_place, products, ..Tuning::default() };
                         keys.push(KernelKey::new(spec.repr, chain, in_place, tuning));
                     }
                 }
@@ -515,7 +595,7 @@ pub(crate) mod tests {
                 naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
                     .validate(&module)
                     .unwrap();
-            for pass in [Pass::Main, Pass::Tail] {
+            for &pass in key.passes() {
                 let index = module.entry_points.iter().position(|e| e.name == pass.entry_point()).unwrap();
                 let function = info.get_entry_point(index);
                 let mut used: Vec<u32> = module
@@ -553,6 +633,7 @@ pub(crate) mod tests {
             ("steps", offset_of!(Params, steps)),
             ("general_rank", offset_of!(Params, general_rank)),
             ("zero", offset_of!(Params, zero)),
+            ("max_listed_groups", offset_of!(Params, max_listed_groups)),
             ("general_dims", offset_of!(Params, general_dims)),
             ("general_strides", offset_of!(Params, general_strides)),
             ("general_magics", offset_of!(Params, general_magics)),

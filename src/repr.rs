@@ -181,6 +181,8 @@ const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
 const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
+/// The first pass's products on a device that flushes subnormals (`kernel::Products::Flagged`).
+pub(crate) const F32_PRODUCTS_FLAGGED: &str = include_str!("../shaders/compute/f32_products_flagged.wgsl");
 const MATH_F32: &str = include_str!("../shaders/math/f32.wgsl");
 const COMPUTE_F64: &str = include_str!("../shaders/compute/f64.wgsl");
 const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");

@@ -21,24 +21,25 @@ use wgpu_activations::{
 fn kernels_are_compiled_once_per_kernel() {
     let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
     let x = to_dyn(samples::<f32>(100, 9), &[100]);
+    let k = common::kernels_per_chain(&ctx);
     leaky_relu(&ctx, x.view(), 0.1).unwrap();
-    assert_eq!(ctx.pipeline_cache_stats().cached, 1);
+    assert_eq!(ctx.pipeline_cache_stats().cached, k);
     for alpha in [0.2, -3.0, 0.0] {
         leaky_relu(&ctx, x.view(), alpha).unwrap();
     }
-    assert_eq!(ctx.pipeline_cache_stats().cached, 1, "a new alpha must not compile a new kernel");
+    assert_eq!(ctx.pipeline_cache_stats().cached, k, "a new alpha must not compile a new kernel");
     elu(&ctx, x.view(), 1.0).unwrap();
     prelu(&ctx, x.view(), array![0.5f32].view()).unwrap();
     prelu(&ctx, x.view(), x.view()).unwrap();
-    assert_eq!(ctx.pipeline_cache_stats().cached, 4, "elu, prelu scalar, prelu same shape");
+    assert_eq!(ctx.pipeline_cache_stats().cached, 4 * k, "elu, prelu scalar, prelu same shape");
     // Many threads asking for the same kernel at once still share one.
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| activations(&ctx, &[Activation::elu(1.0), Activation::elu(2.0)], x.view()).unwrap());
         }
     });
-    assert_eq!(ctx.pipeline_cache_stats().cached, 5);
-    assert_eq!(ctx.pipeline_cache_stats().compiled, 5);
+    assert_eq!(ctx.pipeline_cache_stats().cached, 5 * k);
+    assert_eq!(ctx.pipeline_cache_stats().compiled, 5 * k as u64);
 }
 
 #[test]
@@ -55,8 +56,10 @@ fn the_kernel_cache_is_bounded_and_counts_evictions() {
     for chain in &chains {
         activations(&ctx, chain, x.view()).unwrap();
     }
+    // Each chain compiles k kernels (one per pass); all but the last 3 were evicted.
+    let k = common::kernels_per_chain(&ctx) as u64;
     let stats = ctx.pipeline_cache_stats();
-    assert_eq!((stats.cached, stats.compiled, stats.evicted, stats.capacity), (3, 5, 2, 3), "{stats:?}");
+    assert_eq!((stats.cached, stats.compiled, stats.evicted, stats.capacity), (3, 5 * k, 5 * k - 3, 3), "{stats:?}");
     // An evicted kernel is compiled again when needed, and still correct.
     let y = activations(&ctx, &chains[0], x.view()).unwrap();
     assert_close("after eviction", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
@@ -287,6 +290,43 @@ fn a_device_destroyed_after_use_turns_every_call_into_device_lost() {
             assert!(ctx.is_lost(), "{}", what("is_lost"));
         }
     }
+}
+
+/// Products exact in two passes (forced here; the default where the probe finds the device
+/// flushing): the first pass leaves each Vector with a product it cannot trust (here a NaN
+/// from nonzero operands) unwritten and lists its workgroup, the second computes those. Every
+/// workgroup is listed, more of them than the device may dispatch in one dimension (256), so
+/// the second pass's workgroups each take several; in place and not, through a per-channel
+/// slope whose cursor the second pass must move as the first did.
+#[test]
+fn the_second_pass_computes_every_vector_the_first_marked() {
+    if common::ctx().is_none() {
+        return;
+    }
+    let limits = wgpu::Limits { max_compute_workgroups_per_dimension: 256, ..wgpu::Limits::downlevel_defaults() };
+    let (adapter, device, queue) = own_device(limits);
+    let options = ContextOptions::from_env().with_subnormal_products(wgpu_activations::SubnormalProducts::OnIntegers);
+    let ctx = Context::from_device(device, queue, &adapter, options);
+    assert_eq!(common::kernels_per_chain(&ctx), 2);
+    // 2^21 + 3 elements: 512 first-pass workgroups of 1024 Vectors, a NaN in every 7th Vector
+    // (all of them listed), and a tail.
+    let (channels, run) = (3, (1 << 21) / 3 + 1);
+    let mut x = to_dyn(samples::<f32>(channels * run, 21), &[channels, run]);
+    for (i, value) in x.iter_mut().enumerate() {
+        if i % 28 == 5 {
+            *value = f32::NAN;
+        }
+    }
+    let slope = array![[0.5f32], [-1.25], [3.0]];
+    let chain = |slope: &wgpu_activations::GpuTensor| [Activation::leaky_relu(0.1), Activation::prelu(slope)];
+    let expected = reference::prelu(reference::leaky_relu(x.view(), 0.1).view(), slope.view()).unwrap();
+    let on_device = ctx.upload(slope.view()).unwrap();
+    let y = activations(&ctx, &chain(&on_device), x.view()).unwrap();
+    assert_close("two passes", y.view(), expected.view(), x.view(), 0);
+    let t = ctx.upload(x.view()).unwrap();
+    ctx.run_activations_in_place(&chain(&on_device), &t).unwrap();
+    let y = ctx.download::<f32>(&t).unwrap();
+    assert_close("two passes in place", y.view(), expected.view(), x.view(), 0);
 }
 
 #[test]

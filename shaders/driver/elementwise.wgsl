@@ -13,6 +13,14 @@
 //   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
 //   {{ADVANCE}}     per-step state moved to the invocation's next Vector, e.g.
 //                   `cursor_2 = slope_jump_2(cursor_2);`
+//   {{BEGIN_VECTOR}} before a Vector's steps: nothing, or on the first of two passes over a
+//                   device that flushes subnormals `needs_exact = false;`
+//                   (compute/f32_products_flagged.wgsl)
+//   {{STORE_MAIN}}  the Vector's result stored, `store_y(v, out);`, or on that first pass
+//                   stored unless a product flagged it, which is noted in `flagged` instead
+//   {{BEGIN_INVOCATION}}, {{END_INVOCATION}}  nothing, or on that first pass `var flagged = 0u;`
+//                   and the invocation's flagged Vectors marked for the second pass
+//                   (driver/marks.wgsl, driver/listed.wgsl): one rare branch per invocation
 // Only the kinds of steps are shader text: attributes, sizes and slope extents come from
 // `params`, so one pipeline serves every alpha and every shape.
 //
@@ -48,6 +56,9 @@ struct Params {
     // into a 1.0 (compute/f64.wgsl's d_opaque), it keeps the compiler from folding expressions
     // that must be computed as written.
     zero: u32,
+    // The most workgroups the second pass over marked Vectors may dispatch (the device's
+    // max_compute_workgroups_per_dimension); its workgroups then take several listed ones.
+    max_listed_groups: u32,
     general_dims: array<vec4<u32>, MAX_RANK / 4u>,
     general_strides: array<vec4<u32>, MAX_RANK / 4u>,
     // general_dims prepared for divide() (shared/divide.wgsl): magic numbers, and modes.
@@ -65,24 +76,33 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let first = (workgroup.y * workgroups.x + workgroup.x) * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
+    let group_index = workgroup.y * workgroups.x + workgroup.x;
+    let first = group_index * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
     let first_element = params.first_element + first * VECTOR_LANES;
 {{PREPARE}}
+{{BEGIN_INVOCATION}}
     for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {
         let v = first + k * VECTOR_STRIDE;
         if (v >= params.vectors) {
-            return;
+            break;
         }
         let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
         var out = load_x(v);
+{{BEGIN_VECTOR}}
         for (var g = 0u; g < GROUPS; g++) {
             var b = group(out, g);
 {{STEPS_MAIN}}
             out = with_group(out, g, b);
         }
-        store_y(v, out);
+{{STORE_MAIN}}
 {{ADVANCE}}
     }
+{{END_INVOCATION}}
+}
+
+// Workgroups of the main pass over this dispatch's Vectors.
+fn first_pass_groups() -> u32 {
+    return (params.vectors + WORKGROUP_SIZE * VECTORS_PER_INVOCATION - 1u) / (WORKGROUP_SIZE * VECTORS_PER_INVOCATION);
 }
 
 @compute @workgroup_size(1)

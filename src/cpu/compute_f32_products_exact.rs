@@ -4,7 +4,7 @@
 //! tests below show the algorithm exact without any help from the CPU's subnormal support.
 
 /// `x`, or a zero of its sign where it is subnormal: what a flushing float unit sees or gives.
-fn flushed(x: f32) -> f32 {
+pub(crate) fn flushed(x: f32) -> f32 {
     if x.is_subnormal() { f32::from_bits(x.to_bits() & 0x8000_0000) } else { x }
 }
 
@@ -54,7 +54,7 @@ fn round_shift(p: u64, s: u32) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn same(a: f32, b: f32) {
@@ -71,7 +71,7 @@ mod tests {
 
     /// Bit patterns with exponents where the cases are: 0 (subnormals), around the boundary
     /// of subnormal products, and anywhere.
-    fn pattern(state: &mut u64) -> f32 {
+    pub(crate) fn pattern(state: &mut u64) -> f32 {
         *state ^= *state << 13;
         *state ^= *state >> 7;
         *state ^= *state << 17;

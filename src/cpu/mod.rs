@@ -8,6 +8,7 @@
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
 //! | `compute.rs` | the steps of `shaders/compute/f32.wgsl`, `f64.wgsl`, `f64_soft.wgsl` |
 //! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
+//! | `compute_f32_products_flagged.rs` | `shaders/compute/f32_products_flagged.wgsl` |
 //! | `math_f32.rs` | `shaders/math/f32.wgsl` |
 //! | `math_f64.rs` | the source of `shaders/math/f64.wgsl`'s functions (`src/kernel/f64_program.rs` records them) |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
@@ -25,6 +26,8 @@ pub(crate) mod chain;
 pub(crate) mod compute;
 #[cfg(test)]
 pub(crate) mod compute_f32_products_exact;
+#[cfg(test)]
+pub(crate) mod compute_f32_products_flagged;
 pub(crate) mod divide;
 #[cfg(test)]
 pub(crate) mod math_f32;

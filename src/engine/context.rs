@@ -15,7 +15,7 @@ use super::pool::{BufferPool, PoolStats, PooledBuffer};
 use super::probe::Subnormals;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelKey, Tuning, VECTOR_BYTES};
+use crate::kernel::{KernelKey, Products, Tuning, VECTOR_BYTES};
 use crate::repr::{PathPreference, Repr, optional_features};
 
 /// Identity of each context, from a global counter: a tensor records its context's, so one
@@ -153,11 +153,13 @@ impl Context {
         options: ContextOptions,
         subnormals: Subnormals,
     ) -> Self {
-        let on_integers = match options.subnormal_products {
-            SubnormalProducts::ByProbe => subnormals.may_flush(),
-            SubnormalProducts::OnIntegers => true,
-            SubnormalProducts::OnHardware => false,
+        let products = match options.subnormal_products {
+            SubnormalProducts::ByProbe if subnormals.may_flush() => Products::Flagged,
+            SubnormalProducts::ByProbe | SubnormalProducts::OnHardware => Products::Hardware,
+            SubnormalProducts::OnIntegers => Products::Flagged,
+            SubnormalProducts::OnIntegersInOnePass => Products::OnIntegers,
         };
+        let on_integers = products.exact_on_flushing_devices();
         let info = ContextInfo {
             adapter,
             features: device.features(),
@@ -183,7 +185,7 @@ impl Context {
         });
         let mut tuning =
             Tuning::for_limits(&info.limits, options.kernel_shape, options.contiguous_vectors.unwrap_or(cpu_adapter));
-        tuning.subnormal_products_on_integers = on_integers;
+        tuning.products = products;
         Self {
             inner: Arc::new(ContextInner {
                 id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),

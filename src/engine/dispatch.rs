@@ -7,13 +7,14 @@ use std::ops::Range;
 
 use super::activation::Activation;
 use super::context::Context;
+use super::pipelines::Kernel;
 use super::pool::PooledBuffer;
 use super::tensor::GpuTensor;
 use crate::broadcast::{SlopeAccess, SlopePlan, plan, unidirectional_slope_shape};
 use crate::cpu::divide::Divisor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, StepKind, StepParams, VECTOR_BYTES, binding};
+use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding};
 use crate::ops::Step;
 use crate::repr::Repr;
 
@@ -79,6 +80,20 @@ struct PieceEnds<'a> {
     in_place: bool,
     repr: Repr,
     element_base: u64,
+}
+
+/// A segment's kernel and, where it is the first of two passes ([`Products::Flagged`]), the
+/// second's.
+#[derive(Clone, Copy)]
+struct Kernels<'k> {
+    first: &'k Kernel,
+    listed: Option<&'k Kernel>,
+}
+
+/// How many workgroups a dispatch runs: a grid, or what a buffer says at an offset.
+enum Dispatch<'b> {
+    Direct((u32, u32)),
+    Indirect(&'b wgpu::Buffer, u64),
 }
 
 /// Per-call GPU resources that must live until the GPU has run the work recorded with them.
@@ -156,13 +171,17 @@ impl Context {
         for (i, segment) in segments.iter().enumerate() {
             let (source, segment_in_place) = if i == 0 && !in_place { (x, false) } else { (y, true) };
             let kinds: Vec<StepKind> = segment.iter().map(|p| p.kind).collect();
-            let kernel = self.kernel(&KernelKey::new(repr, &kinds, segment_in_place, self.inner.tuning))?;
+            let key = KernelKey::new(repr, &kinds, segment_in_place, self.inner.tuning);
+            let kernel = self.kernel(&key)?;
+            let listed =
+                if key.tuning.products == Products::Flagged { Some(self.kernel(&key.listed())?) } else { None };
+            let kernels = Kernels { first: &kernel, listed: listed.as_deref() };
             let writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
                 query_set: set,
                 beginning_of_pass_write_index: first_pass.then_some(base),
                 end_of_pass_write_index: (i == last).then_some(base + 1),
             });
-            self.encode_segment(encoder, &kernel, repr, source, y, segment, job, keep, writes)?;
+            self.encode_segment(encoder, kernels, repr, source, y, segment, job, keep, writes)?;
             first_pass = false;
         }
         if self.inner.options.corrupt_results {
@@ -256,7 +275,7 @@ impl Context {
     fn encode_segment(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        kernel: &super::pipelines::Kernel,
+        kernels: Kernels<'_>,
         repr: Repr,
         source: &GpuTensor,
         target: &GpuTensor,
@@ -293,38 +312,119 @@ impl Context {
             "wgpu-activations.params",
         )?;
         let mut data = vec![0u8; (slot * pieces.len() as u64) as usize];
-        let template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
+        let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
+        template.max_listed_groups = limits.max_compute_workgroups_per_dimension.max(1);
+        let kernel = kernels.first;
         let ends = PieceEnds { source, target, in_place: kernel.key.in_place, repr, element_base: job.element_base };
-        let mut dispatches = Vec::with_capacity(pieces.len());
+        // Where the kernel is the first of two passes, each window's marks (cleared below).
+        let marks = match kernels.listed {
+            Some(_) => Some(self.marks(&pieces)?),
+            None => None,
+        };
+        let mut dispatches = Vec::with_capacity(pieces.len() * 2);
         for (i, piece) in pieces.iter().enumerate() {
             let (params, mut entries) = self.piece_bindings(&ends, segment, template, piece)?;
             let uniform_offset = slot * i as u64;
             write_params(&mut data, uniform_offset, &params);
             entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
-            let (pass, groups) = match piece {
-                Piece::Vectors(w) => {
-                    (Pass::Main, self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup())))
+            match (piece, kernels.listed, &marks) {
+                (Piece::Vectors(w), listed, marks) => {
+                    let groups = self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup()));
+                    let region = marks.as_ref().and_then(|(buffer, regions)| Some((buffer, regions.get(i)?.clone())));
+                    let mut first_entries = entries.clone();
+                    if let Some((buffer, region)) = &region {
+                        first_entries.push((
+                            binding::MARKS,
+                            binding_of(buffer.buffer(), region.start, region.end - region.start),
+                        ));
+                    }
+                    let group = self.bind_group(kernel, Pass::Main, first_entries)?;
+                    dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(groups)));
+                    if let (Some(listed), Some((buffer, region))) = (listed, region) {
+                        let marks =
+                            (binding::MARKS, binding_of(buffer.buffer(), region.start, region.end - region.start));
+                        let gather_entries = vec![entries[entries.len() - 1].clone(), marks.clone()];
+                        let first_pass_groups = (w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup());
+                        let gather = self.bind_group(kernel, Pass::Gather, gather_entries)?;
+                        dispatches.push((
+                            kernel,
+                            Pass::Gather,
+                            gather,
+                            Dispatch::Direct(self.grid(first_pass_groups.div_ceil(64))),
+                        ));
+                        entries.push(marks);
+                        let group = self.bind_group(listed, Pass::Listed, entries)?;
+                        dispatches.push((
+                            listed,
+                            Pass::Listed,
+                            group,
+                            Dispatch::Indirect(buffer.buffer(), region.start),
+                        ));
+                    }
                 }
-                Piece::Tail { .. } => (Pass::Tail, (1, 1)),
-            };
-            dispatches.push((pass, self.bind_group(kernel, pass, entries)?, groups));
+                // The tail is a few elements: on a flushing device, exact products at once.
+                (Piece::Tail { .. }, listed, _) => {
+                    let tail = listed.unwrap_or(kernel);
+                    dispatches.push((
+                        tail,
+                        Pass::Tail,
+                        self.bind_group(tail, Pass::Tail, entries)?,
+                        Dispatch::Direct((1, 1)),
+                    ));
+                }
+            }
         }
         self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
-        // Built before the pass opens (the tail pipeline is built on first use).
-        let pipelines: Vec<_> =
-            dispatches.iter().map(|(which, ..)| kernel.pipeline(&self.inner.device, *which)).collect::<Result<_>>()?;
+        // Built before the pass opens (the tail and listed pipelines are built on first use).
+        let pipelines: Vec<_> = dispatches
+            .iter()
+            .map(|(kernel, which, ..)| kernel.pipeline(&self.inner.device, *which))
+            .collect::<Result<_>>()?;
+        // Only the headers: the first pass writes every word the others read.
+        if let Some((buffer, regions)) = &marks {
+            for region in regions {
+                encoder.clear_buffer(buffer.buffer(), region.start, Some(16));
+            }
+        }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&kernel.label),
             timestamp_writes: timestamps,
         });
-        for ((_, bind_group, groups), pipeline) in dispatches.iter().zip(pipelines) {
+        for ((_, _, bind_group, dispatch), pipeline) in dispatches.iter().zip(pipelines) {
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, bind_group, &[]);
-            pass.dispatch_workgroups(groups.0, groups.1, 1);
+            match dispatch {
+                Dispatch::Direct((x, y)) => pass.dispatch_workgroups(*x, *y, 1),
+                Dispatch::Indirect(buffer, offset) => pass.dispatch_workgroups_indirect(buffer, *offset),
+            }
         }
         drop(pass);
         keep.buffers.push(uniform);
+        if let Some((buffer, _)) = marks {
+            keep.buffers.push(buffer);
+        }
         Ok(())
+    }
+
+    /// A buffer of marks for the first of two passes (`driver/marks.wgsl`), and each Vectors
+    /// piece's region of it (in piece order, aligned for binding): the second pass's dispatch
+    /// size, the list of flagged workgroups, a word per first-pass invocation.
+    fn marks(&self, pieces: &[Piece]) -> Result<(PooledBuffer, Vec<Range<u64>>)> {
+        let align = self.offset_alignment();
+        let mut regions = Vec::with_capacity(pieces.len());
+        let mut end = 0u64;
+        for piece in pieces {
+            if let Piece::Vectors(w) = piece {
+                let vectors = w.end - w.start;
+                let groups = vectors.div_ceil(self.inner.tuning.vectors_per_workgroup());
+                let bytes = 16 + 4 * groups * (1 + u64::from(self.inner.tuning.workgroup_size));
+                let start = end.next_multiple_of(align);
+                regions.push(start..start + bytes);
+                end = start + bytes;
+            }
+        }
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST;
+        Ok((self.take_internal_buffer(end.max(16), usage, "wgpu-activations.marks")?, regions))
     }
 
     /// One dispatch's parameters and bindings (all but the parameters' own): its window of X
@@ -443,7 +543,7 @@ impl Context {
 
     fn bind_group(
         &self,
-        kernel: &super::pipelines::Kernel,
+        kernel: &Kernel,
         pass: Pass,
         mut entries: Vec<(u32, wgpu::BufferBinding<'_>)>,
     ) -> Result<wgpu::BindGroup> {

@@ -13,7 +13,7 @@ pub const VALIDATE_ENV: &str = "WGPU_ACTIVATIONS_VALIDATE";
 pub const LIMITS_ENV: &str = "WGPU_ACTIVATIONS_LIMITS";
 
 /// Environment variable that sets [`ContextOptions::with_subnormal_products`] under [`ContextOptions::from_env`]:
-/// `integers` or `hardware` (anything else: by the probe).
+/// `integers`, `integers-one-pass` or `hardware` (anything else: by the probe).
 pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
 
 /// Where the f32-computing kernels (f32, f16, bf16) take products that involve subnormals.
@@ -24,14 +24,21 @@ pub enum SubnormalProducts {
     /// on the float unit where it keeps them. The default.
     ByProbe,
     /// Always on integers (exact on any device; to test that path on one that keeps them).
+    /// Kernels run in two passes: the float unit's products with a cheap check that flags the
+    /// rare one a flushing unit may get wrong, then the flagged elements again with products on
+    /// integers.
     OnIntegers,
     /// Always on the float unit (results on a flushing device are then flushed too).
     OnHardware,
+    /// Always on integers, in one pass that checks every product and computes those with a
+    /// subnormal on integers (the design before two passes; to compare them).
+    OnIntegersInOnePass,
 }
 
 fn subnormals_from_env() -> SubnormalProducts {
     match std::env::var(SUBNORMALS_ENV).as_deref() {
         Ok("integers") => SubnormalProducts::OnIntegers,
+        Ok("integers-one-pass") => SubnormalProducts::OnIntegersInOnePass,
         Ok("hardware") => SubnormalProducts::OnHardware,
         _ => SubnormalProducts::ByProbe,
     }

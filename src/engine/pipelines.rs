@@ -21,29 +21,32 @@ pub(crate) struct Pipeline {
     pub(crate) layout: wgpu::BindGroupLayout,
 }
 
-/// A compiled kernel: its module, the main pass's pipeline, and the tail pass's, built the
-/// first time a tensor has a tail.
+/// A compiled kernel: its module, the main pass's pipeline, and the others' (the tail pass's,
+/// the listed and gather passes'), each built the first time it is needed.
 pub(crate) struct Kernel {
     pub(crate) key: KernelKey,
     pub(crate) label: String,
     module: wgpu::ShaderModule,
     main: Pipeline,
     tail: OnceLock<Pipeline>,
+    listed: OnceLock<Pipeline>,
+    gather: OnceLock<Pipeline>,
 }
 
 impl Kernel {
-    /// The pipeline of `pass`; building the tail's can fail like any pipeline build.
+    /// The pipeline of `pass`; building one on first use can fail like any pipeline build.
     pub(crate) fn pipeline(&self, device: &wgpu::Device, pass: Pass) -> Result<&Pipeline> {
-        match pass {
-            Pass::Main => Ok(&self.main),
-            Pass::Tail => {
-                if let Some(tail) = self.tail.get() {
-                    return Ok(tail);
-                }
-                let built = build_pipeline(device, &self.module, &self.label, &self.key, Pass::Tail)?;
-                Ok(self.tail.get_or_init(|| built))
-            }
+        let lazy = match pass {
+            Pass::Main => return Ok(&self.main),
+            Pass::Tail => &self.tail,
+            Pass::Listed => &self.listed,
+            Pass::Gather => &self.gather,
+        };
+        if let Some(built) = lazy.get() {
+            return Ok(built);
         }
+        let built = build_pipeline(device, &self.module, &self.label, &self.key, pass)?;
+        Ok(lazy.get_or_init(|| built))
     }
 }
 
@@ -146,7 +149,15 @@ fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
         return Err(Error::Shader { label, message: error.to_string(), wgsl });
     }
     let main = build_pipeline(device, &module, &label, key, Pass::Main)?;
-    Ok(Kernel { key: *key, label, module, main, tail: OnceLock::new() })
+    Ok(Kernel {
+        key: *key,
+        label,
+        module,
+        main,
+        tail: OnceLock::new(),
+        listed: OnceLock::new(),
+        gather: OnceLock::new(),
+    })
 }
 
 fn build_pipeline(

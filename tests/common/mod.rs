@@ -69,6 +69,13 @@ pub fn ctx() -> Option<&'static Context> {
 }
 
 /// A context with custom options (not shared).
+/// Kernels one chain of f32 steps compiles on `ctx`: two where products are exact on a
+/// flushing device in two passes (the first flags, the second redoes what it flagged).
+pub fn kernels_per_chain(ctx: &Context) -> usize {
+    let one_pass = std::env::var(wgpu_activations::SUBNORMALS_ENV).as_deref() == Ok("integers-one-pass");
+    if ctx.info().subnormal_products_on_integers && !one_pass { 2 } else { 1 }
+}
+
 pub fn ctx_with(options: ContextOptions) -> Option<Context> {
     make(options)
 }

@@ -4,7 +4,7 @@
 
 use ndarray::Array1;
 use wasm_bindgen::prelude::*;
-use wgpu_activations::{Activation, Context, ContextOptions, DType, DTypePath, GpuTensor, ops};
+use wgpu_activations::{Activation, Context, ContextOptions, DType, DTypePath, GpuTensor, SubnormalProducts, ops};
 
 use crate::conv::compute_pipeline;
 use crate::page::{self, escape};
@@ -96,13 +96,25 @@ struct Row {
     copy_ms: f64,
 }
 
+/// The inputs of a row: by default drawn like the native bench's ([`Sample::typical`]);
+/// `?inputs=samples` takes the browser checks' samples instead (the special values, and one
+/// value in ten or so below 2^-119, where products meet subnormals: on a device that flushes
+/// them, most Vectors then take the second pass).
+fn inputs<T: Sample>(elements: usize) -> Vec<T> {
+    let mut rng = page::Rng::new(1);
+    if page::param("inputs").as_deref() == Some("samples") {
+        return T::samples(&mut rng, elements)[..elements].to_vec();
+    }
+    (0..elements).map(|_| T::typical(&mut rng)).collect()
+}
+
 async fn measure<T: Sample>(
     ctx: &Context,
     name: &str,
     elements: usize,
     steps: impl Fn(&Context) -> Result<Vec<Activation>, String>,
 ) -> Result<Row, String> {
-    let values: Vec<T> = T::samples(&mut page::Rng::new(1), elements)[..elements].to_vec();
+    let values = inputs::<T>(elements);
     let x = ctx.upload(Array1::from_vec(values).view()).map_err(|e| e.to_string())?;
     let y: GpuTensor = ctx.empty_tensor(&[elements], T::DTYPE).map_err(|e| e.to_string())?;
     let chain = steps(ctx)?;
@@ -175,14 +187,29 @@ fn elements_for(ctx: &Context, dtype: DType, elements: usize) -> usize {
     }
 }
 
+/// The query's list `name` (comma separated), or everything where it has none.
+fn wanted(name: &str) -> impl Fn(&str) -> bool {
+    let list: Option<Vec<String>> = page::param(name).map(|l| l.split(',').map(str::to_lowercase).collect());
+    move |item: &str| list.as_ref().is_none_or(|l| l.iter().any(|w| *w == item.to_lowercase()))
+}
+
+/// Measures every kernel of the table, or those of `?ops=` (ONNX names, `PRelu` for its rows)
+/// in `?dtypes=`, with products as `?products=` says (`hardware`, `one-pass`; default: by the
+/// probe), so that paths can be compared in one page.
 async fn bench() -> Result<(String, usize, Vec<Row>), String> {
-    let ctx = page::context(ContextOptions::default()).await?;
-    let adapter = page::adapter_name(&ctx).await;
+    let products = match page::param("products").as_deref() {
+        Some("hardware") => SubnormalProducts::OnHardware,
+        Some("one-pass") => SubnormalProducts::OnIntegersInOnePass,
+        _ => SubnormalProducts::ByProbe,
+    };
+    let ctx = page::context(ContextOptions::default().with_subnormal_products(products)).await?;
+    let adapter = format!("{}, products {products:?}", page::adapter_name(&ctx).await);
     let elements: usize = page::param("elems").and_then(|n| n.parse().ok()).unwrap_or(1 << 22);
+    let (op_wanted, dtype_wanted) = (wanted("ops"), wanted("dtypes"));
     let mut rows = Vec::new();
-    for op in ops::UNARY_OPS {
+    for op in ops::UNARY_OPS.iter().filter(|op| op_wanted(op.onnx_name)) {
         let newest = op.versions.last().map_or(&[][..], |v| v.dtypes);
-        for &dtype in newest {
+        for &dtype in newest.iter().filter(|d| dtype_wanted(&d.to_string())) {
             page::set_text("bench", &format!("measuring {} {dtype}…", op.onnx_name));
             page::yield_to_browser().await;
             let n = elements_for(&ctx, dtype, elements);
@@ -201,16 +228,22 @@ async fn bench() -> Result<(String, usize, Vec<Row>), String> {
             Ok(vec![Activation::prelu(&tensor)])
         }
     };
-    page::set_text("bench", "measuring PRelu…");
-    page::yield_to_browser().await;
-    rows.push(measure::<f32>(&ctx, "PRelu scalar slope", elements, slope(vec![0.25])).await?);
-    rows.push(measure::<f32>(&ctx, "PRelu same-shape slope", elements, slope(vec![0.25; elements])).await?);
-    rows.push(
-        measure::<i32>(&ctx, "PRelu scalar slope", elements, |ctx: &Context| {
-            let tensor = ctx.upload(Array1::from_vec(vec![-3i32]).view()).map_err(|e| e.to_string())?;
-            Ok(vec![Activation::prelu(&tensor)])
-        })
-        .await?,
-    );
+    if op_wanted("PRelu") {
+        page::set_text("bench", "measuring PRelu…");
+        page::yield_to_browser().await;
+        if dtype_wanted("f32") {
+            rows.push(measure::<f32>(&ctx, "PRelu scalar slope", elements, slope(vec![0.25])).await?);
+            rows.push(measure::<f32>(&ctx, "PRelu same-shape slope", elements, slope(vec![0.25; elements])).await?);
+        }
+        if dtype_wanted("i32") {
+            rows.push(
+                measure::<i32>(&ctx, "PRelu scalar slope", elements, |ctx: &Context| {
+                    let tensor = ctx.upload(Array1::from_vec(vec![-3i32]).view()).map_err(|e| e.to_string())?;
+                    Ok(vec![Activation::prelu(&tensor)])
+                })
+                .await?,
+            );
+        }
+    }
     Ok((adapter, elements, rows))
 }

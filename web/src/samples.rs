@@ -13,6 +13,9 @@ pub trait Sample: Element {
     fn samples(rng: &mut Rng, n: usize) -> Vec<Self>;
     /// A slope value (any sign; an integer slope of either sign).
     fn slope(rng: &mut Rng) -> Self;
+    /// A value as the bench's inputs are drawn, like the native bench's: uniform in [-4, 4]
+    /// for the floats, small values for the integers.
+    fn typical(rng: &mut Rng) -> Self;
 }
 
 /// Values every float type is checked on, before its own edges.
@@ -70,6 +73,9 @@ impl Sample for bf16 {
     fn slope(rng: &mut Rng) -> Self {
         bf16::from_f64(rng.range(-2.0, 2.0))
     }
+    fn typical(rng: &mut Rng) -> Self {
+        bf16::from_f64(rng.range(-4.0, 4.0))
+    }
 }
 
 impl Sample for f16 {
@@ -78,6 +84,9 @@ impl Sample for f16 {
     }
     fn slope(rng: &mut Rng) -> Self {
         f16::from_f64(rng.range(-2.0, 2.0))
+    }
+    fn typical(rng: &mut Rng) -> Self {
+        f16::from_f64(rng.range(-4.0, 4.0))
     }
 }
 
@@ -88,6 +97,9 @@ impl Sample for f32 {
     fn slope(rng: &mut Rng) -> Self {
         rng.range(-2.0, 2.0) as f32
     }
+    fn typical(rng: &mut Rng) -> Self {
+        rng.range(-4.0, 4.0) as f32
+    }
 }
 
 impl Sample for f64 {
@@ -96,6 +108,9 @@ impl Sample for f64 {
     }
     fn slope(rng: &mut Rng) -> Self {
         rng.range(-2.0, 2.0)
+    }
+    fn typical(rng: &mut Rng) -> Self {
+        rng.range(-4.0, 4.0)
     }
 }
 
@@ -115,6 +130,9 @@ macro_rules! integer_samples {
             }
             fn slope(rng: &mut Rng) -> Self {
                 ((rng.next_u64() % 7) as i64 - 3) as $t
+            }
+            fn typical(rng: &mut Rng) -> Self {
+                ((rng.next_u64() % 2001) as i64 - 1000) as $t
             }
         }
     )*};

@@ -318,7 +318,9 @@ pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
     let web = build()?;
     let server = serve(&web, 0)?;
     let browser = Browser::open()?;
-    let query = elements.map(|n| format!("?elems={n}")).unwrap_or_default();
+    // WEB_BENCH_QUERY narrows the page's table, e.g. `ops=LeakyRelu,Elu,PRelu&dtypes=f32&products=hardware`.
+    let extra = std::env::var("WEB_BENCH_QUERY").unwrap_or_default();
+    let query = format!("?elems={}&{extra}", elements.unwrap_or("4194304"));
     browser.navigate(&server.url(&format!("bench.html{query}")))?;
     let started = Instant::now();
     let report = loop {

@@ -1,0 +1,49 @@
+// The second pass on a device that flushes subnormals: the Vectors the first pass marked
+// (driver/marks.wgsl), computed again in this kernel, whose products are exact
+// (compute/f32_products_exact.wgsl). Its workgroups have the first pass's shape and take the
+// listed first-pass workgroups one after another, so each invocation meets the Vectors (and
+// the slope cursors, {{PREPARE}} and {{ADVANCE}}) it would have met there, and its own
+// `flagged` word says which to compute. Placeholders as in driver/elementwise.wgsl. The marks
+// are read-only here: the same buffer holds this dispatch's size.
+
+struct ListedMarks {
+    groups: u32,
+    one_y: u32,
+    one_z: u32,
+    listed: u32,
+    words: array<u32>,
+}
+
+@group(0) @binding({{MARKS_BINDING}}) var<storage, read> marks: ListedMarks;
+
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn listed(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let listed_groups = marks.listed;
+    let groups = first_pass_groups();
+    for (var entry = workgroup.x; entry < listed_groups; entry += workgroups.x) {
+        let group_index = marks.words[entry];
+        let flagged = marks.words[groups + group_index * WORKGROUP_SIZE + local];
+        let first = group_index * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
+        let first_element = params.first_element + first * VECTOR_LANES;
+{{PREPARE}}
+        for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {
+            let v = first + k * VECTOR_STRIDE;
+            if (v < params.vectors && (flagged & (1u << k)) != 0u) {
+                let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
+                var out = load_x(v);
+                for (var g = 0u; g < GROUPS; g++) {
+                    var b = group(out, g);
+{{STEPS_MAIN}}
+                    out = with_group(out, g, b);
+                }
+                store_y(v, out);
+            }
+{{ADVANCE}}
+        }
+    }
+}

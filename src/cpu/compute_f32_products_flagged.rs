@@ -1,0 +1,70 @@
+//! CPU twin of `shaders/compute/f32_products_flagged.wgsl`: the first pass's product on a
+//! device that flushes subnormals, and its flag. The tests show the claim the two-pass design
+//! rests on: wherever the flag stays down, the flushing unit's product is the IEEE product,
+//! bit for bit, whichever way the unit flushes (operands, results, or both).
+
+use super::compute_f32_products_exact::flushed;
+
+/// Where a flushing unit's `product` of `a` and `b` may be wrong: a zero or a NaN from two
+/// nonzero operands (as the shader decides it, on the bits).
+pub(crate) fn needs_exact(a: f32, b: f32, product: f32) -> bool {
+    let magnitude = product.to_bits() & 0x7fff_ffff;
+    let operands = (a.to_bits() & 0x7fff_ffff).min(b.to_bits() & 0x7fff_ffff);
+    operands != 0 && magnitude.wrapping_sub(1) >= 0x7f80_0000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::compute_f32_products_exact::tests::pattern;
+
+    /// A float unit's product.
+    type Unit = fn(f32, f32) -> f32;
+
+    /// The ways a unit may flush: operands (DAZ), results (FTZ), or both.
+    const UNITS: [(&str, Unit); 3] = [
+        ("DAZ and FTZ", |a, b| flushed(flushed(a) * flushed(b))),
+        ("DAZ", |a, b| flushed(a) * flushed(b)),
+        ("FTZ", |a, b| flushed(a * b)),
+    ];
+
+    fn unflagged_products_are_ieee(a: f32, b: f32) {
+        let ieee = a * b;
+        for (unit, product) in UNITS {
+            let got = product(a, b);
+            if !needs_exact(a, b, got) {
+                assert!(
+                    got.to_bits() == ieee.to_bits() || (got.is_nan() && ieee.is_nan()),
+                    "{unit}: {a:e} x {b:e} gave {got:e} unflagged, IEEE {ieee:e}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn where_the_flag_stays_down_a_flushing_unit_is_right() {
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..2_000_000 {
+            unflagged_products_are_ieee(pattern(&mut state), pattern(&mut state));
+        }
+        let specials =
+            [0.0f32, -0.0, f32::MIN_POSITIVE, f32::from_bits(1), f32::from_bits(0x8000_0001), f32::INFINITY, 0.5, 2.0];
+        for a in specials {
+            for b in specials {
+                unflagged_products_are_ieee(a, b);
+                unflagged_products_are_ieee(-a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn the_flag_is_rare_on_ordinary_values_and_raised_where_it_must_be() {
+        let tiny = f32::from_bits(0x8000_0001);
+        let flush_both = UNITS[0].1;
+        assert!(needs_exact(tiny, 1.0, flush_both(tiny, 1.0)), "a subnormal operand");
+        assert!(needs_exact(f32::MIN_POSITIVE, 0.5, flush_both(f32::MIN_POSITIVE, 0.5)), "a subnormal result");
+        assert!(needs_exact(f32::INFINITY, tiny, flush_both(f32::INFINITY, tiny)), "infinity times a subnormal");
+        assert!(!needs_exact(0.0, 3.0, 0.0) && !needs_exact(-2.0, -0.0, 0.0), "a zero operand's zero is right");
+        assert!(!needs_exact(-3.5, 0.01, -3.5 * 0.01) && !needs_exact(1e30, 1e-30, 1e30 * 1e-30));
+    }
+}
