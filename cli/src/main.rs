@@ -125,6 +125,9 @@ struct BenchArgs {
     /// Print every figure as JSON.
     #[arg(long)]
     json: bool,
+    /// Also write every figure as JSON to FILE (the tables still print).
+    #[arg(long, value_name = "FILE")]
+    json_file: Option<std::path::PathBuf>,
     /// Also compare kernel shapes INVOCATIONSxVECTORS, e.g. 256x1,256x4,64x4.
     #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
     shapes: Vec<(u32, u32)>,
@@ -471,6 +474,7 @@ fn bench(adapter: &AdapterArgs, args: &BenchArgs) -> Result<(), Failure> {
         elems: args.elems,
         iterations: args.iterations,
         json: args.json,
+        json_file: args.json_file.clone(),
         shapes: args.shapes.clone(),
         nominal_gbps: args.nominal_gbps,
     };

@@ -31,6 +31,9 @@ pub struct BenchConfig {
     pub iterations: usize,
     /// Print JSON instead of tables.
     pub json: bool,
+    /// Also write the JSON report to this file (`cargo xtask bench` reads it to compare the
+    /// ratios with those recorded in BENCHMARKS.md).
+    pub json_file: Option<std::path::PathBuf>,
     /// Kernel shapes (invocations, vectors per invocation) to compare on f32 copy and LeakyRelu.
     pub shapes: Vec<(u32, u32)>,
     /// The device's nominal memory bandwidth in GB/s (from its data sheet: wgpu cannot tell),
@@ -47,6 +50,7 @@ impl Default for BenchConfig {
             elems: 1 << 24,
             iterations: 11,
             json: false,
+            json_file: None,
             shapes: Vec::new(),
             nominal_gbps: None,
         }
@@ -64,6 +68,9 @@ struct KernelRow {
     copy_seconds: f64,
     copy_bytes: u64,
     target: Option<f64>,
+    /// The first and third quartiles of the ratio over the alternating pairs: the run's own
+    /// noise.
+    ratio_quartiles: (f64, f64),
 }
 
 impl KernelRow {
@@ -128,6 +135,9 @@ struct Report {
 pub fn run(options: &ContextOptions, config: &BenchConfig) -> Result<(), String> {
     let report = measure(options, config)?;
     println!("{}", if config.json { report.json() } else { report.tables() });
+    if let Some(file) = &config.json_file {
+        std::fs::write(file, report.json()).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
     Ok(())
 }
 
@@ -339,14 +349,37 @@ impl<'a> Meter<'a> {
 
     /// Medians of `a` and `b`, measured alternately after one warm-up run of each.
     fn alternate(&self, iterations: usize, a: &Record<'_>, b: &Record<'_>) -> Result<(f64, f64), String> {
+        self.alternate_pairs(iterations, a, b).map(|pairs| pairs.medians())
+    }
+
+    /// Every alternating pair of `a` and `b`'s times, after one warm-up run of each.
+    fn alternate_pairs(&self, iterations: usize, a: &Record<'_>, b: &Record<'_>) -> Result<Pairs, String> {
         self.once(a)?;
         self.once(b)?;
-        let (mut ta, mut tb) = (Vec::new(), Vec::new());
+        let mut pairs = Pairs::default();
         for _ in 0..iterations.max(1) {
-            ta.push(self.once(a)?);
-            tb.push(self.once(b)?);
+            pairs.a.push(self.once(a)?);
+            pairs.b.push(self.once(b)?);
         }
-        Ok((median(&mut ta), median(&mut tb)))
+        Ok(pairs)
+    }
+
+    /// A kernel row from `a` (the kernel) alternating with `b` (the copy kernel).
+    fn kernel_row(
+        &self,
+        (op, dtype, pattern): (&'static str, DType, &'static str),
+        iterations: usize,
+        (kernel, copy): (&Record<'_>, &Record<'_>),
+        (bytes, copy_bytes): (u64, u64),
+        target: Option<f64>,
+    ) -> Result<KernelRow, String> {
+        let pairs = self.alternate_pairs(iterations, kernel, copy)?;
+        let (seconds, copy_seconds) = pairs.medians();
+        let scale = bytes as f64 / copy_bytes as f64;
+        let mut ratios: Vec<f64> = pairs.a.iter().zip(&pairs.b).map(|(k, c)| scale * c / k).collect();
+        ratios.sort_by(f64::total_cmp);
+        let ratio_quartiles = (ratios[ratios.len() / 4], ratios[(3 * ratios.len()) / 4]);
+        Ok(KernelRow { op, dtype, pattern, seconds, bytes, copy_seconds, copy_bytes, target, ratio_quartiles })
     }
 
     fn tensor(&self, dtype: DType, shape: &[usize], seed: u64) -> Result<GpuTensor, String> {
@@ -379,18 +412,14 @@ impl<'a> Meter<'a> {
         let x = self.tensor(dtype, &[n], 1)?;
         let y = self.tensor(dtype, &[n], 2)?;
         let steps = [Step::Unary(op, attributes)];
-        let (seconds, copy_seconds) = self.alternate(iterations, &self.job(&x, &y, &steps), &self.job(&x, &y, &[]))?;
         let bytes = 2 * x.size_bytes();
-        Ok(KernelRow {
-            op: op.onnx_name,
-            dtype,
-            pattern: choice,
-            seconds,
-            bytes,
-            copy_seconds,
-            copy_bytes: bytes,
+        self.kernel_row(
+            (op.onnx_name, dtype, choice),
+            iterations,
+            (&self.job(&x, &y, &steps), &self.job(&x, &y, &[])),
+            (bytes, bytes),
             target,
-        })
+        )
     }
 
     fn prelu_row(
@@ -406,17 +435,13 @@ impl<'a> Meter<'a> {
         let y = self.tensor(dtype, x_shape, 4)?;
         let slope = self.tensor(dtype, slope_shape, 5)?;
         let steps = [Step::Prelu(SlopeWindow::whole(&slope))];
-        let (seconds, copy_seconds) = self.alternate(iterations, &self.job(&x, &y, &steps), &self.job(&x, &y, &[]))?;
-        Ok(KernelRow {
-            op: "PRelu",
-            dtype,
-            pattern,
-            seconds,
-            bytes: 2 * x.size_bytes() + slope.size_bytes(),
-            copy_seconds,
-            copy_bytes: 2 * x.size_bytes(),
+        self.kernel_row(
+            ("PRelu", dtype, pattern),
+            iterations,
+            (&self.job(&x, &y, &steps), &self.job(&x, &y, &[])),
+            (2 * x.size_bytes() + slope.size_bytes(), 2 * x.size_bytes()),
             target,
-        })
+        )
     }
 
     fn fused_row(
@@ -498,6 +523,19 @@ impl<'a> Meter<'a> {
             row.peak_raw = peak_during(&mut raw_call);
         }
         Ok(row)
+    }
+}
+
+/// Times of two cases measured alternately.
+#[derive(Default)]
+struct Pairs {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Pairs {
+    fn medians(mut self) -> (f64, f64) {
+        (median(&mut self.a), median(&mut self.b))
     }
 }
 
@@ -664,7 +702,7 @@ impl Report {
                 json!({
                     "op": r.op, "dtype": r.dtype.name(), "pattern": r.pattern, "median_seconds": r.seconds,
                     "bytes": r.bytes, "gbps": r.gbps(), "copy_median_seconds": r.copy_seconds, "copy_gbps": r.copy_gbps(),
-                    "ratio_to_copy": r.ratio(), "target": r.target, "met": r.target.map(|t| r.ratio() >= t),
+                    "ratio_to_copy": r.ratio(), "ratio_quartiles": [r.ratio_quartiles.0, r.ratio_quartiles.1], "target": r.target, "met": r.target.map(|t| r.ratio() >= t),
                 })
             })
             .collect();
