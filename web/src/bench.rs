@@ -8,6 +8,7 @@ use wgpu_activations::{Activation, Context, ContextOptions, DType, DTypePath, Gp
 
 use crate::conv::compute_pipeline;
 use crate::page::{self, escape};
+use crate::roundtrip::{self, RoundTrip};
 use crate::samples::Sample;
 
 /// Dispatches recorded per timed submission, and timed submissions per side (alternating).
@@ -81,9 +82,9 @@ async fn timed(ctx: &Context, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Resu
     Ok(page::now_ms() - started)
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// One row: the kernel's and the copy's median times, alternating, and their ratio (the
@@ -121,19 +122,44 @@ async fn measure<T: Sample>(
     let copy = Copy::new(ctx.device(), x.size_bytes().next_multiple_of(16));
     let kernel_record =
         |encoder: &mut wgpu::CommandEncoder| ctx.encode_activations(encoder, &chain, &x, &y).map_err(|e| e.to_string());
+    let (kernel_ms, copy_ms) = alternate(ctx, &kernel_record, &copy).await?;
+    Ok(Row { kernel: name.to_string(), dtype: T::DTYPE, elements, kernel_ms, copy_ms })
+}
+
+/// The plain program's kernel (`roundtrip::Plain`: the textbook WGSL, Elu's `exp(x) - 1`) on
+/// f32 device buffers, against the copy kernel.
+async fn measure_plain(ctx: &Context, op: roundtrip::Op, elements: usize) -> Result<Row, String> {
+    let plain = roundtrip::Plain::new(ctx, op, elements);
+    plain.load(ctx, &inputs::<f32>(elements));
+    let copy = Copy::new(ctx.device(), (elements as u64 * 4).next_multiple_of(16));
+    let kernel_record = |encoder: &mut wgpu::CommandEncoder| {
+        plain.encode(encoder);
+        Ok(())
+    };
+    let (kernel_ms, copy_ms) = alternate(ctx, &kernel_record, &copy).await?;
+    let kernel = format!("{}, plain kernel ({})", op.onnx_name(), op.plain_expression());
+    Ok(Row { kernel, dtype: DType::F32, elements, kernel_ms, copy_ms })
+}
+
+/// Median times of `record`'s work and the copy kernel's, alternating, after a warm-up of each
+/// (kernel compilation, first touches of memory).
+async fn alternate(
+    ctx: &Context,
+    record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<(), String>,
+    copy: &Copy,
+) -> Result<(f64, f64), String> {
     let copy_record = |encoder: &mut wgpu::CommandEncoder| {
         copy.encode(encoder);
         Ok(())
     };
-    // Warm up both (kernel compilation, first touches of memory).
-    timed(ctx, &kernel_record).await?;
+    timed(ctx, record).await?;
     timed(ctx, &copy_record).await?;
     let (mut kernel, mut plain) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        kernel.push(timed(ctx, &kernel_record).await?);
+        kernel.push(timed(ctx, record).await?);
         plain.push(timed(ctx, &copy_record).await?);
     }
-    Ok(Row { kernel: name.to_string(), dtype: T::DTYPE, elements, kernel_ms: median(kernel), copy_ms: median(plain) })
+    Ok((median(kernel), median(plain)))
 }
 
 /// Runs every kernel of the table at `?elems=N` elements (default 2^22) and publishes it.
@@ -145,7 +171,7 @@ pub async fn run_bench() {
     }));
     let outcome = bench().await;
     let (json, html) = match outcome {
-        Ok((adapter, elements, rows)) => {
+        Ok((adapter, elements, rows, round_trips)) => {
             let mut html = format!(
                 "<p>{} elements per kernel (f64 on emulated words: a sixteenth) on {}; times are medians of {ROUNDS} submissions of {DISPATCHES} dispatches, alternating with the copy kernel.</p><table><tr><th>kernel</th><th>dtype</th><th>elements</th><th>kernel ms</th><th>copy ms</th><th>ratio to copy</th></tr>",
                 elements,
@@ -168,8 +194,27 @@ pub async fn run_bench() {
                 ));
             }
             html.push_str("</table>");
+            if !round_trips.is_empty() {
+                html.push_str(&format!(
+                    "<h2>Host round trip</h2><p>A host array of {elements} f32 in, the result back on the host; medians of {} calls each, alternating; accuracy against the correctly rounded result: worst ULP (results beyond 2 ULP) on the timed inputs and on {} sweep values.</p><table><tr><th>op</th><th>implementation</th><th>ms per call</th><th>ours' time / its time</th><th>timed inputs: worst ULP</th><th>sweep: worst ULP</th></tr>",
+                    roundtrip::ROUNDS,
+                    roundtrip::SWEEP
+                ));
+                for trip in &round_trips {
+                    html.push_str(&trip.html());
+                }
+                html.push_str("</table>");
+            }
+            let trips: Vec<String> = round_trips.iter().map(RoundTrip::json).collect();
             let adapter = adapter.replace('"', "'");
-            (format!("{{\"adapter\":\"{adapter}\",\"elements\":{elements},\"rows\":[{}]}}", entries.join(",")), html)
+            (
+                format!(
+                    "{{\"adapter\":\"{adapter}\",\"elements\":{elements},\"rows\":[{}],\"round_trips\":[{}]}}",
+                    entries.join(","),
+                    trips.join(",")
+                ),
+                html,
+            )
         }
         Err(e) => (format!("{{\"error\":\"{}\"}}", e.replace('"', "'")), format!("<p>FAIL {}</p>", escape(&e))),
     };
@@ -195,8 +240,10 @@ fn wanted(name: &str) -> impl Fn(&str) -> bool {
 
 /// Measures every kernel of the table, or those of `?ops=` (ONNX names, `PRelu` for its rows)
 /// in `?dtypes=`, with products as `?products=` says (`hardware`, `one-pass`; default: by the
-/// probe), so that paths can be compared in one page.
-async fn bench() -> Result<(String, usize, Vec<Row>), String> {
+/// probe), so that paths can be compared in one page; Elu f32 also as the plain `exp(x) - 1`
+/// kernel; then the host round trips against the peer (`?roundtrip=no` leaves them out,
+/// `?roundtrip=only` measures only them).
+async fn bench() -> Result<(String, usize, Vec<Row>, Vec<RoundTrip>), String> {
     let products = match page::param("products").as_deref() {
         Some("hardware") => SubnormalProducts::OnHardware,
         Some("one-pass") => SubnormalProducts::OnIntegersInOnePass,
@@ -205,6 +252,11 @@ async fn bench() -> Result<(String, usize, Vec<Row>), String> {
     let ctx = page::context(ContextOptions::default().with_subnormal_products(products)).await?;
     let adapter = format!("{}, products {products:?}", page::adapter_name(&ctx).await);
     let elements: usize = page::param("elems").and_then(|n| n.parse().ok()).unwrap_or(1 << 22);
+    let round_trip = page::param("roundtrip");
+    let round_trips = if round_trip.as_deref() == Some("no") { Vec::new() } else { roundtrip::measure(&ctx, elements).await? };
+    if round_trip.as_deref() == Some("only") {
+        return Ok((adapter, elements, Vec::new(), round_trips));
+    }
     let (op_wanted, dtype_wanted) = (wanted("ops"), wanted("dtypes"));
     let mut rows = Vec::new();
     for op in ops::UNARY_OPS.iter().filter(|op| op_wanted(op.onnx_name)) {
@@ -220,6 +272,9 @@ async fn bench() -> Result<(String, usize, Vec<Row>), String> {
                 DType::F32 => measure::<f32>(&ctx, op.onnx_name, n, steps).await?,
                 _ => measure::<f64>(&ctx, op.onnx_name, n, steps).await?,
             });
+            if op.onnx_name == "Elu" && dtype == DType::F32 {
+                rows.push(measure_plain(&ctx, roundtrip::Op::Elu, n).await?);
+            }
         }
     }
     let slope = |values: Vec<f32>| {
@@ -245,5 +300,5 @@ async fn bench() -> Result<(String, usize, Vec<Row>), String> {
             );
         }
     }
-    Ok((adapter, elements, rows))
+    Ok((adapter, elements, rows, round_trips))
 }

@@ -183,25 +183,38 @@ impl Rng {
 
 /// Completes when the work submitted to `queue` so far is done.
 pub async fn work_done(queue: &wgpu::Queue) {
+    called_back(|done| queue.on_submitted_work_done(move || done(()))).await;
+}
+
+/// Completes when `buffer`'s map for reading is done (or failed: the error in words).
+pub async fn mapped_for_reading(buffer: &wgpu::Buffer) -> Result<(), String> {
+    called_back(|done| buffer.map_async(wgpu::MapMode::Read, .., move |outcome| done(outcome.map_err(|e| e.to_string()))))
+        .await
+}
+
+/// The value that `start`'s callback is given, once it is called: a browser callback (a
+/// promise's) as a future the page's executor wakes.
+async fn called_back<T: Send + 'static>(start: impl FnOnce(Box<dyn FnOnce(T) + Send>)) -> T {
     use std::sync::{Arc, Mutex};
     use std::task::{Poll, Waker};
-    let state: Arc<Mutex<(bool, Option<Waker>)>> = Arc::default();
+    let state: Arc<Mutex<(Option<T>, Option<Waker>)>> = Arc::new(Mutex::new((None, None)));
     let callback_state = Arc::clone(&state);
-    queue.on_submitted_work_done(move || {
+    start(Box::new(move |value| {
         let mut state = callback_state.lock().unwrap_or_else(|p| p.into_inner());
-        state.0 = true;
+        state.0 = Some(value);
         if let Some(waker) = state.1.take() {
             waker.wake();
         }
-    });
+    }));
     std::future::poll_fn(|cx| {
         let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.0 {
-            Poll::Ready(())
-        } else {
-            state.1 = Some(cx.waker().clone());
-            Poll::Pending
+        match state.0.take() {
+            Some(value) => Poll::Ready(value),
+            None => {
+                state.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
         }
     })
-    .await;
+    .await
 }

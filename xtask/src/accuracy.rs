@@ -23,15 +23,7 @@ pub(crate) fn accuracy() -> Result<()> {
     let work = root.join("target/accuracy");
     std::fs::create_dir_all(&work).map_err(|e| Error(format!("{}: {e}", work.display())))?;
     let python = ensure_python(&work, &root.join("tests/accuracy/requirements.txt"))?;
-    let ort = work.join("node_modules/onnxruntime-web/dist");
-    if !ort.join("ort.webgpu.min.js").exists() {
-        println!("xtask: installing {ORT_WEB} into {}", work.display());
-        let installed =
-            run(Command::new("npm").args(["install", "--no-audit", "--no-fund", "--prefix"]).arg(&work).arg(ORT_WEB))?;
-        if !installed.success() {
-            return Err(Error(format!("npm could not install {ORT_WEB}")));
-        }
-    }
+    let ort = ensure_ort_web()?;
     if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
         apt_install(&["chromium", "chromium-driver"])?;
     }
@@ -49,6 +41,22 @@ pub(crate) fn accuracy() -> Result<()> {
         return Err(Error("tests/accuracy/compare.py report failed".into()));
     }
     Ok(())
+}
+
+/// ONNX Runtime Web's `dist/` folder (the `onnxruntime-web` npm package, installed into
+/// `target/accuracy` when missing).
+pub(crate) fn ensure_ort_web() -> Result<std::path::PathBuf> {
+    let work = workspace_root().join("target/accuracy");
+    let ort = work.join("node_modules/onnxruntime-web/dist");
+    if !ort.join("ort.webgpu.min.js").exists() {
+        println!("xtask: installing {ORT_WEB} into {}", work.display());
+        let installed =
+            run(Command::new("npm").args(["install", "--no-audit", "--no-fund", "--prefix"]).arg(&work).arg(ORT_WEB))?;
+        if !installed.success() {
+            return Err(Error(format!("npm could not install {ORT_WEB}")));
+        }
+    }
+    Ok(ort)
 }
 
 /// A virtual environment in `work` with the pinned packages of `requirements`; its python.

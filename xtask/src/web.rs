@@ -140,8 +140,17 @@ fn case_listing(onnx: &Path) -> Result<String> {
 }
 
 fn serve(web: &Path, port: u16) -> Result<Server> {
+    serve_with(web, port, None)
+}
+
+/// [`serve`], with ONNX Runtime Web's `dist/` at `/ort/` where given (the bench's round trip).
+fn serve_with(web: &Path, port: u16, ort: Option<&Path>) -> Result<Server> {
     let root = workspace_root();
-    Server::start(vec![("/".into(), web.to_path_buf()), ("/onnx/".into(), root.join("tests/data/onnx"))], port)
+    let mut mounts = vec![("/".into(), web.to_path_buf()), ("/onnx/".into(), root.join("tests/data/onnx"))];
+    if let Some(ort) = ort {
+        mounts.push(("/ort/".into(), ort.to_path_buf()));
+    }
+    Server::start(mounts, port)
 }
 
 /// `cargo xtask test-wasm`: lints for wasm32, the module built, the browser suite in headless
@@ -312,11 +321,15 @@ fn check_demo(server: &Server, web: &Path) -> Result<String> {
 }
 
 /// `cargo xtask bench-web [ELEMENTS]`: the in-page bench in headless Chromium's WebGPU, printed
-/// as a Markdown table (each kernel against the page's own copy kernel).
+/// as Markdown tables (each kernel against the page's own copy kernel; the host round trip
+/// against a plain WebGPU program and ONNX Runtime Web, served at `/ort/`).
 pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
     ensure_web_tools()?;
     let web = build()?;
-    let server = serve(&web, 0)?;
+    let ort = crate::accuracy::ensure_ort_web()
+        .inspect_err(|e| println!("xtask: the round trip goes without ONNX Runtime Web: {e}"))
+        .ok();
+    let server = serve_with(&web, 0, ort.as_deref())?;
     let browser = Browser::open()?;
     // WEB_BENCH_QUERY narrows the page's table, e.g. `ops=LeakyRelu,Elu,PRelu&dtypes=f32&products=hardware`.
     let extra = std::env::var("WEB_BENCH_QUERY").unwrap_or_default();
@@ -353,7 +366,48 @@ pub(crate) fn bench_web(elements: Option<&str>) -> Result<()> {
             row["ratio"].as_f64().unwrap_or(0.0)
         );
     }
+    print_round_trips(&report);
     Ok(())
+}
+
+/// The page's host round trips as a Markdown table.
+fn print_round_trips(report: &Value) {
+    let trips = report["round_trips"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if trips.is_empty() {
+        return;
+    }
+    println!(
+        "\n| host round trip, f32 | implementation | ms per call | ours' time / its time | timed inputs: worst ULP | beyond 2 ULP | sweep: worst ULP | beyond 2 ULP |\n|---|---|---|---|---|---|---|---|"
+    );
+    let accuracy = |a: &Value| -> (String, String) {
+        let worst = if a["nan_mismatch"] == Value::Bool(true) {
+            "NaN/number".to_string()
+        } else {
+            match a["worst_ulp"].as_u64() {
+                Some(w) if w >= 100_000 => format!("{:.2e}", w as f64),
+                Some(w) => w.to_string(),
+                None => "-".into(),
+            }
+        };
+        (worst, a["beyond_2_ulp"].to_string())
+    };
+    for trip in trips {
+        let sides = trip["sides"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let ours = sides.first().and_then(|s| s["ms"].as_f64());
+        for side in sides {
+            let (ms, ratio) = match (side["ms"].as_f64(), ours) {
+                (Some(ms), Some(o)) => (format!("{ms:.1}"), format!("{:.2}", o / ms)),
+                _ => (side["error"].as_str().unwrap_or("-").to_string(), "-".into()),
+            };
+            let ((timed, timed_beyond), (sweep, sweep_beyond)) =
+                (accuracy(&side["timed_inputs"]), accuracy(&side["sweep"]));
+            println!(
+                "| {} | {} | {ms} | {ratio} | {timed} | {timed_beyond} | {sweep} | {sweep_beyond} |",
+                trip["op"].as_str().unwrap_or("?"),
+                side["who"].as_str().unwrap_or("?")
+            );
+        }
+    }
 }
 
 /// `cargo xtask web [--build-only]`: builds the pages, then serves them on 127.0.0.1 until
