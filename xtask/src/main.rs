@@ -15,6 +15,7 @@
 
 mod accuracy;
 mod browser;
+mod guard;
 mod public_api;
 mod targets;
 mod web;
@@ -39,7 +40,9 @@ commands:
                  chromium, spirv-tools, glslang-tools, rustup targets, wasm-bindgen-cli)
   sweep [args]   set up, then the long exhaustive checks:
                  `cargo test --release --workspace -- --ignored [args]` (several minutes)
-  bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes)
+  bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes),
+                 then its ratios against those BENCHMARKS.md records for the same adapter and
+                 size: fails naming each kernel that fell by more than the noise
   soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
   test-wasm      the browser suite: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version)
@@ -119,9 +122,7 @@ fn main() -> ExitCode {
             println!("xtask: running the exhaustive sweeps (#[ignore] tests); this may take several minutes");
             cargo(&["test", "--release", "--workspace", "--all-features", "--", "--ignored"], &rest, &[])
         }),
-        "bench" => {
-            ensure_gpu_driver().and_then(|()| cargo(&["run", "--release", "-p", "wgpu-act", "--", "bench"], &rest, &[]))
-        }
+        "bench" => ensure_gpu_driver().and_then(|()| guard::bench(&rest)),
         "soak" => ensure_gpu_driver().and_then(|()| {
             let args =
                 if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
