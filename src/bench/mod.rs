@@ -374,9 +374,9 @@ impl<'a> Meter<'a> {
         target: Option<f64>,
     ) -> Result<KernelRow, String> {
         let pairs = self.alternate_pairs(iterations, kernel, copy)?;
-        let (seconds, copy_seconds) = pairs.medians();
         let scale = bytes as f64 / copy_bytes as f64;
         let mut ratios: Vec<f64> = pairs.a.iter().zip(&pairs.b).map(|(k, c)| scale * c / k).collect();
+        let (seconds, copy_seconds) = pairs.medians();
         ratios.sort_by(f64::total_cmp);
         let ratio_quartiles = (ratios[ratios.len() / 4], ratios[(3 * ratios.len()) / 4]);
         Ok(KernelRow { op, dtype, pattern, seconds, bytes, copy_seconds, copy_bytes, target, ratio_quartiles })
