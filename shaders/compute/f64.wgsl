@@ -70,10 +70,10 @@ fn d_from_f32(v: f32) -> F64 {
     return f64(v);
 }
 
-// a, hidden from the compiler (times a 1 it cannot see: the driver's params.zero is 0), so that
+// a, hidden from the compiler (times a 1 it cannot see: the driver's opaque_zero is 0), so that
 // it cannot fold an expression with a into one without it (Veltkamp's split, math/f64.wgsl).
 fn d_opaque(a: F64) -> F64 {
-    return a * f64(bitcast<f32>(params.zero | 0x3f800000u));
+    return a * f64(bitcast<f32>(opaque_zero | 0x3f800000u));
 }
 
 // An f64 attribute derived on the host, from its (low, high) bits: finite and normal, or its

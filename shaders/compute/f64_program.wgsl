@@ -49,13 +49,13 @@ fn f64_read(t: ptr<function, array<U64, F64_TEMPORARIES>>, i: u32) -> U64 {
 }
 
 // Runs instructions [start, end) on x and y (registers 0 and 1; a function of x alone gets x
-// twice) and returns register `result`. The bound goes through params.zero so that no compiler
-// unrolls the loop back into the inlined code it replaces.
+// twice) and returns register `result`. The bound goes through opaque_zero (the driver's
+// params.zero, 0) so that no compiler unrolls the loop back into the inlined code it replaces.
 fn f64_program_run(start: u32, end: u32, result: u32, x: U64, y: U64) -> U64 {
     var r: array<U64, F64_TEMPORARIES>;
     r[0] = x;
     r[1] = y;
-    for (var pc = start; pc < end + params.zero; pc++) {
+    for (var pc = start; pc < end + opaque_zero; pc++) {
         let instruction = F64_PROGRAM[pc];
         let op = instruction.x & 0xffu;
         let a = f64_read(&r, instruction.y);

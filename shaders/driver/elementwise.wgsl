@@ -67,6 +67,13 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
+
+// params.zero, read once per invocation (each entry point's first statement): the barrier that
+// keeps a compiler from folding (repr/f32.wgsl's to_compute, math/f32.wgsl's hidden,
+// compute/f64.wgsl's d_opaque). Read from the uniform at each use, lavapipe reloaded it at
+// every Vector (a store to Y may alias it, as far as LLVM knows): LeakyRelu f32 0.86-0.89 of
+// the copy kernel against 0.93 without the barrier.
+var<private> opaque_zero: u32;
 {{IO}}
 {{SLOPES}}
 
@@ -76,6 +83,7 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
+    opaque_zero = params.zero;
     let group_index = workgroup.y * workgroups.x + workgroup.x;
     let first = group_index * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
     let first_element = params.first_element + first * VECTOR_LANES;
@@ -107,6 +115,7 @@ fn first_pass_groups() -> u32 {
 
 @compute @workgroup_size(1)
 fn tail() {
+    opaque_zero = params.zero;
     let elements = params.tail_elements;
     let words = (elements + WORD_LANES - 1u) / WORD_LANES;
     var out = Vector();

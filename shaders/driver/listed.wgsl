@@ -23,6 +23,7 @@ fn listed(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
+    opaque_zero = params.zero;
     let listed_groups = marks.listed;
     let groups = first_pass_groups();
     for (var entry = workgroup.x; entry < listed_groups; entry += workgroups.x) {

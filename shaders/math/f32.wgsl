@@ -144,10 +144,10 @@ fn log1p_of_unit(e: Compute) -> Compute {
     return k * LN2_HI - ((half_square - (s * (half_square + r) + (k * LN2_LO + lost))) - f);
 }
 
-// c itself, its bits through params.zero (0), so that a compiler cannot rewrite an expression
+// c itself, its bits through opaque_zero (0; driver/elementwise.wgsl), so that a compiler cannot rewrite an expression
 // with c by the algebra of real numbers.
 fn hidden(c: Compute) -> Compute {
-    return bitcast<Compute>(bitcast<vec4<u32>>(c) ^ vec4(params.zero));
+    return bitcast<Compute>(bitcast<vec4<u32>>(c) ^ vec4(opaque_zero));
 }
 
 // log(1 + e^x) (softplus) = max(x, 0) + log1p(e) with e = e^-|x| = 2^k (1 + p): x + log1p(e)
