@@ -253,7 +253,8 @@ async fn bench() -> Result<(String, usize, Vec<Row>, Vec<RoundTrip>), String> {
     let adapter = format!("{}, products {products:?}", page::adapter_name(&ctx).await);
     let elements: usize = page::param("elems").and_then(|n| n.parse().ok()).unwrap_or(1 << 22);
     let round_trip = page::param("roundtrip");
-    let round_trips = if round_trip.as_deref() == Some("no") { Vec::new() } else { roundtrip::measure(&ctx, elements).await? };
+    let round_trips =
+        if round_trip.as_deref() == Some("no") { Vec::new() } else { roundtrip::measure(&ctx, elements).await? };
     if round_trip.as_deref() == Some("only") {
         return Ok((adapter, elements, Vec::new(), round_trips));
     }

@@ -188,8 +188,10 @@ pub async fn work_done(queue: &wgpu::Queue) {
 
 /// Completes when `buffer`'s map for reading is done (or failed: the error in words).
 pub async fn mapped_for_reading(buffer: &wgpu::Buffer) -> Result<(), String> {
-    called_back(|done| buffer.map_async(wgpu::MapMode::Read, .., move |outcome| done(outcome.map_err(|e| e.to_string()))))
-        .await
+    called_back(|done| {
+        buffer.map_async(wgpu::MapMode::Read, .., move |outcome| done(outcome.map_err(|e| e.to_string())))
+    })
+    .await
 }
 
 /// The value that `start`'s callback is given, once it is called: a browser callback (a

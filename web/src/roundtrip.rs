@@ -23,8 +23,8 @@ use wgpu_activations::onnx::proto::{
 use wgpu_activations::ops::{self, UnaryOp};
 use wgpu_activations::{Context, ulp};
 
-use crate::conv::compute_pipeline;
 use crate::bench::median;
+use crate::conv::compute_pipeline;
 use crate::page;
 use crate::samples::Sample;
 
@@ -117,8 +117,9 @@ impl Op {
         y.map(|y| y.into_raw_vec_and_offset().0).map_err(|e| e.to_string())
     }
 
-    /// A one-node model of the operator at opset 17, X of any length.
-    fn model(self) -> Vec<u8> {
+    /// A one-node model of the operator at opset 17, X of any length, checked by loading it
+    /// with this library's ONNX layer.
+    fn model(self) -> Result<Vec<u8>, String> {
         use prost::Message;
         let float_tensor = |name: &str| ValueInfoProto {
             name: Some(name.into()),
@@ -143,7 +144,7 @@ impl Op {
                 ..Default::default()
             }),
         }
-        ModelProto {
+        let bytes = ModelProto {
             ir_version: Some(8),
             opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
             graph: Some(GraphProto {
@@ -162,7 +163,12 @@ impl Op {
             }),
             ..Default::default()
         }
-        .encode_to_vec()
+        .encode_to_vec();
+        let model = wgpu_activations::onnx::OnnxModel::from_bytes(&bytes).map_err(|e| e.to_string())?;
+        if model.operators().first().map(|(name, _)| *name) != Some(self.onnx_name()) {
+            return Err(format!("the round trip's {} model reads as {:?}", self.onnx_name(), model.operators()));
+        }
+        Ok(bytes)
     }
 }
 
@@ -201,7 +207,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         let buffer = |label, size, usage| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
         };
-        let uniform = buffer("web-bench.plain.parameter", 16, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
+        let uniform =
+            buffer("web-bench.plain.parameter", 16, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
         queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&[op.parameter(), 0.0, 0.0, 0.0]));
         let src = buffer("web-bench.plain.src", bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST);
         let dst = buffer("web-bench.plain.dst", bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
@@ -223,8 +230,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
 
     /// The kernel's dispatch alone, from its input buffer to its output buffer.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("web-bench.plain"), timestamp_writes: None });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("web-bench.plain"),
+            timestamp_writes: None,
+        });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
@@ -233,7 +242,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     /// Writes `x` into the kernel's input buffer.
     pub fn load(&self, ctx: &Context, x: &[f32]) {
         let mut padded;
-        let input = if x.len() % 4 == 0 {
+        let input = if x.len().is_multiple_of(4) {
             x
         } else {
             padded = x.to_vec();
@@ -275,7 +284,7 @@ impl OrtWeb {
         if bench.is_undefined() || bench.is_null() {
             return Err("not served (cargo xtask bench-web serves onnxruntime-web at /ort/)".into());
         }
-        let model = js_sys::Uint8Array::from(&op.model()[..]);
+        let model = js_sys::Uint8Array::from(&op.model()?[..]);
         let session = call(&bench, "session", &[model.into()]).await?;
         Ok(OrtWeb { bench, session })
     }
@@ -286,7 +295,7 @@ impl OrtWeb {
     }
 
     async fn release(&self) {
-        let _ = call(&self.bench, "release", &[self.session.clone()]).await;
+        let _ = call(&self.bench, "release", std::slice::from_ref(&self.session)).await;
     }
 }
 
@@ -399,7 +408,8 @@ impl RoundTrip {
                     Ok(ms) => format!("{ms:.3}"),
                     Err(_) => "null".into(),
                 };
-                let error = s.ms.as_ref().err().map_or("null".into(), |e| format!("\"{}\"", e.replace(['"', '\\'], "'")));
+                let error =
+                    s.ms.as_ref().err().map_or("null".into(), |e| format!("\"{}\"", e.replace(['"', '\\'], "'")));
                 format!(
                     "{{\"who\":\"{}\",\"ms\":{ms},\"error\":{error},\"timed_inputs\":{},\"sweep\":{}}}",
                     s.who,

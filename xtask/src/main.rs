@@ -42,7 +42,7 @@ commands:
                  `cargo test --release --workspace -- --ignored [args]` (several minutes)
   bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes),
                  then its ratios against those BENCHMARKS.md records for the same adapter and
-                 size: fails naming each kernel that fell by more than the noise
+                 size: fails naming each kernel that fell by more than the noise in two runs
   soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
   test-wasm      the browser suite: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version)
