@@ -9,7 +9,7 @@
 //! wgpu-act apply --op prelu --slope SLOPE.npy X.npy Y.npy
 //! wgpu-act onnx-test [--save-outputs DIR] CASE_DIR...
 //! wgpu-act run MODEL.onnx --input NAME=FILE... --output DIR
-//! wgpu-act bench [--ops ..] [--dtypes ..] [--elems N] [--nominal-gbps N] [--json]
+//! wgpu-act bench [--ops ..] [--dtypes ..] [--elems N] [--nominal-gbps N] [--json] [--json-file F]
 //! wgpu-act soak [--seconds 600] [--threads 16] [--destroy-after S]
 //! ```
 //!
