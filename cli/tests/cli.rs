@@ -109,6 +109,31 @@ fn bench_json_reports_paths_and_the_share_of_a_nominal_bandwidth() {
     assert!(report["nominal_bandwidth"].is_null(), "no --nominal-gbps, no share: {}", report["nominal_bandwidth"]);
 }
 
+/// `--json-file` writes the report beside the tables (what `cargo xtask bench`'s guard reads),
+/// each kernel row with the quartiles of its pairs' ratios around the median.
+#[test]
+fn bench_json_file_holds_the_report_with_each_rows_spread() {
+    let dir = TempDir::new("bench-json-file");
+    let file = dir.path("report.json");
+    let file_arg = file.display().to_string();
+    let args = ["bench", "--ops", "leaky-relu", "--dtypes", "f32", "--elems", "4096", "--iterations", "5"];
+    let output = wgpu_act(&[&args[..], &["--json-file", &file_arg]].concat());
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let tables = String::from_utf8_lossy(&output.stdout);
+    assert!(tables.contains("| LeakyRelu f32 |"), "the tables still print: {tables}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("the JSON file")).expect("JSON in the file");
+    let row = &report["kernels"][0];
+    let (ratio, q1, q3) =
+        (row["ratio_to_copy"].as_f64(), row["ratio_quartiles"][0].as_f64(), row["ratio_quartiles"][1].as_f64());
+    let (Some(ratio), Some(q1), Some(q3)) = (ratio, q1, q3) else { panic!("no ratio and quartiles in {row}") };
+    assert!(0.0 < q1 && q1 <= q3, "{row}");
+    assert!(ratio.is_finite() && ratio > 0.0, "{row}");
+    assert_eq!(report["iterations"], 5);
+}
+
 #[test]
 fn command_line_mistakes_are_one_line_and_exit_2() {
     for (args, needle) in [
