@@ -26,6 +26,9 @@ const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
 const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
 const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
 
+/// Invocations of a gather workgroup (`driver/marks.wgsl`), one per first-pass workgroup.
+pub(crate) const GATHER_WORKGROUP_SIZE: u64 = 64;
+
 /// Binding numbers, as the driver and its IO files declare them.
 pub(crate) mod binding {
     pub(crate) const PARAMS: u32 = 0;
@@ -221,6 +224,9 @@ impl KernelKey {
 
     /// The bindings `pass` reads, in ascending order: what its bind group must hold.
     pub(crate) fn bindings(&self, pass: Pass) -> Vec<u32> {
+        if pass == Pass::Gather {
+            return vec![binding::PARAMS, binding::MARKS];
+        }
         let vectors = pass != Pass::Tail;
         let mut used = vec![binding::PARAMS];
         used.push(if vectors { binding::X } else { binding::X_WORDS });
@@ -232,9 +238,6 @@ impl KernelKey {
                 let slope_vectors = vectors && matches!(access, SlopeAccess::Same | SlopeAccess::Trailing);
                 used.push(if slope_vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
             }
-        }
-        if pass == Pass::Gather {
-            return vec![binding::PARAMS, binding::MARKS];
         }
         if pass == Pass::Listed || (pass == Pass::Main && self.tuning.products == Products::Flagged) {
             used.push(binding::MARKS);
@@ -253,6 +256,7 @@ impl KernelKey {
         let _ = writeln!(src, "const VECTOR_STRIDE: u32 = {}u;", self.tuning.vector_stride());
         let _ = writeln!(src, "const MAX_CHAIN: u32 = {MAX_CHAIN}u;");
         let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
+        let _ = writeln!(src, "const GATHER_WORKGROUP_SIZE: u32 = {GATHER_WORKGROUP_SIZE}u;");
         src.push_str(&spec.layout.declarations());
         // Each file once, however many steps or rows name it.
         let mut files: Vec<&'static str> = Vec::new();

@@ -27,10 +27,10 @@ fn store_flagged(group_index: u32, local: u32, flagged: u32) {
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(GATHER_WORKGROUP_SIZE)
 fn gather(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) workgroups: vec3<u32>) {
     let groups = first_pass_groups();
-    let group_index = id.y * workgroups.x * 64u + id.x;
+    let group_index = id.y * workgroups.x * GATHER_WORKGROUP_SIZE + id.x;
     if (group_index >= groups) {
         return;
     }

@@ -14,7 +14,9 @@ use crate::broadcast::{SlopeAccess, SlopePlan, plan, unidirectional_slope_shape}
 use crate::cpu::divide::Divisor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding};
+use crate::kernel::{
+    GATHER_WORKGROUP_SIZE, KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding,
+};
 use crate::ops::Step;
 use crate::repr::Repr;
 
@@ -326,33 +328,27 @@ impl Context {
             let (params, mut entries) = self.piece_bindings(&ends, segment, template, piece)?;
             let uniform_offset = slot * i as u64;
             write_params(&mut data, uniform_offset, &params);
-            entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
-            match (piece, kernels.listed, &marks) {
-                (Piece::Vectors(w), listed, marks) => {
-                    let groups = self.grid((w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup()));
+            let params_entry = (binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size));
+            entries.push(params_entry.clone());
+            match piece {
+                Piece::Vectors(w) => {
+                    let first_pass_groups = (w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup());
+                    // On the first of two passes, this window's marks, which the others read.
                     let region = marks.as_ref().and_then(|(buffer, regions)| Some((buffer, regions.get(i)?.clone())));
+                    let marks_entry = region.as_ref().map(|(buffer, region)| {
+                        (binding::MARKS, binding_of(buffer.buffer(), region.start, region.end - region.start))
+                    });
                     let mut first_entries = entries.clone();
-                    if let Some((buffer, region)) = &region {
-                        first_entries.push((
-                            binding::MARKS,
-                            binding_of(buffer.buffer(), region.start, region.end - region.start),
-                        ));
-                    }
+                    first_entries.extend(marks_entry.clone());
                     let group = self.bind_group(kernel, Pass::Main, first_entries)?;
-                    dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(groups)));
-                    if let (Some(listed), Some((buffer, region))) = (listed, region) {
-                        let marks =
-                            (binding::MARKS, binding_of(buffer.buffer(), region.start, region.end - region.start));
-                        let gather_entries = vec![entries[entries.len() - 1].clone(), marks.clone()];
-                        let first_pass_groups = (w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup());
-                        let gather = self.bind_group(kernel, Pass::Gather, gather_entries)?;
-                        dispatches.push((
-                            kernel,
-                            Pass::Gather,
-                            gather,
-                            Dispatch::Direct(self.grid(first_pass_groups.div_ceil(64))),
-                        ));
-                        entries.push(marks);
+                    dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(self.grid(first_pass_groups))));
+                    if let (Some(listed), Some((buffer, region)), Some(marks_entry)) =
+                        (kernels.listed, region, marks_entry)
+                    {
+                        let gather = self.bind_group(kernel, Pass::Gather, vec![params_entry, marks_entry.clone()])?;
+                        let gather_groups = self.grid(first_pass_groups.div_ceil(GATHER_WORKGROUP_SIZE));
+                        dispatches.push((kernel, Pass::Gather, gather, Dispatch::Direct(gather_groups)));
+                        entries.push(marks_entry);
                         let group = self.bind_group(listed, Pass::Listed, entries)?;
                         dispatches.push((
                             listed,
@@ -363,14 +359,10 @@ impl Context {
                     }
                 }
                 // The tail is a few elements: on a flushing device, exact products at once.
-                (Piece::Tail { .. }, listed, _) => {
-                    let tail = listed.unwrap_or(kernel);
-                    dispatches.push((
-                        tail,
-                        Pass::Tail,
-                        self.bind_group(tail, Pass::Tail, entries)?,
-                        Dispatch::Direct((1, 1)),
-                    ));
+                Piece::Tail { .. } => {
+                    let tail = kernels.listed.unwrap_or(kernel);
+                    let group = self.bind_group(tail, Pass::Tail, entries)?;
+                    dispatches.push((tail, Pass::Tail, group, Dispatch::Direct((1, 1))));
                 }
             }
         }

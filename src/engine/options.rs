@@ -275,6 +275,11 @@ impl ContextOptions {
         self
     }
 
+    /// Where these options ask products with subnormals to be computed.
+    pub fn subnormal_products(&self) -> SubnormalProducts {
+        self.subnormal_products
+    }
+
     /// The backends the adapter search covers: `WGPU_BACKEND` where the options came from
     /// [`ContextOptions::from_env`] and it is set, else [`ContextOptions::with_backends`]'s.
     pub fn searched_backends(&self) -> wgpu::Backends {

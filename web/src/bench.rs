@@ -28,45 +28,60 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
 }
 ";
 
-/// A plain copy of `bytes` bytes between two buffers, as an application would write it.
-struct Copy {
+/// A plain WebGPU kernel as an application would write one: its pipeline, its bind group
+/// (`buffers` at bindings 0, 1, ...) and a grid of 256-invocation workgroups, one invocation per
+/// 16 bytes of `bytes` (the WGSL's index: `id.x + id.y * groups.x * 256u`).
+pub(crate) struct PlainKernel {
+    label: &'static str,
     pipeline: wgpu::ComputePipeline,
     group: wgpu::BindGroup,
     groups: (u32, u32),
 }
 
-impl Copy {
-    fn new(device: &wgpu::Device, bytes: u64) -> Copy {
-        let pipeline = compute_pipeline(device, "web-bench.copy", COPY_WGSL);
-        let buffer = |label| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        };
-        let (src, dst) = (buffer("web-bench.copy.src"), buffer("web-bench.copy.dst"));
+impl PlainKernel {
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        wgsl: &str,
+        buffers: &[&wgpu::Buffer],
+        bytes: u64,
+    ) -> PlainKernel {
+        let pipeline = compute_pipeline(device, label, wgsl);
+        let entries: Vec<wgpu::BindGroupEntry> = (0u32..)
+            .zip(buffers)
+            .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+            .collect();
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("web-bench.copy"),
+            label: Some(label),
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: src.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: dst.as_entire_binding() },
-            ],
+            entries: &entries,
         });
         let workgroups = (bytes / 16).div_ceil(256) as u32;
         let groups = if workgroups > 65_535 { (65_535, workgroups.div_ceil(65_535)) } else { (workgroups, 1) };
-        Copy { pipeline, group, groups }
+        PlainKernel { label, pipeline, group, groups }
     }
 
-    fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("web-bench.copy"), timestamp_writes: None });
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(self.label), timestamp_writes: None });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
         pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
     }
+}
+
+/// A plain copy of `bytes` bytes between two buffers of its own.
+fn copy_kernel(device: &wgpu::Device, bytes: u64) -> PlainKernel {
+    let buffer = |label| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let (src, dst) = (buffer("web-bench.copy.src"), buffer("web-bench.copy.dst"));
+    PlainKernel::new(device, "web-bench.copy", COPY_WGSL, &[&src, &dst], bytes)
 }
 
 /// Milliseconds of one submission of [`DISPATCHES`] recordings by `record`, submit to done.
@@ -119,7 +134,7 @@ async fn measure<T: Sample>(
     let x = ctx.upload(Array1::from_vec(values).view()).map_err(|e| e.to_string())?;
     let y: GpuTensor = ctx.empty_tensor(&[elements], T::DTYPE).map_err(|e| e.to_string())?;
     let chain = steps(ctx)?;
-    let copy = Copy::new(ctx.device(), x.size_bytes().next_multiple_of(16));
+    let copy = copy_kernel(ctx.device(), x.size_bytes().next_multiple_of(16));
     let kernel_record =
         |encoder: &mut wgpu::CommandEncoder| ctx.encode_activations(encoder, &chain, &x, &y).map_err(|e| e.to_string());
     let (kernel_ms, copy_ms) = alternate(ctx, &kernel_record, &copy).await?;
@@ -131,7 +146,7 @@ async fn measure<T: Sample>(
 async fn measure_plain(ctx: &Context, op: roundtrip::Op, elements: usize) -> Result<Row, String> {
     let plain = roundtrip::Plain::new(ctx, op, elements);
     plain.load(ctx, &inputs::<f32>(elements));
-    let copy = Copy::new(ctx.device(), (elements as u64 * 4).next_multiple_of(16));
+    let copy = copy_kernel(ctx.device(), (elements as u64 * 4).next_multiple_of(16));
     let kernel_record = |encoder: &mut wgpu::CommandEncoder| {
         plain.encode(encoder);
         Ok(())
@@ -146,7 +161,7 @@ async fn measure_plain(ctx: &Context, op: roundtrip::Op, elements: usize) -> Res
 async fn alternate(
     ctx: &Context,
     record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<(), String>,
-    copy: &Copy,
+    copy: &PlainKernel,
 ) -> Result<(f64, f64), String> {
     let copy_record = |encoder: &mut wgpu::CommandEncoder| {
         copy.encode(encoder);

@@ -20,11 +20,10 @@ use wgpu_activations::onnx::HostTensor;
 use wgpu_activations::onnx::proto::{
     GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TypeProto, ValueInfoProto, type_proto,
 };
-use wgpu_activations::ops::{self, UnaryOp};
+use wgpu_activations::ops;
 use wgpu_activations::{Context, ulp};
 
-use crate::bench::median;
-use crate::conv::compute_pipeline;
+use crate::bench::{PlainKernel, median};
 use crate::page;
 use crate::samples::Sample;
 
@@ -79,12 +78,11 @@ impl Op {
 
     /// The bound this library states for the operator in f32.
     fn bound(self) -> u64 {
-        let op: &UnaryOp = match self {
-            Op::LeakyRelu => &ops::LEAKY_RELU,
-            Op::Elu => &ops::ELU,
-            Op::PreluScalar => return ops::PRELU.max_ulp.f32,
-        };
-        op.max_ulp.f32
+        match self {
+            Op::LeakyRelu => ops::LEAKY_RELU.max_ulp.f32,
+            Op::Elu => ops::ELU.max_ulp.f32,
+            Op::PreluScalar => ops::PRELU.max_ulp.f32,
+        }
     }
 
     /// The plain program's kernel body: `x` (a `vec4<f32>`) to the result, with `p` the
@@ -174,12 +172,10 @@ impl Op {
 
 /// The plain WebGPU program for one operator and one length.
 pub struct Plain {
-    pipeline: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
+    kernel: PlainKernel,
     src: wgpu::Buffer,
     dst: wgpu::Buffer,
     staging: wgpu::Buffer,
-    groups: (u32, u32),
     bytes: u64,
 }
 
@@ -202,7 +198,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
 }}",
             op.plain_expression()
         );
-        let pipeline = compute_pipeline(device, "web-bench.plain", &shader);
         let bytes = (len.next_multiple_of(4) * 4) as u64;
         let buffer = |label, size, usage| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
@@ -214,29 +209,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         let dst = buffer("web-bench.plain.dst", bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
         let staging =
             buffer("web-bench.plain.staging", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("web-bench.plain"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: src.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: dst.as_entire_binding() },
-            ],
-        });
-        let workgroups = (bytes / 16).div_ceil(256) as u32;
-        let groups = if workgroups > 65_535 { (65_535, workgroups.div_ceil(65_535)) } else { (workgroups, 1) };
-        Plain { pipeline, group, src, dst, staging, groups, bytes }
+        let kernel = PlainKernel::new(device, "web-bench.plain", &shader, &[&uniform, &src, &dst], bytes);
+        Plain { kernel, src, dst, staging, bytes }
     }
 
     /// The kernel's dispatch alone, from its input buffer to its output buffer.
     pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("web-bench.plain"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.group, &[]);
-        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        self.kernel.encode(encoder);
     }
 
     /// Writes `x` into the kernel's input buffer.
