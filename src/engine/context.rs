@@ -373,7 +373,7 @@ impl Context {
     /// Records the loss of a device that is no longer valid (see [`DeviceLoss::notice`]).
     fn notice_invalid_device(&self) {
         let _driver = self.inner.driver_lock.hold();
-        self.inner.loss.notice(&self.inner.device);
+        self.inner.loss.notice(&self.inner.device, false);
     }
 
     /// `result`, unless it failed because the device was lost: then [`Error::DeviceLost`].
@@ -389,7 +389,10 @@ impl Context {
 
     /// Why the device was lost, if it was, asked after an error.
     fn lost_reason_after_error(&self) -> Option<String> {
-        self.notice_invalid_device();
+        {
+            let _driver = self.inner.driver_lock.hold();
+            self.inner.loss.notice(&self.inner.device, true);
+        }
         self.inner.loss.reason()
     }
 

@@ -60,15 +60,18 @@ impl DeviceLoss {
     }
 
     /// Polls the device once (without waiting) unless its loss is recorded; where the poll
-    /// leaves work in flight, asks a sentinel whether the device is still valid. The caller
-    /// holds the driver lock.
+    /// leaves work in flight, or `after_error` (a call failed: the question is rare there, and
+    /// another thread's poll may be completing the loss, its map failures delivered and its
+    /// lost callback not yet, while this poll finds the queue empty), asks a sentinel whether
+    /// the device is still valid. The caller holds the driver lock.
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn notice(&self, device: &wgpu::Device) {
+    pub(crate) fn notice(&self, device: &wgpu::Device, after_error: bool) {
         if self.reason().is_some() {
             return;
         }
         // With an empty queue, the poll itself calls the lost callback of a destroyed device.
-        if matches!(device.poll(wgpu::PollType::Poll), Ok(status) if status.is_queue_empty()) {
+        let emptied = matches!(device.poll(wgpu::PollType::Poll), Ok(status) if status.is_queue_empty());
+        if (emptied && !after_error) || self.reason().is_some() {
             return;
         }
         if !self.device_is_valid(device) {
@@ -80,7 +83,7 @@ impl DeviceLoss {
     /// since the context was made, reads "unmapped" (on WebGL, which has no such buffer, only
     /// the lost callback tells).
     #[cfg(target_arch = "wasm32")]
-    pub(crate) fn notice(&self, _device: &wgpu::Device) {
+    pub(crate) fn notice(&self, _device: &wgpu::Device, _after_error: bool) {
         use js_sys::wasm_bindgen::JsValue;
         if self.reason().is_some() {
             return;
