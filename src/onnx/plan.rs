@@ -10,6 +10,7 @@ use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::Attri
 use super::versions::{NEWEST_OPSET, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
+use crate::ops::expansion::{Pattern, bodies};
 use crate::ops::{Attributes, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
 
 /// One operator application after loading.
@@ -306,88 +307,6 @@ fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f
     None
 }
 
-/// A parsed function-body pattern ([`crate::ops::UnaryOp::expansion`]).
-#[derive(Debug)]
-enum Pattern {
-    /// `X`, or PRelu's `slope`: a value of the graph.
-    Input(String),
-    /// A number: a rank-0 constant equal to it.
-    Number(f64),
-    /// An attribute name: a rank-0 constant whose value the attribute takes.
-    Attribute(String),
-    /// A node of this op type with these inputs, and attributes of its own with these values.
-    Node { op: String, attributes: Vec<(String, f64)>, inputs: Vec<Pattern> },
-}
-
-impl Pattern {
-    /// Parses `Where(Less(X, 0), Mul(alpha, X), X)` and the like; `inputs` are the names that
-    /// stand for values of the graph.
-    fn parse(text: &str, inputs: &[&str]) -> Option<Pattern> {
-        let tokens = tokenize(text);
-        let mut at = 0;
-        let pattern = Self::parse_at(&tokens, &mut at, inputs)?;
-        (at == tokens.len()).then_some(pattern)
-    }
-
-    fn parse_at(tokens: &[String], at: &mut usize, inputs: &[&str]) -> Option<Pattern> {
-        let word = tokens.get(*at)?.clone();
-        *at += 1;
-        if let Ok(number) = word.parse::<f64>() {
-            return Some(Pattern::Number(number));
-        }
-        let mut attributes = Vec::new();
-        if tokens.get(*at).map(String::as_str) == Some("[") {
-            while tokens.get(*at).map(String::as_str) != Some("]") {
-                let (name, equals, value) = (tokens.get(*at + 1)?, tokens.get(*at + 2)?, tokens.get(*at + 3)?);
-                (equals == "=").then_some(())?;
-                attributes.push((name.clone(), value.parse().ok()?));
-                *at += 4;
-            }
-            *at += 1;
-        }
-        if tokens.get(*at).map(String::as_str) != Some("(") {
-            if !attributes.is_empty() {
-                return None;
-            }
-            return Some(if inputs.contains(&word.as_str()) { Pattern::Input(word) } else { Pattern::Attribute(word) });
-        }
-        *at += 1;
-        let mut operands = Vec::new();
-        loop {
-            operands.push(Self::parse_at(tokens, at, inputs)?);
-            let separator = tokens.get(*at)?.clone();
-            *at += 1;
-            match separator.as_str() {
-                "," => continue,
-                ")" => break,
-                _ => return None,
-            }
-        }
-        Some(Pattern::Node { op: word, attributes, inputs: operands })
-    }
-}
-
-fn tokenize(text: &str) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() || c == '_' || c == '.' || c == '-' {
-            word.push(c);
-            continue;
-        }
-        if !word.is_empty() {
-            tokens.push(std::mem::take(&mut word));
-        }
-        if !c.is_whitespace() {
-            tokens.push(c.to_string());
-        }
-    }
-    if !word.is_empty() {
-        tokens.push(word);
-    }
-    tokens
-}
-
 /// What a match binds: the graph values standing for the inputs, and the attribute values.
 #[derive(Debug, Clone, Default)]
 struct Bindings {
@@ -466,16 +385,6 @@ fn node_matches(
     false
 }
 
-impl Pattern {
-    /// How many op nodes the pattern describes.
-    fn nodes(&self) -> usize {
-        match self {
-            Pattern::Node { inputs, .. } => 1 + inputs.iter().map(Pattern::nodes).sum::<usize>(),
-            _ => 0,
-        }
-    }
-}
-
 /// One function body the runner recognises: the operator, its pattern, the names that stand
 /// for its inputs, and the attribute values the body implies (`approximate=tanh:` before it).
 struct Expansion {
@@ -489,17 +398,15 @@ struct Expansion {
 /// it implies; `None` if any is unreadable (a test keeps them readable).
 fn parse_expansions(op: Operator, text: &str, inputs: &'static [&'static str]) -> Option<Vec<Expansion>> {
     let unary = op.unary_op();
-    text.split(';')
-        .map(|body| {
-            let (settings, body) = body.split_once(':').unwrap_or(("", body));
+    bodies(text)?
+        .into_iter()
+        .map(|(settings, body)| {
             let implies = settings
-                .split(',')
-                .filter(|s| !s.trim().is_empty())
-                .map(|setting| {
-                    let (name, value) = setting.split_once('=')?;
+                .into_iter()
+                .map(|(name, value)| {
                     let unary = unary?;
-                    let index = unary.attribute_index(name.trim())?;
-                    Some((index, unary.attributes[index].value_of(value.trim())?))
+                    let index = unary.attribute_index(name)?;
+                    Some((index, unary.attributes[index].value_of(value)?))
                 })
                 .collect::<Option<Vec<_>>>()?;
             Some(Expansion { op, pattern: Pattern::parse(body, inputs)?, inputs, implies })

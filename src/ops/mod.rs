@@ -345,6 +345,9 @@ const FLOATS_SIGNED: &[DType] =
     &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64];
 const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
+#[cfg(any(feature = "onnx", feature = "bench"))]
+pub(crate) mod expansion;
+
 unary_ops! {
     /// LeakyRelu: `Where(X < 0, alpha * X, X)`.
     LEAKY_RELU = leaky_relu {
