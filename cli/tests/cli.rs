@@ -134,6 +134,29 @@ fn bench_json_file_holds_the_report_with_each_rows_spread() {
     assert_eq!(report["iterations"], 5);
 }
 
+/// Every f32 unary row carries the spec's body in plain f32 against its program's copy (both
+/// Gelu forms: the body follows the STRING attribute), and no other row does.
+#[test]
+fn bench_measures_the_specs_body_in_plain_f32_beside_each_f32_kernel() {
+    let args =
+        ["bench", "--ops", "gelu,leaky-relu,prelu", "--dtypes", "f16,f32", "--elems", "4096", "--iterations", "3"];
+    let output = wgpu_act(&[&args[..], &["--json"]].concat());
+    if !ran_on_gpu(&output) {
+        return;
+    }
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("bench --json prints JSON");
+    let rows = report["kernels"].as_array().expect("kernel rows");
+    let plain_f32 = rows.iter().filter(|r| r["dtype"] == "f32" && r["op"] != "PRelu");
+    assert_eq!(plain_f32.clone().count(), 3, "LeakyRelu and both Gelu forms: {rows:?}");
+    for row in plain_f32 {
+        let ratio = row["plain_body_ratio_to_copy"].as_f64();
+        assert!(ratio.is_some_and(|r| r.is_finite() && r > 0.0), "{row}");
+    }
+    for row in rows.iter().filter(|r| r["dtype"] != "f32" || r["op"] == "PRelu") {
+        assert!(row["plain_body_ratio_to_copy"].is_null(), "{row}");
+    }
+}
+
 #[test]
 fn command_line_mistakes_are_one_line_and_exit_2() {
     for (args, needle) in [

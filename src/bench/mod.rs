@@ -9,6 +9,7 @@
 //! memory. Kernel times come from timestamp queries where the adapter has them, otherwise from
 //! submit to completion. Every figure is a median.
 
+mod plain;
 mod raw;
 
 use std::fmt::Write as _;
@@ -71,6 +72,9 @@ struct KernelRow {
     /// The first and third quartiles of the ratio over the alternating pairs: the run's own
     /// noise.
     ratio_quartiles: (f64, f64),
+    /// For an f32 unary kernel: the spec's body in plain f32 (`plain`), its ratio to the same
+    /// plain program's copy.
+    plain_body_ratio: Option<f64>,
 }
 
 impl KernelRow {
@@ -379,7 +383,18 @@ impl<'a> Meter<'a> {
         let (seconds, copy_seconds) = pairs.medians();
         ratios.sort_by(f64::total_cmp);
         let ratio_quartiles = (ratios[ratios.len() / 4], ratios[(3 * ratios.len()) / 4]);
-        Ok(KernelRow { op, dtype, pattern, seconds, bytes, copy_seconds, copy_bytes, target, ratio_quartiles })
+        Ok(KernelRow {
+            op,
+            dtype,
+            pattern,
+            seconds,
+            bytes,
+            copy_seconds,
+            copy_bytes,
+            target,
+            ratio_quartiles,
+            plain_body_ratio: None,
+        })
     }
 
     fn tensor(&self, dtype: DType, shape: &[usize], seed: u64) -> Result<GpuTensor, String> {
@@ -413,13 +428,42 @@ impl<'a> Meter<'a> {
         let y = self.tensor(dtype, &[n], 2)?;
         let steps = [Step::Unary(op, attributes)];
         let bytes = 2 * x.size_bytes();
-        self.kernel_row(
+        let mut row = self.kernel_row(
             (op.onnx_name, dtype, choice),
             iterations,
             (&self.job(&x, &y, &steps), &self.job(&x, &y, &[])),
             (bytes, bytes),
             target,
-        )
+        )?;
+        if dtype == DType::F32 {
+            row.plain_body_ratio = self.plain_body_ratio(op, &attributes, (&x, &y), iterations)?;
+        }
+        Ok(row)
+    }
+
+    /// The spec's body of `op` in plain f32 (`plain`) against the same program's copy,
+    /// alternating: the copy's time over the body's. `None` where the body does not translate.
+    fn plain_body_ratio(
+        &self,
+        op: &UnaryOp,
+        attributes: &crate::ops::Attributes,
+        tensors: (&GpuTensor, &GpuTensor),
+        iterations: usize,
+    ) -> Result<Option<f64>, String> {
+        let Some(body) = plain::body_wgsl(op, attributes) else { return Ok(None) };
+        let device = self.ctx.device();
+        let tuning = self.ctx.inner.tuning;
+        let label = format!("bench.plain.{}", op.cli_name);
+        let program = plain::PlainProgram::new(device, &label, &body, tuning, tensors, attributes);
+        let copy = plain::PlainProgram::new(device, "bench.plain.copy", "x", tuning, tensors, attributes);
+        fn record(program: &plain::PlainProgram) -> Box<Record<'_>> {
+            Box::new(move |encoder, timestamps, _| {
+                program.encode(encoder, timestamps);
+                Ok(1)
+            })
+        }
+        let (body_seconds, copy_seconds) = self.alternate(iterations, &record(&program), &record(&copy))?;
+        Ok(Some(copy_seconds / body_seconds))
     }
 
     fn prelu_row(
@@ -594,7 +638,7 @@ impl Report {
     /// Each kernel's speed against the copy kernel.
     fn kernel_table(&self, out: &mut String) {
         out.push_str(
-            "| kernel | ratio to copy | GB/s | copy GB/s | ms | target | met |\n|---|---|---|---|---|---|---|\n",
+            "| kernel | ratio to copy | GB/s | copy GB/s | ms | target | met | spec's body in plain f32 |\n|---|---|---|---|---|---|---|---|\n",
         );
         for row in &self.kernels {
             let name = if row.pattern.is_empty() {
@@ -608,11 +652,12 @@ impl Report {
             };
             let _ = writeln!(
                 *out,
-                "| {name} | {:.2} | {:.2} | {:.2} | {:.3} | {target} | {met} |",
+                "| {name} | {:.2} | {:.2} | {:.2} | {:.3} | {target} | {met} | {} |",
                 row.ratio(),
                 row.gbps(),
                 row.copy_gbps(),
-                row.seconds * 1e3
+                row.seconds * 1e3,
+                row.plain_body_ratio.map_or("-".into(), |r| format!("{r:.2}"))
             );
         }
     }
@@ -703,6 +748,7 @@ impl Report {
                     "op": r.op, "dtype": r.dtype.name(), "pattern": r.pattern, "median_seconds": r.seconds,
                     "bytes": r.bytes, "gbps": r.gbps(), "copy_median_seconds": r.copy_seconds, "copy_gbps": r.copy_gbps(),
                     "ratio_to_copy": r.ratio(), "ratio_quartiles": [r.ratio_quartiles.0, r.ratio_quartiles.1], "target": r.target, "met": r.target.map(|t| r.ratio() >= t),
+                    "plain_body_ratio_to_copy": r.plain_body_ratio,
                 })
             })
             .collect();

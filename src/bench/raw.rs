@@ -78,7 +78,7 @@ impl RawLeakyRelu {
     fn dispatch(&self, device: &wgpu::Device, queue: &wgpu::Queue, x: &[f32]) {
         queue.write_buffer(&self.data, 0, bytemuck::cast_slice(x));
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raw") });
-        self.kernel.encode(&mut encoder, &self.bind_group, self.groups);
+        self.kernel.encode(&mut encoder, &self.bind_group, self.groups, None);
         encoder.copy_buffer_to_buffer(&self.data, 0, &self.staging, 0, self.bytes);
         queue.submit([encoder.finish()]);
         self.staging.map_async(wgpu::MapMode::Read, .., |_| {});

@@ -189,14 +189,15 @@ fn build_pipeline(
 }
 
 /// A one-off kernel outside the cache: one WGSL source with entry point `main` and an implicit
-/// layout. The subnormal probe is one; so is the bench's hand-written yardstick (`bench::raw`).
+/// layout. The subnormal probe is one; so are the bench's hand-written yardsticks (`bench::raw`,
+/// `bench::plain`).
 pub(crate) struct PlainKernel {
-    label: &'static str,
+    label: String,
     pipeline: wgpu::ComputePipeline,
 }
 
 impl PlainKernel {
-    pub(crate) fn new(device: &wgpu::Device, label: &'static str, wgsl: &str) -> PlainKernel {
+    pub(crate) fn new(device: &wgpu::Device, label: &str, wgsl: &str) -> PlainKernel {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -209,7 +210,7 @@ impl PlainKernel {
             compilation_options: wgpu::PipelineCompilationOptions::default(),
             cache: None,
         });
-        PlainKernel { label, pipeline }
+        PlainKernel { label: label.to_string(), pipeline }
     }
 
     /// Bind group 0 of the kernel, its bindings in `resources` in binding order.
@@ -219,16 +220,24 @@ impl PlainKernel {
             .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource: resource.clone() })
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(self.label),
+            label: Some(&self.label),
             layout: &self.pipeline.get_bind_group_layout(0),
             entries: &entries,
         })
     }
 
-    /// One compute pass of `groups` workgroups (x, y) over `group`.
-    pub(crate) fn encode(&self, encoder: &mut wgpu::CommandEncoder, group: &wgpu::BindGroup, groups: (u32, u32)) {
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(self.label), timestamp_writes: None });
+    /// One compute pass of `groups` workgroups (x, y) over `group`, writing `timestamps` if given.
+    pub(crate) fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        group: &wgpu::BindGroup,
+        groups: (u32, u32),
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&self.label),
+            timestamp_writes: timestamps,
+        });
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, group, &[]);
         pass.dispatch_workgroups(groups.0, groups.1, 1);

@@ -80,7 +80,7 @@ impl Context {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("wgpu-activations.probe_subnormals"),
             });
-            kernel.encode(&mut encoder, &group, (1, 1));
+            kernel.encode(&mut encoder, &group, (1, 1), None);
             self.queue().submit([encoder.finish()]);
             Ok(())
         })?;
