@@ -89,21 +89,23 @@ fn main(
     let first_element = params.first_element + first * VECTOR_LANES;
 {{PREPARE}}
 {{BEGIN_INVOCATION}}
+    // Past the last Vector the remaining iterations do nothing (v only grows), but they are
+    // skipped by a test, not left by a break: lavapipe ran the loop with a break a sixth slower
+    // (the copy kernel 14.0 ms against 11.9 ms for 2^24 f32, Elu 21 ms against 17.2 ms).
     for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {
         let v = first + k * VECTOR_STRIDE;
-        if (v >= params.vectors) {
-            break;
-        }
-        let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
-        var out = load_x(v);
+        if (v < params.vectors) {
+            let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
+            var out = load_x(v);
 {{BEGIN_VECTOR}}
-        for (var g = 0u; g < GROUPS; g++) {
-            var b = group(out, g);
+            for (var g = 0u; g < GROUPS; g++) {
+                var b = group(out, g);
 {{STEPS_MAIN}}
-            out = with_group(out, g, b);
-        }
+                out = with_group(out, g, b);
+            }
 {{STORE_MAIN}}
 {{ADVANCE}}
+        }
     }
 {{END_INVOCATION}}
 }
