@@ -241,7 +241,10 @@ mod tests {
         assert_eq!(body_wgsl(sigmoid, &defaults(sigmoid)).as_deref(), Some("(1.0 / (1.0 + exp(-x)))"));
         let celu = UnaryOp::find("Celu").unwrap();
         let celu_body = body_wgsl(celu, &defaults(celu)).unwrap();
-        assert!(celu_body.contains("exp(((x / vec4<f32>(a.x))))") && celu_body.starts_with("(vec4<f32>(a.x) * select("), "{celu_body}");
+        assert!(
+            celu_body.contains("exp(((x / vec4<f32>(a.x))))") && celu_body.starts_with("(vec4<f32>(a.x) * select("),
+            "{celu_body}"
+        );
         let gelu = UnaryOp::find("Gelu").unwrap();
         let forms: Vec<String> = gelu.kernel_variants().iter().map(|(_, a, _)| body_wgsl(gelu, a).unwrap()).collect();
         assert!(forms[0].contains("erf_as") && !forms[0].contains("tanh"), "{}", forms[0]);

@@ -71,10 +71,13 @@ impl Pattern {
     }
 }
 
+/// One body of an `expansion` text: its `name=value` settings, and its pattern's text.
+pub(crate) type Body<'t> = (Vec<(&'t str, &'t str)>, &'t str);
+
 /// An `expansion` text's bodies: `;`-separated, each with the `name=value` settings before its
 /// `:` (the STRING attribute's choice the body is for; none where it is for every one). `None`
 /// if a setting has no `=`.
-pub(crate) fn bodies(text: &str) -> Option<Vec<(Vec<(&str, &str)>, &str)>> {
+pub(crate) fn bodies(text: &str) -> Option<Vec<Body<'_>>> {
     text.split(';')
         .map(|body| {
             let (settings, body) = body.split_once(':').unwrap_or(("", body));
