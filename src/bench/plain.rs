@@ -66,12 +66,11 @@ impl Scope {
             Pattern::Attribute(name) => self.attributes.iter().find(|(n, _)| n == name)?.1.clone(),
             Pattern::Node { op, attributes, inputs } => {
                 // Pow to a small whole power is repeated products (pow() is NaN for x < 0).
-                if let (Some("Pow"), [base, Pattern::Number(power)]) = (Some(op.as_str()), inputs.as_slice())
-                    && power.fract() == 0.0
-                    && (1.0..=4.0).contains(power)
-                {
-                    let base = self.emit(base)?;
-                    return Some(format!("({})", vec![base; *power as usize].join(" * ")));
+                if let ("Pow", [base, Pattern::Number(power)]) = (op.as_str(), inputs.as_slice()) {
+                    if power.fract() == 0.0 && (1.0..=4.0).contains(power) {
+                        let base = self.emit(base)?;
+                        return Some(format!("({})", vec![base; *power as usize].join(" * ")));
+                    }
                 }
                 let operands = inputs.iter().map(|p| self.emit(p)).collect::<Option<Vec<_>>>()?;
                 match primitive(op, &operands) {
