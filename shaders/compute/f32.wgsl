@@ -62,6 +62,12 @@ fn greater(a: Compute, b: Compute) -> ComputeMask {
     return (f32_order(a) > f32_order(b)) & !(f32_is_nan(a) | f32_is_nan(b));
 }
 
+// c > 0 for a number c, on the bits (one signed compare, where greater() takes eight): also
+// true for a NaN with its sign bit clear, so only for callers whose NaN lanes are replaced.
+fn is_positive_or_nan(c: Compute) -> ComputeMask {
+    return bitcast<vec4<i32>>(c) > vec4(0);
+}
+
 // max(0, min(1, c)), ONNX's Max(Min(c, 1), 0), exactly: NaN stays NaN and -0.0 stays -0.0,
 // whatever the device's min and max do with them (WGSL leaves both open).
 fn clamp_to_unit(c: Compute) -> Compute {

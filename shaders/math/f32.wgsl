@@ -109,7 +109,7 @@ fn logistic(x: Compute) -> Compute {
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let y = reciprocal_of_one_plus_rounded(e);
     let below = scaled_once(y + parts.p * y, parts.k);
-    return select(below, y, greater(x, Compute(0.0)));
+    return select(below, y, is_positive_or_nan(x));
 }
 
 // tanh(x) = (1 - e) / (1 + e) with e = e^-2|x| = 2^k (1 + p): 1 - e = -expm1(-2|x|) =
@@ -159,7 +159,7 @@ fn log_one_plus_exp(x: Compute) -> Compute {
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let l = log1p_of_unit(e);
     let below = select(l, scaled_once(1.0 + parts.p, parts.k), e < Compute(LOG1P_F32_IDENTITY));
-    return select(below, x + l, greater(x, Compute(0.0)));
+    return select(below, x + l, is_positive_or_nan(x));
 }
 
 // Beyond this |a x|, x sigmoid(a x) is x or 0: below -this, |x| e^(a x) < 2^-150 for every f32 x.
@@ -188,7 +188,7 @@ fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
     let parts = exp_parts(max(-absolute(t), Compute(-LOGISTIC_PRODUCT_F32_SATURATION)));
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let y = reciprocal_of_one_plus_rounded(e);
-    let above = greater(t, Compute(0.0));
+    let above = is_positive_or_nan(t);
     let q = select(parts.p + (d * y) * (1.0 + parts.p), d * (e * y), above);
     let tiny = absolute(x) < Compute(0x1p-100f);
     let scaled_up = select(x, mul(x, Compute(0x1p64f)), tiny);
@@ -245,7 +245,7 @@ fn mish_product(x: Compute) -> Compute {
     let h = x * y0;
     let l = product_error(x, y0, h);
     let below = scaled_once(h + (l + h * (f + r * (1.0 + f))), parts.k);
-    var result = select(below, (x - h) - (l + h * r), greater(x, Compute(0.0)));
+    var result = select(below, (x - h) - (l + h * r), is_positive_or_nan(x));
     result = select(result, mul(x, (1.0 + f) * (y0 + y0 * r)), absolute(x) < Compute(MISH_F32_TINY));
     result = select(result, x, x > Compute(MISH_F32_SATURATION));
     // Below the clamp x 0: -0.0, and NaN for -inf.
@@ -298,7 +298,7 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let c_low = correction - (c - 1.0);
     let hc = h * c;
     let tail = scaled_once(hc + (product_error(h, c, hc) + (h * c_low + tail_low * c)), parts.k);
-    var result = select(tail, x - tail, greater(x, Compute(0.0)));
+    var result = select(tail, x - tail, is_positive_or_nan(x));
     result = select(result, small, absolute(x) <= Compute(0.5));
     result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
     // Below the end x 0: -0.0, and NaN for -inf.
