@@ -244,7 +244,7 @@ impl Context {
     /// True once the device was lost or destroyed; a device destroyed a moment ago is lost at
     /// once (the context asks without waiting), natively and in the browser.
     pub fn is_lost(&self) -> bool {
-        self.notice_invalid_device();
+        self.notice_invalid_device(false);
         self.inner.loss.reason().is_some()
     }
 
@@ -300,7 +300,7 @@ impl Context {
     /// returned: validation mismatches of work the caller submitted, and (in the browser) errors
     /// of plain calls' scopes.
     pub(crate) fn check_ready(&self) -> Result<()> {
-        self.notice_invalid_device();
+        self.notice_invalid_device(false);
         if let Some(reason) = self.inner.loss.reason() {
             return Err(Error::DeviceLost { reason });
         }
@@ -371,9 +371,9 @@ impl Context {
     }
 
     /// Records the loss of a device that is no longer valid (see [`DeviceLoss::notice`]).
-    fn notice_invalid_device(&self) {
+    fn notice_invalid_device(&self, after_error: bool) {
         let _driver = self.inner.driver_lock.hold();
-        self.inner.loss.notice(&self.inner.device, false);
+        self.inner.loss.notice(&self.inner.device, after_error);
     }
 
     /// `result`, unless it failed because the device was lost: then [`Error::DeviceLost`].
@@ -389,10 +389,7 @@ impl Context {
 
     /// Why the device was lost, if it was, asked after an error.
     fn lost_reason_after_error(&self) -> Option<String> {
-        {
-            let _driver = self.inner.driver_lock.hold();
-            self.inner.loss.notice(&self.inner.device, true);
-        }
+        self.notice_invalid_device(true);
         self.inner.loss.reason()
     }
 
