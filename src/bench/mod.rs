@@ -451,11 +451,9 @@ impl<'a> Meter<'a> {
         iterations: usize,
     ) -> Result<Option<f64>, String> {
         let Some(body) = plain::body_wgsl(op, attributes) else { return Ok(None) };
-        let device = self.ctx.device();
-        let tuning = self.ctx.inner.tuning;
         let label = format!("bench.plain.{}", op.cli_name);
-        let program = plain::PlainProgram::new(device, &label, &body, tuning, tensors, attributes);
-        let copy = plain::PlainProgram::new(device, "bench.plain.copy", "x", tuning, tensors, attributes);
+        let program = plain::PlainProgram::new(self.ctx, &label, &body, tensors, attributes);
+        let copy = plain::PlainProgram::new(self.ctx, "bench.plain.copy", "x", tensors, attributes);
         fn record(program: &plain::PlainProgram) -> Box<Record<'_>> {
             Box::new(move |encoder, timestamps, _| {
                 program.encode(encoder, timestamps);

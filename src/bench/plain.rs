@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::{GpuTensor, PlainKernel};
+use crate::engine::{Context, GpuTensor, PlainKernel};
 use crate::kernel::Tuning;
 use crate::ops::expansion::{Pattern, bodies};
 use crate::ops::{Attributes, UnaryOp};
@@ -26,18 +26,12 @@ fn erf_as(x: vec4<f32>) -> vec4<f32> {
 /// The body of `op` with `attributes` (their values in the uniform `a`) as a WGSL expression of
 /// the `vec4<f32>` named `x`; `None` where the body uses an op this does not translate.
 pub(crate) fn body_wgsl(op: &UnaryOp, attributes: &Attributes) -> Option<String> {
-    let named: Vec<(&str, String)> = op
-        .attributes
-        .iter()
-        .zip(["a.x", "a.y", "a.z", "a.w"])
-        .map(|(a, slot)| (a.name, format!("vec4<f32>({slot})")))
-        .collect();
-    let scope = Scope { input: "x".to_string(), attributes: named };
-    if op.expansion.is_empty() {
-        return primitive(op.onnx_name, &["x".to_string()]);
-    }
-    let body = chosen_body(op, attributes)?;
-    scope.emit(&Pattern::parse(body, &["X"])?)
+    let named = op.attributes.iter().zip(["a.x", "a.y", "a.z", "a.w"]);
+    let scope = Scope {
+        input: "x".to_string(),
+        attributes: named.map(|(a, slot)| (a.name, format!("vec4<f32>({slot})"))).collect(),
+    };
+    scope.body_of(op, attributes)
 }
 
 /// The body for the STRING attribute's choice in `attributes` (the only one where there is none).
@@ -59,6 +53,14 @@ struct Scope {
 }
 
 impl Scope {
+    /// `op`'s body in this scope, `values` choosing among its bodies.
+    fn body_of(&self, op: &UnaryOp, values: &Attributes) -> Option<String> {
+        if op.expansion.is_empty() {
+            return primitive(op.onnx_name, std::slice::from_ref(&self.input));
+        }
+        self.emit(&Pattern::parse(chosen_body(op, values)?, &["X"])?)
+    }
+
     fn emit(&self, pattern: &Pattern) -> Option<String> {
         Some(match pattern {
             Pattern::Input(_) => self.input.clone(),
@@ -90,11 +92,7 @@ impl Scope {
             values[op.attribute_index(attribute)?] = *value as f32;
         }
         let attributes = op.attributes.iter().zip(values).map(|(a, v)| (a.name, literal(f64::from(v)))).collect();
-        let scope = Scope { input: format!("({input})"), attributes };
-        if op.expansion.is_empty() {
-            return primitive(op.onnx_name, &[scope.input]);
-        }
-        scope.emit(&Pattern::parse(chosen_body(op, &values)?, &["X"])?)
+        Scope { input: format!("({input})"), attributes }.body_of(op, &values)
     }
 }
 
@@ -167,15 +165,15 @@ pub(crate) struct PlainProgram {
 
 impl PlainProgram {
     /// `body` (an expression of `x`; `x` itself is the copy) from `x` into `y`, the attributes
-    /// `attributes` in its uniform.
+    /// `attributes` in its uniform, in `ctx`'s dispatch shape and grid.
     pub(crate) fn new(
-        device: &wgpu::Device,
+        ctx: &Context,
         label: &str,
         body: &str,
-        tuning: Tuning,
         (x, y): (&GpuTensor, &GpuTensor),
         attributes: &Attributes,
     ) -> PlainProgram {
+        let (device, tuning) = (ctx.device(), ctx.inner.tuning);
         let kernel = PlainKernel::new(device, label, &program_wgsl(body, tuning));
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
@@ -189,10 +187,8 @@ impl PlainProgram {
         let size = std::num::NonZeroU64::new(whole_vectors * 16);
         let window = |buffer| wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size });
         let group = kernel.bind(device, &[uniform.as_entire_binding(), window(x.buffer()), window(y.buffer())]);
-        let workgroups = whole_vectors.div_ceil(tuning.vectors_per_workgroup()).max(1);
-        let max = u64::from(device.limits().max_compute_workgroups_per_dimension);
-        let across = workgroups.min(max);
-        PlainProgram { kernel, group, groups: (across as u32, workgroups.div_ceil(across) as u32) }
+        let groups = ctx.grid(whole_vectors.div_ceil(tuning.vectors_per_workgroup()));
+        PlainProgram { kernel, group, groups }
     }
 
     /// One dispatch, writing timestamps `base` and `base + 1` of `timestamps` if given.

@@ -527,7 +527,7 @@ impl Context {
     }
 
     /// Workgroups for `groups` in a grid within `max_compute_workgroups_per_dimension`.
-    fn grid(&self, groups: u64) -> (u32, u32) {
+    pub(crate) fn grid(&self, groups: u64) -> (u32, u32) {
         let max = u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension.max(1));
         let x = groups.clamp(1, max);
         (x as u32, groups.div_ceil(x) as u32)
