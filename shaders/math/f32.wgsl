@@ -144,8 +144,8 @@ fn log1p_of_unit(e: Compute) -> Compute {
     return k * LN2_HI - ((half_square - (s * (half_square + r) + (k * LN2_LO + lost))) - f);
 }
 
-// c itself, its bits through opaque_zero (0; driver/elementwise.wgsl), so that a compiler cannot rewrite an expression
-// with c by the algebra of real numbers.
+// c itself, its bits through opaque_zero (0; driver/elementwise.wgsl), so that a compiler
+// cannot rewrite an expression with c by the algebra of real numbers.
 fn hidden(c: Compute) -> Compute {
     return bitcast<Compute>(bitcast<vec4<u32>>(c) ^ vec4(opaque_zero));
 }

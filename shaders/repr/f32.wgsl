@@ -16,9 +16,10 @@ fn is_nan(l: Lanes) -> Mask {
     return (l & Lanes(0x7fffffffu)) > Lanes(0x7f800000u);
 }
 
-// The bits as f32, through opaque_zero (0, unknown to the compiler; driver/elementwise.wgsl): a compiler that saw X itself in the result could merge
-// `select(X, f(X), mask)` into arithmetic on X (LLVM turns LeakyRelu's into X * select(alpha,
-// 1)), which quiets a signalling NaN that must pass through bit for bit.
+// The bits as f32, through opaque_zero (0, unknown to the compiler; driver/elementwise.wgsl):
+// a compiler that saw X itself in the result could merge `select(X, f(X), mask)` into
+// arithmetic on X (LLVM turns LeakyRelu's into X * select(alpha, 1)), which quiets a signalling
+// NaN that must pass through bit for bit.
 fn to_compute(l: Lanes) -> Compute {
     return bitcast<Compute>(l ^ Lanes(opaque_zero));
 }
