@@ -18,11 +18,13 @@ pub(crate) fn hard_sigmoid<R: Real>(x: R, attributes: &Attributes) -> Option<R> 
     })
 }
 
-/// The kernel's parameters: alpha, beta, and the magnitude of X below which the line is beta
-/// itself: +inf where beta is infinite and alpha finite (alpha X is then finite for a finite X,
-/// however the compute type overflows), else 0 (never).
+/// The kernel's parameters: alpha and beta, but where beta is infinite and alpha finite and
+/// nonzero, an alpha of its sign and magnitude 2^-126, so that the kernel's alpha X is finite
+/// (at most 4) for every finite X, however the compute type would overflow alpha X, and beta
+/// decides, as in real arithmetic (inf - inf must not come of it), while an infinite X still
+/// gives the body's inf + inf or inf - inf.
 pub(crate) fn hard_sigmoid_parameters(attributes: &Attributes) -> Attributes {
     let [alpha, beta, ..] = *attributes;
-    let beta_rules = beta.is_infinite() && alpha.is_finite();
-    [alpha, beta, if beta_rules { f32::INFINITY } else { 0.0 }, 0.0]
+    let beta_rules = beta.is_infinite() && alpha.is_finite() && alpha != 0.0;
+    [if beta_rules { f32::from_bits(0x0080_0000).copysign(alpha) } else { alpha }, beta, 0.0, 0.0]
 }
