@@ -224,24 +224,24 @@ const MISH_F32_UNDERFLOW: f32 = 112.0;
 const MISH_F32_SATURATION: f32 = 40.0;
 const MISH_F32_TINY: f32 = 7.888609e-31; // 2^-100
 
-// x tanh(log(1 + e^x)) (Mish). With w = e^x, tanh(log(1 + w)) = ((1 + w)^2 - 1) / ((1 + w)^2 +
-// 1) = u / (1 + u), u = w (1 + w / 2) = 2^k (1 + f) with w = 2^k (1 + p) and f = p + (w / 2)(1 +
-// p): nothing cancels or overflows (x is clamped to [-112, 40], beyond which the result is -0.0
-// or x). 1 / (1 + u) = y0 (1 + r) with y0 the device's quotient and r = 1 - (1 + u) y0 its
-// residual, spelled so that every difference is exact: (1 - 2 y0) - f y0 where k = 0, (1 - y0)
-// - 2^k y0 - 2^k f y0 elsewhere (Sterbenz's lemma; beyond x = 0.35 the inexact part is below
-// the result's ULP). x y0 = h + l exactly (product_error), and the result, never rounding an
-// intermediate factor: for x <= 0, x y0 (1 + r)(1 + f) 2^k = h + (l + h (f + r (1 + f))),
-// scaled in two exact steps so that a subnormal result is rounded once; for x > 0, x (1 - y0 (1
-// + r)) = (x - h) - (l + h r). +inf for +inf; -inf gives the function body's NaN (-inf x
-// tanh(0)).
+// x tanh(log(1 + e^x)) (Mish). With w = e^x, tanh(log(1 + w)) = ((1 + w)^2 - 1) / ((1 + w)^2 + 1) =
+// u / (1 + u), u = w (1 + w / 2) = 2^k (1 + f) with w = 2^k (1 + p) and f = p + (w / 2)(1 + p):
+// nothing cancels or overflows (x is clamped to [-112, 40], beyond which the result is -0.0 or x).
+// 1 / (1 + u) = y0 (1 + r) with y0 the device's quotient and r = 1 - (1 + u) y0 its residual,
+// spelled so that every difference but the last is exact: (1 - 2 y0) - f y0 where k = 0, (1 - y0) -
+// 2^k y0 - 2^k f y0 elsewhere (Sterbenz's lemma), the last product rounded (r needs only a few
+// correct bits: 2 ULP over every f32 either way, measured, and 10% more speed on lavapipe than the
+// exact product). x y0 = h + l exactly (product_error), and the result, never rounding an
+// intermediate factor: for x <= 0, x y0 (1 + r)(1 + f) 2^k = h + (l + h (f + r (1 + f))), scaled in
+// two exact steps so that a subnormal result is rounded once; for x > 0, x (1 - y0 (1 + r)) = (x -
+// h) - (l + h r). +inf for +inf; -inf gives the function body's NaN (-inf x tanh(0)).
 fn mish_product(x: Compute) -> Compute {
     let parts = exp_parts(clamp(x, Compute(-MISH_F32_UNDERFLOW), Compute(MISH_F32_SATURATION)));
     let two_k = power_of_two(max(parts.k, Compute(-126.0)));
     let f = parts.p + 0.5 * ((1.0 + parts.p) * two_k) * (1.0 + parts.p);
     let y0 = quotient(Compute(1.0), 1.0 + (1.0 + f) * two_k);
     let c = select((1.0 - y0) - two_k * y0, 1.0 - 2.0 * y0, parts.k == Compute(0.0));
-    let r = mul_add(-(two_k * f), y0, c);
+    let r = c - (two_k * f) * y0;
     let h = x * y0;
     let l = product_error(x, y0, h);
     let below = scaled_once(h + (l + h * (f + r * (1.0 + f))), parts.k);

@@ -224,7 +224,7 @@ pub(crate) fn mish_product(x: f32, quotient: Quotient) -> f32 {
     let f = p + 0.5 * ((1.0 + p) * two_k) * (1.0 + p);
     let y0 = quotient(1.0, 1.0 + (1.0 + f) * two_k);
     let c = if k == 0.0 { 1.0 - 2.0 * y0 } else { (1.0 - y0) - two_k * y0 };
-    let r = mul_add(-(two_k * f), y0, c);
+    let r = c - (two_k * f) * y0;
     if x.abs() < MISH_TINY {
         return x * ((1.0 + f) * (y0 + y0 * r));
     }
