@@ -83,13 +83,21 @@ fn expm1(x: Compute) -> Compute {
     return select(result, x, x > Compute(EXPM1_F32_IDENTITY));
 }
 
+// c - a b rounded once, for a c within a factor of two of a b (a quotient's residual): with p =
+// a b rounded, c - p is exact (Sterbenz's lemma) and p's error (product_error) comes off after.
+// mul_add's result for such operands, without its cases for zeros, infinities and products a
+// flushing device loses, which a residual never meets (Tanh f32 8% faster on lavapipe).
+fn residual(c: Compute, a: Compute, b: Compute) -> Compute {
+    let p = a * b;
+    return (c - p) - product_error(a, b, p);
+}
+
 // 1 / (1 + u) for 0 <= u <= 1, within about half an ULP: the device's quotient y, then the
-// residual 1 - (1 + u) y = (1 - y) - u y (1 - y is exact for y >= 1/2, and mul_add rounds the
-// cancelling sum once), then y + y r. The rounding of 1 + u never enters.
+// residual 1 - (1 + u) y = (1 - y) - u y (1 - y is exact for y >= 1/2), then y + y r. The
+// rounding of 1 + u never enters.
 fn reciprocal_of_one_plus(u: Compute) -> Compute {
     let y = quotient(Compute(1.0), 1.0 + u);
-    let r = mul_add(-u, y, 1.0 - y);
-    return y + y * r;
+    return y + y * residual(1.0 - y, u, y);
 }
 
 // The same with the residual's product rounded (its error, 2^-25 at most, moves y by a
@@ -277,7 +285,7 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let d = hidden(1.0 + q);
     let d_low = (1.0 - (d - q)) + (q - (d - (d - q)));
     let t0 = quotient(Compute(1.0), d);
-    let r = mul_add(-d, t0, Compute(1.0)) - d_low * t0;
+    let r = residual(Compute(1.0), d, t0) - d_low * t0;
     let v = (t0 - 0.5) + t0 * r;
     let g0 = (((-0.008221372 * v + 0.026762752) * v + 0.010185703) * v - 0.05204802) * v - 0.055799603;
     let g1 = (((g0 * v + 0.060320143) * v + 0.24159019) * v + 0.3730437) * v + 0.38713735;

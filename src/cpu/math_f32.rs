@@ -3,7 +3,7 @@
 //! device's division as a parameter: WGSL bounds it only at 2.5 ULP, and the bounds must hold for
 //! any division within that ([`off_by_up_to_two_ulp`]).
 
-use super::compute::{mul_add, product_error};
+use super::compute::product_error;
 
 /// The WGSL constants, by their bits.
 const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
@@ -78,6 +78,12 @@ pub(crate) fn expm1(x: f32) -> f32 {
     p * two_k + (two_k - 1.0)
 }
 
+/// The twin of `residual`: c - a b rounded once, for c within a factor of two of a b.
+fn residual(c: f32, a: f32, b: f32) -> f32 {
+    let p = a * b;
+    (c - p) - product_error(a, b, p)
+}
+
 /// The twin of `reciprocal_of_one_plus_rounded`: the same with the residual's product rounded.
 fn reciprocal_of_one_plus_rounded(u: f32, quotient: Quotient) -> f32 {
     let y = quotient(1.0, 1.0 + u);
@@ -87,8 +93,7 @@ fn reciprocal_of_one_plus_rounded(u: f32, quotient: Quotient) -> f32 {
 /// The twin of `reciprocal_of_one_plus`: 1 / (1 + u) for 0 <= u <= 1.
 fn reciprocal_of_one_plus(u: f32, quotient: Quotient) -> f32 {
     let y = quotient(1.0, 1.0 + u);
-    let r = mul_add(-u, y, 1.0 - y);
-    y + y * r
+    y + y * residual(1.0 - y, u, y)
 }
 
 /// The twin of `sigmoid` (NaN for NaN, whose lanes the operator replaces).
@@ -276,7 +281,7 @@ pub(crate) fn normal_cdf_product(x: f32, quotient: Quotient) -> f32 {
     let d = 1.0 + q;
     let d_low = (1.0 - (d - q)) + (q - (d - (d - q)));
     let t0 = quotient(1.0, d);
-    let r = mul_add(-d, t0, 1.0) - d_low * t0;
+    let r = residual(1.0, d, t0) - d_low * t0;
     let v = (t0 - 0.5) + t0 * r;
     let [hi, lo] = PHI_TAIL_CONSTANT.map(f32::from_bits);
     // The last Horner step exactly: g + g_low = hi + v P1.
