@@ -69,7 +69,13 @@ fn power_of_two(k: Compute) -> Compute {
 // exact on a device that flushes).
 fn scaled_once(m: Compute, k: Compute) -> Compute {
     let first = max(k, Compute(-100.0));
-    return mul(m * power_of_two(first), power_of_two(k - first));
+    return mul(m * first_power_of_two(k), power_of_two(k - first));
+}
+
+// scaled_once's first step, 2^max(k, -100): also e^x's scale where 1 + e^x is what matters (e^x
+// below 2^-100 is as invisible there as e^x itself), so that the compiler computes it once.
+fn first_power_of_two(k: Compute) -> Compute {
+    return power_of_two(max(k, Compute(-100.0)));
 }
 
 // expm1(x) for x < 0: 2^k p + (2^k - 1), whose scaling is exact, 2^k - 1 exact for k >= -24, and
@@ -113,8 +119,8 @@ fn reciprocal_of_one_plus_rounded(u: Compute) -> Compute {
 // subnormal result is rounded once (by mul, exact on a device that flushes).
 fn logistic(x: Compute) -> Compute {
     let parts = exp_parts(max(-absolute(x), Compute(-SIGMOID_F32_UNDERFLOW)));
-    // e^-|x|, its rounding (and its flushing below 2^-126) all but invisible in 1 + e.
-    let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
+    // e^-|x|, its rounding (and its scale, held at 2^-100) all but invisible in 1 + e.
+    let e = (1.0 + parts.p) * first_power_of_two(parts.k);
     let y = reciprocal_of_one_plus_rounded(e);
     let below = scaled_once(y + parts.p * y, parts.k);
     return select(below, y, is_positive_or_nan(x));
@@ -164,7 +170,8 @@ fn hidden(c: Compute) -> Compute {
 // +inf for +inf, 0 for -inf.
 fn log_one_plus_exp(x: Compute) -> Compute {
     let parts = exp_parts(max(-absolute(x), Compute(-SIGMOID_F32_UNDERFLOW)));
-    let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
+    // e^-|x|, its scale held at 2^-100: below 2^-24, log1p(e) is not taken.
+    let e = (1.0 + parts.p) * first_power_of_two(parts.k);
     let l = log1p_of_unit(e);
     let below = select(l, scaled_once(1.0 + parts.p, parts.k), e < Compute(LOG1P_F32_IDENTITY));
     return select(below, x + l, is_positive_or_nan(x));

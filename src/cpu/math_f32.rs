@@ -102,7 +102,7 @@ pub(crate) fn logistic(x: f32, quotient: Quotient) -> f32 {
         return x;
     }
     let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
-    let e = (1.0 + p) * power_of_two(k.max(-126.0));
+    let e = (1.0 + p) * power_of_two(k.max(-100.0));
     let y = reciprocal_of_one_plus_rounded(e, quotient);
     if x > 0.0 {
         return y;
@@ -145,7 +145,7 @@ pub(crate) fn log_one_plus_exp(x: f32, quotient: Quotient) -> f32 {
         return x;
     }
     let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
-    let e = (1.0 + p) * power_of_two(k.max(-126.0));
+    let e = (1.0 + p) * power_of_two(k.max(-100.0));
     let l = log1p_of_unit(e, quotient);
     if x > 0.0 {
         return x + l;
