@@ -424,6 +424,16 @@ struct Step<'a> {
     env: &'a [(&'a str, &'a str)],
 }
 
+/// The arguments of the test step's build, which every later release step shares: every
+/// package, every feature. Cargo builds the dependency stack once per distinct set of features
+/// (dev-dependencies and other packages' choices included), and each build of wgpu and naga in
+/// release takes minutes on a fresh clone: the suites' `--features onnx`, a default-features
+/// run and `cargo run -p wgpu-act` were three more.
+const TEST_BUILD: [&str; 4] = ["test", "--release", "--workspace", "--all-features"];
+
+/// A step whose first argument is this runs the CLI the test step built (`cli`), with the rest.
+const CLI: &str = "wgpu-act";
+
 /// The step after which the dependency tree of the kernel library alone is checked.
 const LIBRARY_ALONE: &str = "the kernel library alone";
 
@@ -450,20 +460,20 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         &[("VK_ICD_FILENAMES", &icd), ("WGPU_BACKEND", "vulkan"), ("WGPU_ACTIVATIONS_VALIDATE", "1")];
     targets::ensure_rust_targets(&targets::OTHER_TARGETS)?;
     targets::ensure_shader_validators()?;
-    let mut suites: Vec<&str> = vec!["test", "--release", "--features", "onnx"];
+    let mut suites: Vec<&str> = TEST_BUILD.to_vec();
     for suite in GPU_SUITES {
         suites.extend(["--test", suite]);
     }
-    let mut swiftshader_suites: Vec<&str> = vec!["test", "--release", "--features", "onnx"];
+    let mut swiftshader_suites: Vec<&str> = TEST_BUILD.to_vec();
     for suite in SWIFTSHADER_SUITES {
         swiftshader_suites.extend(["--test", suite]);
     }
-    let mut swiftshader_rest: Vec<&str> =
-        vec!["test", "--release", "--test", "chains", "--test", "integration", "--test", "properties", "--"];
+    let mut swiftshader_rest: Vec<&str> = TEST_BUILD.to_vec();
+    swiftshader_rest.extend(["--test", "chains", "--test", "integration", "--test", "properties", "--"]);
     for test in SWIFTSHADER_SLOW_COMPILES {
         swiftshader_rest.extend(["--skip", test]);
     }
-    let info = vec!["run", "--release", "--quiet", "-p", "wgpu-act", "--", "info"];
+    let info = vec![CLI, "info"];
     let deny_doc_warnings: &[(&str, &str)] = &[("RUSTDOCFLAGS", "-D warnings")];
     let doc = |features: &[&'static str]| {
         let mut args = vec!["doc", "--no-deps", "-p", "wgpu-activations"];
@@ -472,9 +482,9 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     };
     let clippy_for =
         |target| vec!["clippy", "--lib", "--no-default-features", "--target", target, "--", "-D", "warnings"];
-    let bench = vec!["run", "--release", "-p", "wgpu-act", "--", "bench", "--elems", "4096", "--iterations", "1"];
-    let soak = vec!["run", "--release", "-p", "wgpu-act", "--", "soak", "--seconds", "30"];
-    let loss = vec!["run", "--release", "-p", "wgpu-act", "--", "soak", "--seconds", "10", "--destroy-after", "5"];
+    let bench = vec![CLI, "bench", "--elems", "4096", "--iterations", "1"];
+    let soak = vec![CLI, "soak", "--seconds", "30"];
+    let loss = vec![CLI, "soak", "--seconds", "10", "--destroy-after", "5"];
     let clippy = vec!["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"];
     let mut steps = vec![
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
@@ -494,13 +504,15 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         },
         Step {
             what: LIBRARY_ALONE,
-            args: vec!["build", "--release", "-p", "wgpu-activations", "--lib"],
+            // A check, not a release build: the dependencies' metadata is the documentation
+            // steps' (the same features), where a release build of them alone took minutes.
+            args: vec!["check", "-p", "wgpu-activations", "--lib"],
             takes_extra: false,
             env: &[],
         },
         Step {
             what: "every test, on Vulkan, validation mode on",
-            args: vec!["test", "--release", "--workspace", "--all-features"],
+            args: TEST_BUILD.to_vec(),
             takes_extra: true,
             env: vulkan,
         },
@@ -509,18 +521,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Step { what: "the GPU suites on downlevel limits", args: suites, takes_extra: true, env: downlevel },
         Step {
             what: "the operator suites on Vulkan with products with subnormals forced onto integers",
-            args: vec![
-                "test",
-                "--release",
-                "--features",
-                "onnx",
-                "--test",
-                "unary_ops",
-                "--test",
-                "prelu",
-                "--test",
-                "onnx_conformance",
-            ],
+            args: [&TEST_BUILD[..], &["--test", "unary_ops", "--test", "prelu", "--test", "onnx_conformance"]].concat(),
             takes_extra: true,
             env: exact_products,
         },
@@ -561,7 +562,10 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         println!("xtask: == {}", step.what);
         let no_extra: &[OsString] = &[];
         let started = std::time::Instant::now();
-        let code = cargo(&step.args, if step.takes_extra { extra } else { no_extra }, step.env)?;
+        let code = match step.args.split_first() {
+            Some((&CLI, args)) => cli(args, step.env)?,
+            _ => cargo(&step.args, if step.takes_extra { extra } else { no_extra }, step.env)?,
+        };
         // The times tell which step to trim when the suite nears CI's limit.
         println!(
             "xtask: -- {} took {:.0} s ({:.0} s so far)",
@@ -652,7 +656,28 @@ fn cargo_checked(what: &str, args: &[&str]) -> Result<()> {
 /// window-system code from printing an error for every device it opens.
 fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let mut cmd = Command::new(cargo);
+    tool(&cargo, base, extra, env_vars)
+}
+
+/// Runs the CLI as the test step built it, with `args`: first `cargo test --no-run` with that
+/// step's arguments (fresh after it; it puts that build's `wgpu-act` in place), then the binary
+/// itself, so that no build of the dependency stack with the CLI's own features is needed.
+fn cli(args: &[&str], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
+    let build = [&TEST_BUILD[..], &["--no-run", "--quiet"]].concat();
+    let code = cargo(&build, &[], &[])?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let target =
+        env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace_root().join("target"), |d| workspace_root().join(d));
+    let binary = target.join("release").join(format!("{CLI}{}", env::consts::EXE_SUFFIX));
+    tool(binary.as_os_str(), args, &[], env_vars)
+}
+
+/// Runs `program` from the workspace root with `base` then `extra` arguments and the variables
+/// `env_vars`, as `cargo` describes.
+fn tool(program: &std::ffi::OsStr, base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
+    let mut cmd = Command::new(program);
     cmd.args(base).args(extra).current_dir(workspace_root());
     if is_ci() {
         cmd.env("WGPU_ACTIVATIONS_REQUIRE_GPU", "1");
@@ -668,7 +693,7 @@ fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result
         Some(0) => ExitCode::SUCCESS,
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1).max(1)),
         None => {
-            eprintln!("xtask: cargo was terminated by a signal");
+            eprintln!("xtask: {} was terminated by a signal", program.to_string_lossy());
             ExitCode::FAILURE
         }
     })
