@@ -26,5 +26,5 @@ pub(crate) fn hard_sigmoid<R: Real>(x: R, attributes: &Attributes) -> Option<R> 
 pub(crate) fn hard_sigmoid_parameters(attributes: &Attributes) -> Attributes {
     let [alpha, beta, ..] = *attributes;
     let beta_rules = beta.is_infinite() && alpha.is_finite() && alpha != 0.0;
-    [if beta_rules { f32::from_bits(0x0080_0000).copysign(alpha) } else { alpha }, beta, 0.0, 0.0]
+    [if beta_rules { f32::MIN_POSITIVE.copysign(alpha) } else { alpha }, beta, 0.0, 0.0]
 }
