@@ -41,6 +41,8 @@ const SIGMOID_F32_UNDERFLOW: f32 = 104.0;
 // Below this, log1p(e) = e - e^2/2 rounds to e.
 const LOG1P_F32_IDENTITY: f32 = 5.9604644775390625e-8; // 2^-24
 const SQRT2_F32: f32 = 1.4142135623730951;
+// scaled_once's first step scales by at least 2^-100, which keeps its mantissa normal.
+const SCALED_ONCE_F32_FIRST_FLOOR: f32 = -100.0;
 
 // e^x = 2^k (1 + p), for -104 <= x <= 89: k = round(x / ln2), r = x - k ln2 (Cody-Waite: the
 // high product and the first difference are exact), |r| <= ln2/2, and p = expm1(r) = r +
@@ -68,14 +70,14 @@ fn power_of_two(k: Compute) -> Compute {
 // m 2^k for k >= -150, in two exact steps, so that a subnormal result is rounded once (by mul,
 // exact on a device that flushes).
 fn scaled_once(m: Compute, k: Compute) -> Compute {
-    let first = max(k, Compute(-100.0));
-    return mul(m * first_power_of_two(k), power_of_two(k - first));
+    let first = max(k, Compute(SCALED_ONCE_F32_FIRST_FLOOR));
+    return mul(m * power_of_two(first), power_of_two(k - first));
 }
 
 // scaled_once's first step, 2^max(k, -100): also e^x's scale where 1 + e^x is what matters (e^x
 // below 2^-100 is as invisible there as e^x itself), so that the compiler computes it once.
 fn first_power_of_two(k: Compute) -> Compute {
-    return power_of_two(max(k, Compute(-100.0)));
+    return power_of_two(max(k, Compute(SCALED_ONCE_F32_FIRST_FLOOR)));
 }
 
 // expm1(x) for x < 0: 2^k p + (2^k - 1), whose scaling is exact, 2^k - 1 exact for k >= -24, and

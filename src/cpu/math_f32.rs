@@ -18,6 +18,8 @@ const TANH_SATURATION: f32 = 9.1;
 const SIGMOID_UNDERFLOW: f32 = 104.0;
 const LOG1P_IDENTITY: f32 = 5.960_464_5e-8; // 2^-24
 const SQRT2: f32 = std::f32::consts::SQRT_2;
+/// The twin of `SCALED_ONCE_F32_FIRST_FLOOR`: the least exponent of scaled_once's first step.
+const SCALED_ONCE_FIRST_FLOOR: f32 = -100.0;
 /// FreeBSD logf's Lg1..Lg4, by their bits.
 const LOG_LG: [u32; 4] = [0x3f2a_aaaa, 0x3ecc_ce13, 0x3e91_e9ee, 0x3e78_9e26];
 
@@ -57,7 +59,7 @@ fn power_of_two(k: f32) -> f32 {
 
 /// The twin of `scaled_once`: m 2^k in two exact steps.
 fn scaled_once(m: f32, k: f32) -> f32 {
-    let first = k.max(-100.0);
+    let first = k.max(SCALED_ONCE_FIRST_FLOOR);
     (m * power_of_two(first)) * power_of_two(k - first)
 }
 
@@ -102,7 +104,7 @@ pub(crate) fn logistic(x: f32, quotient: Quotient) -> f32 {
         return x;
     }
     let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
-    let e = (1.0 + p) * power_of_two(k.max(-100.0));
+    let e = (1.0 + p) * power_of_two(k.max(SCALED_ONCE_FIRST_FLOOR));
     let y = reciprocal_of_one_plus_rounded(e, quotient);
     if x > 0.0 {
         return y;
@@ -145,7 +147,7 @@ pub(crate) fn log_one_plus_exp(x: f32, quotient: Quotient) -> f32 {
         return x;
     }
     let (k, p) = exp_parts((-x.abs()).max(-SIGMOID_UNDERFLOW));
-    let e = (1.0 + p) * power_of_two(k.max(-100.0));
+    let e = (1.0 + p) * power_of_two(k.max(SCALED_ONCE_FIRST_FLOOR));
     let l = log1p_of_unit(e, quotient);
     if x > 0.0 {
         return x + l;
@@ -378,6 +380,7 @@ mod tests {
             ("const MISH_F32_TINY", MISH_TINY),
             ("const NORMAL_CDF_F32_END", NORMAL_CDF_END),
             ("const SQRT2_F32", SQRT2),
+            ("const SCALED_ONCE_F32_FIRST_FLOOR", SCALED_ONCE_FIRST_FLOOR),
         ] {
             assert_eq!(literals(name), vec![value.to_bits()], "{name}");
         }
