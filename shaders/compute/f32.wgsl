@@ -80,6 +80,19 @@ fn f32_high_half(a: Compute) -> Compute {
     return bitcast<Compute>(bitcast<vec4<u32>>(a) & vec4(0xfffff000u));
 }
 
+// c itself, its bits through opaque_zero (0; driver/elementwise.wgsl), so that a compiler
+// cannot rewrite an expression with c by the algebra of real numbers.
+fn hidden(c: Compute) -> Compute {
+    return bitcast<Compute>(bitcast<vec4<u32>>(c) ^ vec4(opaque_zero));
+}
+
+// a * b rounded, where a sum takes the product's error back (product_error): hidden, so that
+// no driver can contract the product into the sum as one fused multiply-add (SPIR-V without
+// NoContraction, which naga never writes, allows it), which would count the error twice.
+fn rounded_product(a: Compute, b: Compute) -> Compute {
+    return hidden(a * b);
+}
+
 // The rounding error of p = a * b: a * b = p + e exactly (Dekker: the halves' products are
 // exact, and so is each step summing them, for operands whose product is normal).
 fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
@@ -93,12 +106,12 @@ fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
 // a * b + c within an ULP, and correctly rounded where it cancels (c close to -a * b, a
 // residual). a * b = p + e exactly (product_error), then c + p, exact where it cancels,
 // then + e rounds once. WGSL's fma may round twice (lavapipe's does), and compilers may fuse
-// or split a * b + c, so the exact product is spelled out. Where c is zero and p is not, the
-// product itself is the result (a device that flushes subnormal operands would drop a subnormal
-// p in c + p; zeros add as IEEE says, -0 + 0 = +0); where p is infinite (or NaN), or e is
-// zero, c + p.
+// or split a * b + c, so the exact product is spelled out, p hidden (rounded_product). Where c
+// is zero and p is not, the product itself is the result (a device that flushes subnormal
+// operands would drop a subnormal p in c + p; zeros add as IEEE says, -0 + 0 = +0); where p is
+// infinite (or NaN), or e is zero, c + p.
 fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
-    let p = mul(a, b);
+    let p = hidden(mul(a, b));
     let e = product_error(a, b, p);
     let finite = (bitcast<vec4<u32>>(p) & vec4(0x7fffffffu)) < vec4(0x7f800000u);
     return select(select(c + p, (c + p) + e, finite & (e != Compute(0.0))), p, (c == Compute(0.0)) & (p != Compute(0.0)));

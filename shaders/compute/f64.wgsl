@@ -76,6 +76,13 @@ fn d_opaque(a: F64) -> F64 {
     return a * f64(bitcast<f32>(opaque_zero | 0x3f800000u));
 }
 
+// a, hidden from the compiler as a value it cannot see through (a select on opaque_zero),
+// where d_opaque's product by 1 would be rewritten with the expression's algebra (Mesa's NIR
+// did: Gelu's tail lost 60 ULPs on lavapipe).
+fn d_hidden(a: F64) -> F64 {
+    return select(a, D_MAX_FINITE, opaque_zero != 0u);
+}
+
 // An f64 attribute derived on the host, from its (low, high) bits: finite and normal, or its
 // nearest f32 where it is not (0, infinite or NaN are f32 values exactly). Rebuilt from its
 // fields, as naga has no reliable bitcast from a u32 pair to f64.
@@ -105,8 +112,10 @@ const D_MAX_FINITE: f64 = 1.7976931348623157e308;
 // or low half are exact. d_opaque keeps the compiler from folding c - (c - a) into a, and from
 // folding the split of a constant a (Gelu's 0.044715 sqrt(8/pi)): Mesa's NIR rewrote that one's
 // product error inexactly, 2^-27 of the product off on lavapipe.
+// The product c is hidden too: a driver that contracts a product into a sum would compute
+// c - (c - a) from the product before its rounding, and the split is that rounding.
 fn d_high_half(a: F64) -> F64 {
-    let c = D_SPLITTER * d_opaque(a);
+    let c = d_hidden(D_SPLITTER * d_opaque(a));
     return c - (d_opaque(c) - a);
 }
 
@@ -115,7 +124,9 @@ fn d_high_half(a: F64) -> F64 {
 // is beyond 2^900 (the split would overflow), infinite or NaN, where p overflows (e would be
 // inf - inf), or where e is zero: c + p.
 fn d_mul_add(a: F64, b: F64, c: F64) -> F64 {
-    let p = a * b;
+    // Hidden, as compute/f32.wgsl's rounded_product: c + p contracted into a fused multiply-add
+    // would count e twice.
+    let p = d_hidden(a * b);
     if (!(abs(a) < D_SPLIT_LIMIT && abs(b) < D_SPLIT_LIMIT && abs(p) <= D_MAX_FINITE)) {
         return c + p;
     }

@@ -96,7 +96,7 @@ fn expm1(x: Compute) -> Compute {
 // mul_add's result for such operands, without its cases for zeros, infinities and products a
 // flushing device loses, which a residual never meets (Tanh f32 8% faster on lavapipe).
 fn residual(c: Compute, a: Compute, b: Compute) -> Compute {
-    let p = a * b;
+    let p = rounded_product(a, b);
     return (c - p) - product_error(a, b, p);
 }
 
@@ -160,12 +160,6 @@ fn log1p_of_unit(e: Compute) -> Compute {
     return k * LN2_HI - ((half_square - (s * (half_square + r) + (k * LN2_LO + lost))) - f);
 }
 
-// c itself, its bits through opaque_zero (0; driver/elementwise.wgsl), so that a compiler
-// cannot rewrite an expression with c by the algebra of real numbers.
-fn hidden(c: Compute) -> Compute {
-    return bitcast<Compute>(bitcast<vec4<u32>>(c) ^ vec4(opaque_zero));
-}
-
 // log(1 + e^x) (softplus) = max(x, 0) + log1p(e) with e = e^-|x| = 2^k (1 + p): x + log1p(e)
 // above 0; below, log1p(e), or e itself where that is what it rounds to, scaled in two exact
 // steps so that a subnormal result is rounded once (by mul, exact on a device that flushes).
@@ -212,7 +206,7 @@ fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
     let biased = vec4<i32>((bitcast<vec4<u32>>(scaled_up) >> vec4(23u)) & vec4(0xffu));
     let j = Compute(min(biased - vec4(127), vec4(126)));
     let m = scaled_up * power_of_two(-j);
-    let h = m * y;
+    let h = rounded_product(m, y);
     let mantissa = h + (product_error(m, y, h) + h * q);
     let exponent = j + select(parts.k, Compute(0.0), above) - select(Compute(0.0), Compute(64.0), tiny);
     let first = clamp(exponent, Compute(-120.0), Compute(120.0));
@@ -259,7 +253,7 @@ fn mish_product(x: Compute) -> Compute {
     let y0 = quotient(Compute(1.0), 1.0 + (1.0 + f) * two_k);
     let c = select((1.0 - y0) - two_k * y0, 1.0 - 2.0 * y0, parts.k == Compute(0.0));
     let r = c - (two_k * f) * y0;
-    let h = x * y0;
+    let h = rounded_product(x, y0);
     let l = product_error(x, y0, h);
     let below = scaled_once(h + (l + h * (f + r * (1.0 + f))), parts.k);
     var result = select(below, (x - h) - (l + h * r), is_positive_or_nan(x));
@@ -292,7 +286,8 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let a = min(absolute(x), Compute(NORMAL_CDF_F32_END));
     let q = 0.25 * a;
     let d = hidden(1.0 + q);
-    let d_low = (1.0 - (d - q)) + (q - (d - (d - q)));
+    let d_rest = hidden(d - q);
+    let d_low = (1.0 - d_rest) + (q - (d - d_rest));
     let t0 = quotient(Compute(1.0), d);
     let r = residual(Compute(1.0), d, t0) - d_low * t0;
     let v = (t0 - 0.5) + t0 * r;
@@ -300,7 +295,7 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let g1 = (((g0 * v + 0.060320143) * v + 0.24159019) * v + 0.3730437) * v + 0.38713735;
     let p1 = g1 * v + 0.3039483;
     // The last Horner step exactly: g + g_low = Q's constant + v p1 (|v p1| < the constant).
-    let vp = v * p1;
+    let vp = rounded_product(v, p1);
     let g = hidden(0.18882129 + vp);
     let g_low = ((0.18882129 - g) + vp) + (product_error(v, p1, vp) + -3.2805283e-09);
     let square = a * a;
@@ -313,7 +308,7 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let correction = parts.p + (r - 0.5 * square_error) * (1.0 + parts.p);
     let c = hidden(1.0 + correction);
     let c_low = correction - (c - 1.0);
-    let hc = h * c;
+    let hc = rounded_product(h, c);
     let tail = scaled_once(hc + (product_error(h, c, hc) + (h * c_low + tail_low * c)), parts.k);
     var result = select(tail, x - tail, is_positive_or_nan(x));
     result = select(result, small, absolute(x) <= Compute(0.5));
@@ -330,9 +325,11 @@ fn normal_cdf_product(x: Compute) -> Compute {
 // ULPs in the negative tail. Then logistic_of_sum_product rounds the result once.
 fn gelu_tanh_product(x: Compute) -> Compute {
     let square = x * x;
-    let m = 0.071354814 * square;
+    let m = rounded_product(Compute(0.071354814), square);
     let b = hidden(1.5957692 + m);
-    let b_first = b - m;
+    // Hidden, as are the parts of d_low in normal_cdf_product: a compiler that simplifies b - (b -
+    // m) to m (NVIDIA's Vulkan driver does) would drop the sum's error (5 ULP on an H200).
+    let b_first = hidden(b - m);
     let b_low = ((1.5957692 - b_first) + (m - (b - b_first))) + (product_error(Compute(0.071354814), square, m)
         + (0.071354814 * product_error(x, x, square) + (2.3988325e-09 * square + -4.534068e-08)));
     let t = x * b;

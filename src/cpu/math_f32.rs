@@ -281,7 +281,8 @@ pub(crate) fn normal_cdf_product(x: f32, quotient: Quotient) -> f32 {
     let a = x.abs();
     let q = 0.25 * a;
     let d = 1.0 + q;
-    let d_low = (1.0 - (d - q)) + (q - (d - (d - q)));
+    let d_rest = d - q;
+    let d_low = (1.0 - d_rest) + (q - (d - d_rest));
     let t0 = quotient(1.0, d);
     let r = residual(1.0, d, t0) - d_low * t0;
     let v = (t0 - 0.5) + t0 * r;
@@ -338,8 +339,12 @@ mod tests {
         q.extend(Q);
         assert_eq!(literals("let q ="), q);
         assert_eq!(literals("let r = z *"), LOG_LG);
-        let gelu =
-            [literals("let m = 0.07"), literals("let b = hidden(1.59"), literals("let b_low =")[1..].to_vec()].concat();
+        let gelu = [
+            literals("let m = rounded_product(Compute(0.07"),
+            literals("let b = hidden(1.59"),
+            literals("let b_low =")[1..].to_vec(),
+        ]
+        .concat();
         // Literals by magnitude (the parser reads `- c` as c).
         let magnitudes = |bits: &[u32]| bits.iter().map(|b| b & 0x7fff_ffff).collect::<Vec<_>>();
         assert_eq!(

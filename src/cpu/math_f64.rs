@@ -86,7 +86,9 @@ fn at_most<S: Steps>(x: S, hi: f64) -> S {
 fn exp_parts<S: Steps>(x: S) -> (S::Int, S) {
     let k = x.mul(c(INV_LN2)).add(c(0.5)).floor_int();
     let kf = S::from_int(k);
-    let r = x.sub(kf.mul(c(LN2_HI))).sub(kf.mul(c(LN2_LO)));
+    // The first difference opaque: NVIDIA's compiler rewrote (x - k HI) - k LO as x - k (HI + LO),
+    // ln2 rounded to one double, 12 ULP off at x = -38 on an H200 (Gelu's tail 700).
+    let r = x.sub(kf.mul(c(LN2_HI))).opaque().sub(kf.mul(c(LN2_LO)));
     let q = EXP_Q[1..].iter().fold(c::<S>(EXP_Q[0]), |q, &coefficient| c::<S>(coefficient).add(r.mul(q)));
     (k, r.add(r.mul(r).mul(q)))
 }
@@ -219,9 +221,13 @@ pub(crate) fn gelu_tanh_product<S: Steps>(x: S) -> S {
     let [c1, c1_low] = GELU_TANH_LINEAR;
     let [c3, c3_low] = GELU_TANH_CUBIC;
     let square = x.mul(x);
-    let m = c::<S>(c3).mul(square);
+    // Products a sum takes the error of back are opaque: a driver that contracts a product into
+    // a sum would count the error twice (compute/f32.wgsl's rounded_product). b_first too: NVIDIA's
+    // compiler simplified b - (b - m) to m, dropping the sum's error (the f32 twin: 5 ULP on an
+    // H200).
+    let m = c::<S>(c3).mul(square).opaque();
     let b = c::<S>(c1).add(m).opaque();
-    let b_first = b.sub(m);
+    let b_first = b.sub(m).opaque();
     let sum_error = c::<S>(c1).sub(b_first).add(m.sub(b.sub(b_first)));
     let products_error = c::<S>(c3)
         .mul_add(square, m.negate())
@@ -297,13 +303,14 @@ pub(crate) fn normal_cdf_product<S: Steps>(x: S) -> S {
     let a = at_most(x.absolute(), NORMAL_CDF_END);
     let q = c::<S>(0.25).mul(a);
     let d = one.add(q).opaque();
-    let d_low = one.sub(d.sub(q)).add(q.sub(d.sub(d.sub(q))));
+    let d_rest = d.sub(q).opaque();
+    let d_low = one.sub(d_rest).add(q.sub(d.sub(d_rest)));
     let t0 = one.quotient(d);
     let r = d.negate().mul_add(t0, one).sub(d_low.mul(t0));
     let v = t0.sub(c(0.5)).add(t0.mul(r));
     let [tail_hi, tail_lo] = PHI_TAIL_CONSTANT;
     let p1 = horner(&PHI_TAIL, v);
-    let vp = v.mul(p1);
+    let vp = v.mul(p1).opaque(); // g_low takes its error back: see gelu_tanh_product
     let g = c::<S>(tail_hi).add(vp).opaque();
     let g_low = c::<S>(tail_hi).sub(g).add(vp).add(v.mul_add(p1, vp.negate()).add(c(tail_lo)));
     let square = a.mul(a);
@@ -315,7 +322,7 @@ pub(crate) fn normal_cdf_product<S: Steps>(x: S) -> S {
     let correction = p.add(r.sub(c::<S>(0.5).mul(square_error)).mul(one.add(p)));
     let factor = one.add(correction).opaque();
     let factor_low = correction.sub(factor.sub(one));
-    let hc = h.mul(factor);
+    let hc = h.mul(factor).opaque();
     let low = h.mul_add(factor, hc.negate()).add(h.mul_add(factor_low, h_low.mul(factor)));
     let tail = scaled_once(hc.add(low), k);
     let result = S::pick(x.greater(c(0.0)), x.sub(tail), tail);
