@@ -359,3 +359,75 @@ fn f64_software_path_is_within_bounds_of_the_correctly_rounded_result() {
 fn f64_software_path_sweep_of_a_million_inputs() {
     report_f64_software_path(1 << 20);
 }
+
+/// `cargo xtask sweep`: every f32 input of every unary operator, at its default attributes (each
+/// choice of a STRING attribute: Gelu's two forms), the GPU against the CPU reference, with how
+/// many results differ from it at all (a driver that contracts products into sums, NVIDIA's,
+/// rounds some steps better than written). `WGPU_ACTIVATIONS_SWEEP_OPS` narrows it (ONNX
+/// names, commas): each operator takes about a minute on lavapipe.
+#[test]
+#[ignore = "a sweep: cargo xtask sweep"]
+fn every_f32_input_against_the_reference() {
+    const CHUNK: u64 = 1 << 24;
+    let ctx = gpu_or_skip!();
+    let only = std::env::var("WGPU_ACTIVATIONS_SWEEP_OPS").ok();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for op in UNARY_OPS {
+        if only.as_deref().is_some_and(|names| !names.split(',').any(|n| n == op.onnx_name)) {
+            continue;
+        }
+        let defaults = op.default_attributes();
+        let bound = op.max_ulp.for_dtype(DType::F32);
+        for values in attribute_sets(op) {
+            let at_defaults =
+                op.attributes.iter().zip(&values).zip(defaults).all(|((a, v), d)| a.is_choice() || *v == d);
+            if !at_defaults {
+                continue;
+            }
+            let all = attributes(op, &values);
+            let started = std::time::Instant::now();
+            let (mut worst, mut differing) = ((0u64, 0u32), 0u64);
+            for first in (0..1u64 << 32).step_by(CHUNK as usize) {
+                let x: Vec<f32> = (first..first + CHUNK).map(|b| f32::from_bits(b as u32)).collect();
+                let x = to_dyn(x, &[CHUNK as usize]);
+                let y = activations(ctx, &[Activation::with_attributes(op, &values)], x.view()).unwrap();
+                let (xs, ys) = (x.as_slice().unwrap(), y.as_slice().unwrap());
+                let part = xs.len().div_ceil(threads);
+                let found: Vec<((u64, u32), u64)> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = xs
+                        .chunks(part)
+                        .zip(ys.chunks(part))
+                        .map(|(xs, ys)| {
+                            scope.spawn(move || {
+                                let expected = reference::unary(op, &all, to_dyn(xs.to_vec(), &[xs.len()]).view());
+                                let (mut worst, mut differing) = ((0u64, 0u32), 0u64);
+                                for ((&x, &y), &e) in xs.iter().zip(ys).zip(expected.iter()) {
+                                    if y.to_bits() != e.to_bits() && !(y.is_nan() && e.is_nan()) {
+                                        differing += 1;
+                                        let d = wgpu_activations::ulp::ulp_distance(y, e).unwrap_or(u64::MAX);
+                                        worst = worst.max((d, x.to_bits()));
+                                    }
+                                }
+                                (worst, differing)
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap()).collect()
+                });
+                for (w, d) in found {
+                    worst = worst.max(w);
+                    differing += d;
+                }
+            }
+            let (ulps, at) = worst;
+            println!(
+                "{}({values:?}) f32, every input: {differing} differ from the reference, worst {ulps} ULP at {:e} \
+                 (bits {at:#010x}), bound {bound}, {:.0} s",
+                op.onnx_name,
+                f32::from_bits(at),
+                started.elapsed().as_secs_f64()
+            );
+            assert!(ulps <= bound, "{}({values:?}) f32: {ulps} ULP at bits {at:#010x} > {bound}", op.onnx_name);
+        }
+    }
+}
