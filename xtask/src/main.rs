@@ -580,7 +580,8 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         let started = std::time::Instant::now();
         let code = match step.args.split_first() {
             Some((&CLI, args)) => cli(args, step.env)?,
-            _ => cargo(&step.args, if step.takes_extra { extra } else { no_extra }, step.env)?,
+            _ if step.takes_extra => cargo(&[], &merged_arguments(&step.args, extra), step.env)?,
+            _ => cargo(&step.args, no_extra, step.env)?,
         };
         // The times tell which step to trim when the suite nears CI's limit.
         println!(
@@ -698,12 +699,13 @@ fn cargo_checked(what: &str, args: &[&str]) -> Result<()> {
 /// window-system code from printing an error for every device it opens.
 fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    tool(&cargo, &[], &merged_arguments(base, extra), env_vars)
+    tool(&cargo, base, extra, env_vars)
 }
 
-/// `base` and then `extra`, each of which may pass arguments on to the test binaries after a
-/// `--`: cargo's arguments of both, then one `--` and the test binaries' of both (so a step's
-/// own `--skip`s and the user's `-- NAME` meet after one separator).
+/// A `cargo test` step's arguments `base` and the user's `extra`, each of which may pass
+/// arguments on to the test binaries after a `--`: cargo's arguments of both, then one `--` and
+/// the test binaries' of both (so a step's own `--skip`s and the user's `-- NAME` meet after one
+/// separator).
 fn merged_arguments(base: &[&str], extra: &[OsString]) -> Vec<OsString> {
     let split = |args: Vec<OsString>| match args.iter().position(|a| a == "--") {
         Some(i) => (args[..i].to_vec(), args[i + 1..].to_vec()),
