@@ -129,6 +129,9 @@ struct Report {
     config: BenchConfig,
     /// The representation each measured dtype ran on (`wgpu-act --native/--emulated` pick).
     paths: Vec<(DType, String)>,
+    /// What the probe found of subnormals, and which products the f32 arithmetic takes (two
+    /// passes on a device that flushes them: the first cost to look at where f32 kernels lag).
+    subnormals: String,
     kernels: Vec<KernelRow>,
     fused: Vec<FusedRow>,
     host: Vec<HostRow>,
@@ -208,6 +211,12 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
     }
     let info = &ctx.info().adapter;
     let paths = dtypes.iter().filter(|d| runnable(d)).map(|&d| (d, ctx.dtype_path(d).to_string())).collect();
+    let products = if ctx.info().subnormal_products_on_integers {
+        "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)"
+    } else {
+        "f32 products on the float unit (one pass)"
+    };
+    let subnormals = format!("{}; {products}", ctx.info().subnormals);
     Ok(Report {
         adapter: info.name.clone(),
         backend: format!("{:?}", info.backend),
@@ -215,6 +224,7 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         timing: if meter.query.is_some() { "timestamp queries" } else { "submit to completion" },
         config: BenchConfig { elems: n, ..config.clone() },
         paths,
+        subnormals,
         kernels,
         fused,
         host,
@@ -625,6 +635,7 @@ impl Report {
         );
         let paths: Vec<String> = self.paths.iter().map(|(dtype, path)| format!("{dtype}: {path}")).collect();
         let _ = writeln!(out, "dtype paths: {}\n", paths.join("; "));
+        let _ = writeln!(out, "subnormals: {}\n", self.subnormals);
         self.kernel_table(&mut out);
         self.nominal_table(&mut out);
         self.fused_table(&mut out);
@@ -775,6 +786,7 @@ impl Report {
             .collect();
         let report = json!({
             "adapter": self.adapter, "backend": self.backend, "cpu_adapter": self.on_cpu, "kernel_timing": self.timing,
+            "subnormals": self.subnormals,
             "elements": self.config.elems, "iterations": self.config.iterations,
             "nominal_bandwidth": self.nominal_shares().map(|(gbps, copy, leaky)| json!({
                 "gbps": gbps, "copy_share": copy, "leaky_relu_f32_share": leaky,
