@@ -178,6 +178,7 @@ const LANES_LIKE_WORDS: &str = include_str!("../shaders/shared/lanes_like_words.
 const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl");
 const LANES_PACKED: &str = include_str!("../shaders/shared/lanes_packed.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
+const F16_BITS: &str = include_str!("../shaders/shared/f16_bits.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
 const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
@@ -199,6 +200,8 @@ const NONE: wgpu::Features = wgpu::Features::empty();
 /// The files of the f32 arithmetic (f32, f16, bf16): the Compute interface, its products, the
 /// accurate functions, PRelu's product.
 const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY];
+/// The f32 arithmetic and float16's bit conversions, for both f16 rows.
+const F16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY, F16_BITS];
 
 /// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
 const EVERY_ADAPTER: ReprSpec = ReprSpec {
@@ -241,9 +244,15 @@ pub(crate) static REPRS: [ReprSpec; 14] = [
         description: "native f16 (SHADER_F16)",
         native: true,
         file: REPR_F16,
+        arithmetic: F16_ARITHMETIC,
+    },
+    ReprSpec {
+        repr: Repr::F16Packed,
+        dtype: DType::F16,
+        file: REPR_F16_PACKED,
+        arithmetic: F16_ARITHMETIC,
         ..HALF_ROW
     },
-    ReprSpec { repr: Repr::F16Packed, dtype: DType::F16, file: REPR_F16_PACKED, ..HALF_ROW },
     ReprSpec { repr: Repr::BF16, dtype: DType::BF16, file: REPR_BF16, ..HALF_ROW },
     ReprSpec {
         repr: Repr::F64,

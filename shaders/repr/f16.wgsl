@@ -91,24 +91,10 @@ fn from_compute(c: Compute) -> Lanes {
     return Lanes(half_precision(c));
 }
 
-// c rounded to f16's precision and range, to nearest even, on its f32 bits, so that the device's
-// f32 -> f16 conversion only meets values it converts exactly: Vulkan leaves that conversion's
-// rounding to the driver, and NVIDIA's truncates (Swish 2.5 ULP on an H200). From 65520 up,
-// infinity; NaN and infinities as they are.
+// c rounded to f16 to nearest even on its bits (shared/f16_bits.wgsl) and widened back, exactly,
+// so that the device's f32 -> f16 conversion only meets values it converts exactly: Vulkan
+// leaves that conversion's rounding to the driver, and NVIDIA's truncates (Swish 2.5 ULP on an
+// H200).
 fn half_precision(c: Compute) -> Compute {
-    let bits = bitcast<vec4<u32>>(c);
-    let magnitude = bits & vec4(0x7fffffffu);
-    let exponent = magnitude >> vec4(23u);
-    // The f32 bits below f16's last place: 13 where f16 is normal (from 2^-14, f32's exponent
-    // 113), one more for each binade below, up to 23 (2^-24, f16's least subnormal).
-    let shift = min(vec4(13u) + (max(exponent, vec4(113u)) - exponent), vec4(23u));
-    let odd = (magnitude >> shift) & vec4(1u);
-    let half_last = vec4(1u) << (shift - vec4(1u));
-    var rounded = (magnitude + half_last - vec4(1u) + odd) & ~((vec4(1u) << shift) - vec4(1u));
-    // Below 2^-24: 2^-24 above its half, 2^-25 (a tie, to the even 0) and below, 0.
-    let least = select(vec4(0u), vec4(0x33800000u), magnitude > vec4(0x33000000u));
-    rounded = select(rounded, least, exponent < vec4(103u));
-    rounded = select(rounded, vec4(0x7f800000u), rounded >= vec4(0x47800000u));
-    rounded = select(rounded, magnitude, exponent == vec4(255u));
-    return bitcast<Compute>(rounded | (bits & vec4(0x80000000u)));
+    return f32_from_f16_bits(f16_bits_from_f32(c));
 }
