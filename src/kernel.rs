@@ -187,8 +187,19 @@ const PRODUCT_FREE_CALLS: &[&str] = &[
 /// products a kernel takes, so on a device that flushes subnormals it needs no second pass (on
 /// SwiftShader Relu f32 0.56 of the copy kernel in two passes, 0.65 in one).
 fn takes_no_products(step: &StepKind) -> bool {
+    static PRODUCT_FREE_OPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     let Step::Unary(op, _) = step else { return false };
-    let code: String = op.wgsl.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    // Read once per operator, not on every key (a key is made for every dispatch).
+    PRODUCT_FREE_OPS
+        .get_or_init(|| {
+            crate::ops::UNARY_OPS.iter().filter(|op| calls_no_products(op.wgsl)).map(|op| op.onnx_name).collect()
+        })
+        .contains(&op.onnx_name)
+}
+
+/// Whether `wgsl` calls only [`PRODUCT_FREE_CALLS`] (a function it defines is no call).
+fn calls_no_products(wgsl: &str) -> bool {
+    let code: String = wgsl.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
     let mut rest = code.as_str();
     while let Some(open) = rest.find('(') {
         let before = &rest[..open];
@@ -554,8 +565,8 @@ pub(crate) mod tests {
         assert_eq!(free, ["Relu", "ThresholdedRelu"]);
         assert!(!takes_no_products(&Step::Prelu(SlopeAccess::Same)));
         let flagged = Tuning { products: Products::Flagged, ..Tuning::default() };
-        let relu = Step::Unary(crate::ops::UNARY_OPS.iter().find(|op| op.onnx_name == "Relu").unwrap(), 0);
-        let leaky = Step::Unary(crate::ops::UNARY_OPS.iter().find(|op| op.onnx_name == "LeakyRelu").unwrap(), 0);
+        let relu = Step::Unary(UNARY_OPS.iter().find(|op| op.onnx_name == "Relu").unwrap(), 0);
+        let leaky = Step::Unary(UNARY_OPS.iter().find(|op| op.onnx_name == "LeakyRelu").unwrap(), 0);
         let f32_repr = REPRS.iter().find(|spec| spec.dtype == crate::DType::F32).unwrap().repr;
         assert_eq!(KernelKey::new(f32_repr, &[relu, relu], false, flagged).tuning.products, Products::Hardware);
         assert_eq!(KernelKey::new(f32_repr, &[relu, leaky], false, flagged).tuning.products, Products::Flagged);
