@@ -476,19 +476,15 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     for suite in GPU_SUITES {
         suites.extend(["--test", suite]);
     }
-    let mut swiftshader_suites: Vec<&str> = TEST_BUILD.to_vec();
-    for suite in SWIFTSHADER_SUITES {
-        swiftshader_suites.extend(["--test", suite]);
-    }
-    swiftshader_suites.push("--");
-    for test in SWIFTSHADER_REDUNDANT_F64_SWEEPS {
-        swiftshader_suites.extend(["--skip", test]);
-    }
-    let mut swiftshader_rest: Vec<&str> = TEST_BUILD.to_vec();
-    swiftshader_rest.extend(["--test", "chains", "--test", "integration", "--test", "properties", "--"]);
-    for test in SWIFTSHADER_SLOW_COMPILES {
-        swiftshader_rest.extend(["--skip", test]);
-    }
+    let suites_skipping = |suites: &[&'static str], skipped: &[&'static str]| {
+        let mut args: Vec<&str> = TEST_BUILD.to_vec();
+        suites.iter().for_each(|suite| args.extend(["--test", suite]));
+        args.push("--");
+        skipped.iter().for_each(|test| args.extend(["--skip", test]));
+        args
+    };
+    let swiftshader_suites = suites_skipping(SWIFTSHADER_SUITES, SWIFTSHADER_REDUNDANT_F64_SWEEPS);
+    let swiftshader_rest = suites_skipping(&["chains", "integration", "properties"], SWIFTSHADER_SLOW_COMPILES);
     let info = vec![CLI, "info"];
     let deny_doc_warnings: &[(&str, &str)] = &[("RUSTDOCFLAGS", "-D warnings")];
     let doc = |features: &[&'static str]| {
@@ -625,8 +621,7 @@ fn packaging() -> Result<()> {
     )?;
     let unpacked = packages.join("unpacked");
     std::fs::create_dir_all(&unpacked).map_err(|e| Error(format!("could not create {}: {e}", unpacked.display())))?;
-    let mut library = None;
-    let mut cli = None;
+    let (mut library, mut cli) = (None, None);
     for entry in
         std::fs::read_dir(&packages).map_err(|e| Error(format!("could not list {}: {e}", packages.display())))?
     {
@@ -637,26 +632,22 @@ fn packaging() -> Result<()> {
         if !run(Command::new("tar").arg("xzf").arg(&path).arg("-C").arg(&unpacked))?.success() {
             return Err(Error(format!("could not unpack {}", path.display())));
         }
-        let manifest = unpacked.join(stem).join("Cargo.toml");
         if stem.starts_with("wgpu-activations-") {
-            library = Some(manifest);
+            library = Some(unpacked.join(stem));
         } else if stem.starts_with(&format!("{CLI}-")) {
-            cli = Some(manifest);
+            cli = Some(unpacked.join(stem));
         }
     }
     let (Some(library), Some(cli)) = (library, cli) else {
         return Err(Error(format!("cargo package left no library or no CLI in {}", packages.display())));
     };
-    let library_manifest = library.display().to_string();
+    let library_manifest = library.join("Cargo.toml").display().to_string();
     cargo_checked(
         "packaging: the library checked from its package's files",
         &["check", "--manifest-path", &library_manifest, "--locked", "--target-dir", "target"],
     )?;
-    let patch = format!(
-        "patch.crates-io.wgpu-activations.path={:?}",
-        library.parent().unwrap_or(&unpacked).display().to_string()
-    );
-    let cli_manifest = cli.display().to_string();
+    let patch = format!("patch.crates-io.wgpu-activations.path={:?}", library.display().to_string());
+    let cli_manifest = cli.join("Cargo.toml").display().to_string();
     cargo_checked(
         "packaging: the CLI checked from its package's files, against the packaged library",
         &["check", "--manifest-path", &cli_manifest, "--target-dir", "target", "--config", &patch],
