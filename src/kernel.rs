@@ -26,9 +26,6 @@ const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
 const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
 const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
 
-/// Invocations of a gather workgroup (`driver/marks.wgsl`), one per first-pass workgroup.
-pub(crate) const GATHER_WORKGROUP_SIZE: u64 = 64;
-
 /// Binding numbers, as the driver and its IO files declare them.
 pub(crate) mod binding {
     pub(crate) const PARAMS: u32 = 0;
@@ -152,8 +149,6 @@ pub(crate) enum Pass {
     Main,
     Tail,
     Listed,
-    /// The [`Products::Flagged`] kernel's listing of the workgroups it flagged.
-    Gather,
 }
 
 impl Pass {
@@ -162,7 +157,6 @@ impl Pass {
             Pass::Main => "main",
             Pass::Tail => "tail",
             Pass::Listed => "listed",
-            Pass::Gather => "gather",
         }
     }
 }
@@ -243,7 +237,6 @@ impl KernelKey {
     pub(crate) fn passes(&self) -> &'static [Pass] {
         match self.tuning.products {
             Products::Listed => &[Pass::Main, Pass::Tail, Pass::Listed],
-            Products::Flagged => &[Pass::Main, Pass::Tail, Pass::Gather],
             _ => &[Pass::Main, Pass::Tail],
         }
     }
@@ -274,9 +267,6 @@ impl KernelKey {
 
     /// The bindings `pass` reads, in ascending order: what its bind group must hold.
     pub(crate) fn bindings(&self, pass: Pass) -> Vec<u32> {
-        if pass == Pass::Gather {
-            return vec![binding::PARAMS, binding::MARKS];
-        }
         let vectors = pass != Pass::Tail;
         let mut used = vec![binding::PARAMS];
         used.push(if vectors { binding::X } else { binding::X_WORDS });
@@ -306,7 +296,6 @@ impl KernelKey {
         let _ = writeln!(src, "const VECTOR_STRIDE: u32 = {}u;", self.tuning.vector_stride());
         let _ = writeln!(src, "const MAX_CHAIN: u32 = {MAX_CHAIN}u;");
         let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
-        let _ = writeln!(src, "const GATHER_WORKGROUP_SIZE: u32 = {GATHER_WORKGROUP_SIZE}u;");
         src.push_str(&spec.layout.declarations());
         // Each file once, however many steps or rows name it.
         let mut files: Vec<&'static str> = Vec::new();
@@ -359,7 +348,7 @@ impl KernelKey {
                 "    var flagged = 0u;",
                 "        needs_exact = vec4(false);",
                 "        if (any(needs_exact)) {\n            flagged |= 1u << k;\n        } else {\n            store_y(v, out);\n        }",
-                "    store_flagged(group_index, local, flagged);",
+                "    if (flagged != 0u) {\n        mark_flagged(group_index * WORKGROUP_SIZE + local, flagged);\n    }",
             ]
         } else {
             ["", "", "        store_y(v, out);", ""]

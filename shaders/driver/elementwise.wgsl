@@ -110,11 +110,6 @@ fn main(
 {{END_INVOCATION}}
 }
 
-// Workgroups of the main pass over this dispatch's Vectors.
-fn first_pass_groups() -> u32 {
-    return (params.vectors + WORKGROUP_SIZE * VECTORS_PER_INVOCATION - 1u) / (WORKGROUP_SIZE * VECTORS_PER_INVOCATION);
-}
-
 @compute @workgroup_size(1)
 fn tail() {
     opaque_zero = params.zero;

@@ -1,17 +1,17 @@
 // The second pass on a device that flushes subnormals: the Vectors the first pass marked
 // (driver/marks.wgsl), computed again in this kernel, whose products are exact
-// (compute/f32_products_exact.wgsl). Its workgroups have the first pass's shape and take the
-// listed first-pass workgroups one after another, so each invocation meets the Vectors (and
-// the slope cursors, {{PREPARE}} and {{ADVANCE}}) it would have met there, and its own
-// `flagged` word says which to compute. Placeholders as in driver/elementwise.wgsl. The marks
-// are read-only here: the same buffer holds this dispatch's size.
+// (compute/f32_products_exact.wgsl). Each invocation takes listed entries, one after another
+// (there may be more entries than this dispatch has invocations), and meets each entry's Vectors
+// (and the slope cursors, {{PREPARE}} and {{ADVANCE}}) as that first-pass invocation met them;
+// the entry's flagged bits say which to compute. Placeholders as in driver/elementwise.wgsl.
+// The marks are read-only here: the same buffer holds this dispatch's size.
 
 struct ListedMarks {
     groups: u32,
     one_y: u32,
     one_z: u32,
     listed: u32,
-    words: array<u32>,
+    entries: array<u32>,
 }
 
 @group(0) @binding({{MARKS_BINDING}}) var<storage, read> marks: ListedMarks;
@@ -24,12 +24,12 @@ fn listed(
     @builtin(local_invocation_index) local: u32,
 ) {
     opaque_zero = params.zero;
-    let listed_groups = marks.listed;
-    let groups = first_pass_groups();
-    for (var entry = workgroup.x; entry < listed_groups; entry += workgroups.x) {
-        let group_index = marks.words[entry];
-        let flagged = marks.words[groups + group_index * WORKGROUP_SIZE + local];
-        let first = group_index * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
+    let listed_entries = marks.listed;
+    for (var entry = workgroup.x * WORKGROUP_SIZE + local; entry < listed_entries; entry += workgroups.x * WORKGROUP_SIZE) {
+        let invocation = marks.entries[2u * entry];
+        let flagged = marks.entries[2u * entry + 1u];
+        let first = (invocation / WORKGROUP_SIZE) * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION)
+            + (invocation % WORKGROUP_SIZE) * LOCAL_STRIDE;
         let first_element = params.first_element + first * VECTOR_LANES;
 {{PREPARE}}
         for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {

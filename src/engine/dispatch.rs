@@ -14,9 +14,7 @@ use crate::broadcast::{SlopeAccess, SlopePlan, plan, unidirectional_slope_shape}
 use crate::cpu::divide::Divisor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{
-    GATHER_WORKGROUP_SIZE, KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding,
-};
+use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding};
 use crate::ops::Step;
 use crate::repr::Repr;
 
@@ -328,8 +326,7 @@ impl Context {
             let (params, mut entries) = self.piece_bindings(&ends, segment, template, piece)?;
             let uniform_offset = slot * i as u64;
             write_params(&mut data, uniform_offset, &params);
-            let params_entry = (binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size));
-            entries.push(params_entry.clone());
+            entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
             match piece {
                 Piece::Vectors(w) => {
                     let first_pass_groups = (w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup());
@@ -345,9 +342,6 @@ impl Context {
                     if let (Some(listed), Some((buffer, region)), Some(marks_entry)) =
                         (kernels.listed, region, marks_entry)
                     {
-                        let gather = self.bind_group(kernel, Pass::Gather, vec![params_entry, marks_entry.clone()])?;
-                        let gather_groups = self.grid(first_pass_groups.div_ceil(GATHER_WORKGROUP_SIZE));
-                        dispatches.push((kernel, Pass::Gather, gather, Dispatch::Direct(gather_groups)));
                         entries.push(marks_entry);
                         let group = self.bind_group(listed, Pass::Listed, entries)?;
                         dispatches.push((
@@ -400,7 +394,7 @@ impl Context {
 
     /// A buffer of marks for the first of two passes (`driver/marks.wgsl`), and each Vectors
     /// piece's region of it (in piece order, aligned for binding): the second pass's dispatch
-    /// size, the list of flagged workgroups, a word per first-pass invocation.
+    /// size and the list of flagged invocations, room for every first-pass invocation.
     fn marks(&self, pieces: &[Piece]) -> Result<(PooledBuffer, Vec<Range<u64>>)> {
         let align = self.offset_alignment();
         let mut regions = Vec::with_capacity(pieces.len());
@@ -409,7 +403,7 @@ impl Context {
             if let Piece::Vectors(w) = piece {
                 let vectors = w.end - w.start;
                 let groups = vectors.div_ceil(self.inner.tuning.vectors_per_workgroup());
-                let bytes = 16 + 4 * groups * (1 + u64::from(self.inner.tuning.workgroup_size));
+                let bytes = 16 + 8 * groups * u64::from(self.inner.tuning.workgroup_size);
                 let start = end.next_multiple_of(align);
                 regions.push(start..start + bytes);
                 end = start + bytes;

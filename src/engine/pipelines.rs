@@ -22,7 +22,7 @@ pub(crate) struct Pipeline {
 }
 
 /// A compiled kernel: its module, the main pass's pipeline, and the others' (the tail pass's,
-/// the listed and gather passes'), each built the first time it is needed.
+/// the listed pass's), each built the first time it is needed.
 pub(crate) struct Kernel {
     pub(crate) key: KernelKey,
     pub(crate) label: String,
@@ -30,7 +30,6 @@ pub(crate) struct Kernel {
     main: Pipeline,
     tail: OnceLock<Pipeline>,
     listed: OnceLock<Pipeline>,
-    gather: OnceLock<Pipeline>,
 }
 
 impl Kernel {
@@ -40,7 +39,6 @@ impl Kernel {
             Pass::Main => return Ok(&self.main),
             Pass::Tail => &self.tail,
             Pass::Listed => &self.listed,
-            Pass::Gather => &self.gather,
         };
         if let Some(built) = lazy.get() {
             return Ok(built);
@@ -149,15 +147,7 @@ fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
         return Err(Error::Shader { label, message: error.to_string(), wgsl });
     }
     let main = build_pipeline(device, &module, &label, key, Pass::Main)?;
-    Ok(Kernel {
-        key: *key,
-        label,
-        module,
-        main,
-        tail: OnceLock::new(),
-        listed: OnceLock::new(),
-        gather: OnceLock::new(),
-    })
+    Ok(Kernel { key: *key, label, module, main, tail: OnceLock::new(), listed: OnceLock::new() })
 }
 
 fn build_pipeline(
