@@ -295,8 +295,8 @@ fn a_device_destroyed_after_use_turns_every_call_into_device_lost() {
 }
 
 /// Products exact in two passes (forced here; the default where the probe finds the device
-/// flushing): the first pass leaves each Vector with a product it cannot trust (here a NaN
-/// from nonzero operands) unwritten and lists its invocation, the second computes those. More
+/// flushing): the first pass leaves each Vector with a product it cannot trust (here one of a
+/// subnormal) unwritten and lists its invocation, the second computes those. More
 /// invocations are listed than the second pass's 256 workgroups (the most the device may
 /// dispatch in one dimension) hold, so its invocations each take several; in place and not,
 /// through a per-channel slope whose cursor the second pass must move as the first did.
@@ -310,13 +310,13 @@ fn the_second_pass_computes_every_vector_the_first_marked() {
     let options = ContextOptions::from_env().with_subnormal_products(wgpu_activations::SubnormalProducts::OnIntegers);
     let ctx = Context::from_device(device, queue, &adapter, options);
     assert_eq!(common::kernels_per_chain(&ctx), 2);
-    // 2^21 + 3 elements: 512 first-pass workgroups of 1024 Vectors, a NaN in every 7th Vector
-    // (4 invocations in 7 listed: 74,899, 293 workgroups' worth), and a tail.
+    // 2^21 + 3 elements: 512 first-pass workgroups of 1024 Vectors, a subnormal in every 7th
+    // Vector (4 invocations in 7 listed: 74,899, 293 workgroups' worth), and a tail.
     let (channels, run) = (3, (1 << 21) / 3 + 1);
     let mut x = to_dyn(samples::<f32>(channels * run, 21), &[channels, run]);
     for (i, value) in x.iter_mut().enumerate() {
         if i % 28 == 5 {
-            *value = f32::NAN;
+            *value = -f32::from_bits(0x0000_1234 + i as u32 % 1000);
         }
     }
     let slope = array![[0.5f32], [-1.25], [3.0]];

@@ -5,12 +5,12 @@
 
 use super::compute_f32_products_exact::flushed;
 
-/// Where a flushing unit's `product` of `a` and `b` may be wrong: a zero or a NaN from two
-/// nonzero operands (as the shader decides it, on the bits).
+/// Where a flushing unit's `product` of `a` and `b` may be wrong: a subnormal operand, or a
+/// zero from two nonzero operands (as the shader decides it: the operands on their bits, the
+/// zero by the float unit's compare).
 pub(crate) fn needs_exact(a: f32, b: f32, product: f32) -> bool {
-    let magnitude = product.to_bits() & 0x7fff_ffff;
-    let operands = (a.to_bits() & 0x7fff_ffff).min(b.to_bits() & 0x7fff_ffff);
-    operands != 0 && magnitude.wrapping_sub(1) >= 0x7f80_0000
+    let smaller = (a.to_bits() & 0x7fff_ffff).min(b.to_bits() & 0x7fff_ffff);
+    smaller > 0 && (product == 0.0 || smaller < 0x0080_0000)
 }
 
 #[cfg(test)]
@@ -65,6 +65,7 @@ mod tests {
         assert!(needs_exact(f32::MIN_POSITIVE, 0.5, flush_both(f32::MIN_POSITIVE, 0.5)), "a subnormal result");
         assert!(needs_exact(f32::INFINITY, tiny, flush_both(f32::INFINITY, tiny)), "infinity times a subnormal");
         assert!(!needs_exact(0.0, 3.0, 0.0) && !needs_exact(-2.0, -0.0, 0.0), "a zero operand's zero is right");
+        assert!(!needs_exact(f32::NAN, 3.0, f32::NAN) && !needs_exact(f32::INFINITY, 0.0, f32::NAN), "NaN as IEEE's");
         assert!(!needs_exact(-3.5, 0.01, -3.5 * 0.01) && !needs_exact(1e30, 1e-30, 1e30 * 1e-30));
     }
 }
