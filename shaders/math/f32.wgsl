@@ -336,6 +336,19 @@ fn gelu_tanh_product(x: Compute) -> Compute {
     return logistic_of_sum_product(x, t, product_error(x, b, t) + x * b_low);
 }
 
+// HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6
+// (0x3e2aaaab): alpha x + 1/2 = alpha (x + 3) - 2^-26 exactly (3 alpha = 1/2 + 2^-26), and x + 3
+// is exact for -6 <= x <= -1.5 (Sterbenz), so near the gate's zero (x = -3) one rounding of
+// alpha (x + 3) is all the error, where alpha x + 1/2 would cancel: no f32 lies closer to the
+// zero than -3 (-2^-26) and -2.9999998 (2.5e-8). x + 3 is hidden, so that no compiler
+// distributes alpha over it. The line is NaN only for a NaN x (which HardSwish passes through)
+// and never -0.0, so the plain clamp serves. With the product by x, 2 ULP over every f32 (the
+// twin, src/cpu/math_f32.rs). f32 alone: in f64 many x lie where the two terms cancel
+// (math/f64.wgsl's keeps mul_add).
+fn hard_swish_gate(x: Compute) -> Compute {
+    return clamp(hidden(x + 3.0) * 0.16666667 - 0x1p-26f, Compute(0.0), Compute(1.0));
+}
+
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)
 // - |x| y, x y below |x| = 1 and 1 - y above, each rounded once. The residual's own product is
 // rounded: its error, 2^-25 at most, moves y by a sixteenth of an ULP of the correction, and

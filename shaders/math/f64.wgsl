@@ -19,3 +19,9 @@
 //                            constants as real numbers), 3 ULP
 
 {{F64_FUNCTIONS}}
+
+// HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6: alpha x +
+// 1/2 rounded once (math/f32.wgsl's shortcut through x + 3 holds for f32 alone).
+fn hard_swish_gate(x: Compute) -> Compute {
+    return clamp_to_unit(mul_add(x, from_attribute(0.16666667), from_attribute(0.5)));
+}

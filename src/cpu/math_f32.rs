@@ -307,6 +307,12 @@ pub(crate) fn normal_cdf_product(x: f32, quotient: Quotient) -> f32 {
     if x > 0.0 { x - tail } else { tail }
 }
 
+/// The twin of `hard_swish_gate`: max(0, min(1, alpha x + 1/2)) for HardSwish's alpha, the f32
+/// nearest 1/6, as alpha (x + 3) - 2^-26 (NaN for NaN).
+pub(crate) fn hard_swish_gate(x: f32) -> f32 {
+    ((x + 3.0) * 0.166_666_67 - f32::from_bits(0x3280_0000)).clamp(0.0, 1.0)
+}
+
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
@@ -442,6 +448,18 @@ mod tests {
         gelu_twin(x, 1.0)
     }
 
+    /// HardSwish, the body in exact arithmetic: x max(0, min(1, alpha x + 1/2)).
+    fn exact_hard_swish(x: f64) -> f64 {
+        use crate::cpu::{Exact, Real};
+        let line = Exact::from_f64(f64::from(0.166_666_67f32)) * Exact::from_f64(x) + Exact::from_f64(0.5);
+        let gate = match line.to_f64() {
+            v if v > 1.0 => Exact::from_f64(1.0),
+            v if v < 0.0 => Exact::from_f64(0.0),
+            _ => line,
+        };
+        (Exact::from_f64(x) * gate).to_f64()
+    }
+
     fn exact_softsign(x: f64) -> f64 {
         use crate::cpu::{Exact, Real};
         let a = Exact::from_f64(x.abs());
@@ -453,6 +471,10 @@ mod tests {
         for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
             let (d, x) = worst(dense().filter(|x| !x.is_nan()), |x| softsign_quotient(x, quotient), exact_softsign);
             assert!(d <= 1, "softsign: {d} ULP at {x:e}");
+            let (d, x) = worst(dense().filter(|x| !x.is_nan()), |x| x * hard_swish_gate(x), exact_hard_swish);
+            assert!(d <= 2, "hard swish: {d} ULP at {x:e}");
+            let near_the_gates_zero = (0xC03F_FF00u32..0xC040_0100).map(f32::from_bits);
+            assert!(worst(near_the_gates_zero, |x| x * hard_swish_gate(x), exact_hard_swish).0 <= 2);
             let negatives = (0x8000_0001u32..0xC1A0_0000).step_by(997).map(f32::from_bits);
             assert!(worst(negatives, expm1, f64::exp_m1).0 <= 1);
             let (d, x) = worst(dense(), |x| logistic(x, quotient), exact_sigmoid);
@@ -545,6 +567,15 @@ mod tests {
 
     /// Max ULP error over every f32 input (every negative one for expm1), with the correctly
     /// rounded division and with one off by up to 2 ULP. Minutes on two cores: `cargo xtask sweep`.
+    /// HardSwish's gate times x (the kernel's product, rounded once) over every f32 input.
+    #[test]
+    #[ignore = "exhaustive sweep: cargo xtask sweep"]
+    fn over_every_f32_hard_swish() {
+        let (d, x) = sweep(0..=u32::MAX, |x| x * hard_swish_gate(x), exact_hard_swish);
+        println!("math_f32 twin: x hard_swish_gate(x) max error {d} ULP over every f32 (worst at {x:e})");
+        assert!(d <= 2);
+    }
+
     #[test]
     #[ignore = "exhaustive sweep: cargo xtask sweep"]
     fn over_every_f32() {
