@@ -448,16 +448,11 @@ mod tests {
         gelu_twin(x, 1.0)
     }
 
-    /// HardSwish, the body in exact arithmetic: x max(0, min(1, alpha x + 1/2)).
+    /// HardSwish, the operator's own twin in exact arithmetic.
     fn exact_hard_swish(x: f64) -> f64 {
         use crate::cpu::{Exact, Real};
-        let line = Exact::from_f64(f64::from(0.166_666_67f32)) * Exact::from_f64(x) + Exact::from_f64(0.5);
-        let gate = match line.to_f64() {
-            v if v > 1.0 => Exact::from_f64(1.0),
-            v if v < 0.0 => Exact::from_f64(0.0),
-            _ => line,
-        };
-        (Exact::from_f64(x) * gate).to_f64()
+        let attributes = [0.0; crate::ops::MAX_ATTRIBUTES];
+        (crate::ops::HARD_SWISH.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
     }
 
     fn exact_softsign(x: f64) -> f64 {

@@ -576,8 +576,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         let started = std::time::Instant::now();
         let code = match step.args.split_first() {
             Some((&CLI, args)) => cli(args, step.env)?,
-            _ if step.takes_extra => cargo(&[], &merged_arguments(&step.args, extra), step.env)?,
-            _ => cargo(&step.args, no_extra, step.env)?,
+            _ => cargo(&[], &merged_arguments(&step.args, if step.takes_extra { extra } else { no_extra }), step.env)?,
         };
         // The times tell which step to trim when the suite nears CI's limit.
         println!(
