@@ -8,6 +8,7 @@
 
 use std::fmt::Write as _;
 
+use crate::DType;
 use crate::broadcast::{MAX_RANK, SlopeAccess};
 use crate::ops::Step;
 use crate::repr::{Repr, WIDE_U32};
@@ -18,6 +19,8 @@ pub(crate) const MAX_CHAIN: usize = 8;
 pub(crate) const VECTOR_BYTES: u64 = 16;
 
 const DRIVER: &str = include_str!("../shaders/driver/elementwise.wgsl");
+const INVOCATION: &str = include_str!("../shaders/driver/invocation.wgsl");
+const VECTOR: &str = include_str!("../shaders/driver/vector.wgsl");
 const IO: &str = include_str!("../shaders/driver/io.wgsl");
 const IO_SEPARATE_Y: &str = include_str!("../shaders/driver/io_separate_y.wgsl");
 const PRELU: &str = include_str!("../shaders/ops/prelu.wgsl");
@@ -147,6 +150,8 @@ pub(crate) struct KernelKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pass {
     Main,
+    /// The workgroup after main's last whole one, where main is in straight-line code.
+    Rest,
     Tail,
     Listed,
 }
@@ -155,6 +160,7 @@ impl Pass {
     pub(crate) fn entry_point(self) -> &'static str {
         match self {
             Pass::Main => "main",
+            Pass::Rest => "rest",
             Pass::Tail => "tail",
             Pass::Listed => "listed",
         }
@@ -227,6 +233,15 @@ impl KernelKey {
         KernelKey { repr, steps: slots, in_place, tuning }
     }
 
+    /// Whether main takes whole workgroups' Vectors in straight-line code, and `rest` the
+    /// workgroup after them (the loop form otherwise): every representation but f64's, whose
+    /// math is long enough that four copies of it would multiply the drivers' compile times.
+    /// On lavapipe the straight-line form ran Sigmoid f32 at 0.68-0.75 of the copy kernel
+    /// against 0.55 in the loop (BENCHMARKS.md).
+    pub(crate) fn straight_line(&self) -> bool {
+        self.repr.dtype() != DType::F64
+    }
+
     /// The second pass's kernel of a [`Products::Flagged`] kernel.
     pub(crate) fn listed(&self) -> Self {
         KernelKey { tuning: Tuning { products: Products::Listed, ..self.tuning }, ..*self }
@@ -236,8 +251,8 @@ impl KernelKey {
     #[cfg(test)]
     pub(crate) fn passes(&self) -> &'static [Pass] {
         match self.tuning.products {
-            Products::Listed => &[Pass::Main, Pass::Tail, Pass::Listed],
-            _ => &[Pass::Main, Pass::Tail],
+            Products::Listed => &[Pass::Main, Pass::Rest, Pass::Tail, Pass::Listed],
+            _ => &[Pass::Main, Pass::Rest, Pass::Tail],
         }
     }
 
@@ -279,7 +294,9 @@ impl KernelKey {
                 used.push(if slope_vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
             }
         }
-        if pass == Pass::Listed || (pass == Pass::Main && self.tuning.products == Products::Flagged) {
+        if pass == Pass::Listed
+            || (matches!(pass, Pass::Main | Pass::Rest) && self.tuning.products == Products::Flagged)
+        {
             used.push(binding::MARKS);
         }
         used
@@ -354,9 +371,59 @@ impl KernelKey {
             ["", "", "        store_y(v, out);", ""]
         };
         let marks = binding::MARKS.to_string();
+        let vector_fills = [
+            ("{{STEPS_MAIN}}", text.main.as_str()),
+            ("{{ADVANCE}}", text.advance.as_str()),
+            ("{{BEGIN_VECTOR}}", begin),
+            ("{{STORE_MAIN}}", store),
+        ];
+        let vector = without_comments(&fill(VECTOR, &vector_fills));
+        // Past the last Vector the remaining iterations do nothing (v only grows), but they are
+        // skipped by a test, not left by a break: lavapipe ran the loop with a break a sixth
+        // slower (the copy kernel 14.0 ms against 11.9 ms for 2^24 f32).
+        let looped = format!(
+            "for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {{\nlet v = first + k * VECTOR_STRIDE;\nif (v < params.vectors) {{\nvar out = load_x(v);\n{vector}}}\n}}\n"
+        );
+        let invocation = |vectors: &str| {
+            without_comments(&fill(
+                INVOCATION,
+                &[
+                    ("{{PREPARE}}", text.prepare.as_str()),
+                    ("{{BEGIN_INVOCATION}}", begin_invocation),
+                    ("{{VECTORS}}", vectors),
+                    ("{{END_INVOCATION}}", end_invocation),
+                ],
+            ))
+        };
+        let main_invocation = if self.straight_line() {
+            // For whole workgroups only: every Vector loaded first (a store to Y could alias X
+            // as far as the compiler knows, so a load after it waits: Sigmoid f32 0.64 of the
+            // copy kernel on lavapipe against 0.68-0.75 loaded first), then each in a block of
+            // its own, with its k and v.
+            let n = self.tuning.vectors_per_invocation;
+            let loads: String =
+                (0..n).map(|k| format!("let loaded_{k} = load_x(first + {k}u * VECTOR_STRIDE);\n")).collect();
+            let blocks: String = (0..n)
+                .map(|k| {
+                    format!(
+                        "{{\nlet k = {k}u;\nlet v = first + k * VECTOR_STRIDE;\nvar out = loaded_{k};\n{vector}}}\n"
+                    )
+                })
+                .collect();
+            let whole = loads + &blocks;
+            format!(
+                "if ((group_index + 1u) * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) <= params.vectors) {{\n{}}}\n",
+                invocation(&whole)
+            )
+        } else {
+            invocation(&looped)
+        };
+        let rest_invocation = invocation(&looped);
         let fills = [
             ("{{IO}}", io.as_str()),
             ("{{SLOPES}}", text.slopes.as_str()),
+            ("{{MAIN_INVOCATION}}", main_invocation.as_str()),
+            ("{{REST_INVOCATION}}", rest_invocation.as_str()),
             ("{{PREPARE}}", text.prepare.as_str()),
             ("{{STEPS_MAIN}}", text.main.as_str()),
             ("{{STEPS_TAIL}}", text.tail.as_str()),
@@ -471,6 +538,11 @@ fn fill(template: &str, fills: &[(&str, &str)]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `text` without its comment lines (a template's part that is repeated).
+fn without_comments(text: &str) -> String {
+    text.lines().filter(|line| !line.trim_start().starts_with("//")).map(|line| format!("{line}\n")).collect()
 }
 
 /// The f64 arithmetic's constants, written `{{F64 <decimal>}}` (`shaders/math/f64.wgsl`), spelled

@@ -8,6 +8,10 @@
 //   {{PREPARE}}     per-step state made once per invocation, e.g.
 //                   `let attributes_0 = params.steps[0].attributes;`,
 //                   `let scalar_1 = slope_scalar_1();` or `var cursor_2 = slope_cursor_2(first_element);`
+//   {{MAIN_INVOCATION}}, {{REST_INVOCATION}}  an invocation's work (driver/invocation.wgsl)
+//                   over its Vectors (driver/vector.wgsl, once each), in main either in
+//                   straight-line code for whole workgroups (the rest then in `rest`) or in a
+//                   loop (src/kernel.rs, `straight_line`)
 //   {{STEPS_MAIN}}  one statement per step on the group `b`, e.g.
 //                   `b = elu(b, attributes_0);` or `b = prelu(b, scalar_1);`
 //   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
@@ -27,7 +31,9 @@
 // `main` handles whole 16-byte Vectors, VECTORS_PER_INVOCATION of them per invocation: either
 // strided by the workgroup, so that neighbouring invocations touch neighbouring memory (GPUs),
 // or consecutive (CPU drivers, where a batch of invocations is one thread). The grid is 2-D
-// because one dispatch dimension holds at most 65535 workgroups. `tail` handles the elements
+// because one dispatch dimension holds at most 65535 workgroups. Except for f64, `main` takes
+// only whole workgroups (every Vector of theirs in the tensor), with no test per Vector, and
+// `rest`, one workgroup, the Vectors after them. `tail` handles the elements
 // after the last whole Vector through Word-sized bindings, so nothing before or after the
 // tensor is read or written except the unused half of a last 16-bit pair's word, which is
 // written back as it was.
@@ -85,29 +91,16 @@ fn main(
 ) {
     opaque_zero = params.zero;
     let group_index = workgroup.y * workgroups.x + workgroup.x;
-    let first = group_index * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) + local * LOCAL_STRIDE;
-    let first_element = params.first_element + first * VECTOR_LANES;
-{{PREPARE}}
-{{BEGIN_INVOCATION}}
-    // Past the last Vector the remaining iterations do nothing (v only grows), but they are
-    // skipped by a test, not left by a break: lavapipe ran the loop with a break a sixth slower
-    // (the copy kernel 14.0 ms against 11.9 ms for 2^24 f32, Elu 21 ms against 17.2 ms).
-    for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {
-        let v = first + k * VECTOR_STRIDE;
-        if (v < params.vectors) {
-            let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
-            var out = load_x(v);
-{{BEGIN_VECTOR}}
-            for (var g = 0u; g < GROUPS; g++) {
-                var b = group(out, g);
-{{STEPS_MAIN}}
-                out = with_group(out, g, b);
-            }
-{{STORE_MAIN}}
-{{ADVANCE}}
-        }
-    }
-{{END_INVOCATION}}
+{{MAIN_INVOCATION}}
+}
+
+// The workgroup after the last whole one, where main's Vectors are in straight-line code: its
+// invocations take their Vectors in the loop, each behind its test. One workgroup.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn rest(@builtin(local_invocation_index) local: u32) {
+    opaque_zero = params.zero;
+    let group_index = params.vectors / (WORKGROUP_SIZE * VECTORS_PER_INVOCATION);
+{{REST_INVOCATION}}
 }
 
 @compute @workgroup_size(1)

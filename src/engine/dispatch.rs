@@ -329,7 +329,14 @@ impl Context {
             entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
             match piece {
                 Piece::Vectors(w) => {
-                    let first_pass_groups = (w.end - w.start).div_ceil(self.inner.tuning.vectors_per_workgroup());
+                    // Whole workgroups in main and the one after them in rest, where main is in
+                    // straight-line code; otherwise main takes them all.
+                    let (vectors, per_group) = (w.end - w.start, self.inner.tuning.vectors_per_workgroup());
+                    let (main_groups, rest) = if kernel.key.straight_line() {
+                        (vectors / per_group, !vectors.is_multiple_of(per_group))
+                    } else {
+                        (vectors.div_ceil(per_group), false)
+                    };
                     // On the first of two passes, this window's marks, which the others read.
                     let region = marks.as_ref().and_then(|(buffer, regions)| Some((buffer, regions.get(i)?.clone())));
                     let marks_entry = region.as_ref().map(|(buffer, region)| {
@@ -337,8 +344,14 @@ impl Context {
                     });
                     let mut first_entries = entries.clone();
                     first_entries.extend(marks_entry.clone());
-                    let group = self.bind_group(kernel, Pass::Main, first_entries)?;
-                    dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(self.grid(first_pass_groups))));
+                    if main_groups > 0 {
+                        let group = self.bind_group(kernel, Pass::Main, first_entries.clone())?;
+                        dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(self.grid(main_groups))));
+                    }
+                    if rest {
+                        let group = self.bind_group(kernel, Pass::Rest, first_entries)?;
+                        dispatches.push((kernel, Pass::Rest, group, Dispatch::Direct((1, 1))));
+                    }
                     if let (Some(listed), Some((buffer, region)), Some(marks_entry)) =
                         (kernels.listed, region, marks_entry)
                     {

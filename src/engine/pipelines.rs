@@ -21,13 +21,14 @@ pub(crate) struct Pipeline {
     pub(crate) layout: wgpu::BindGroupLayout,
 }
 
-/// A compiled kernel: its module, the main pass's pipeline, and the others' (the tail pass's,
-/// the listed pass's), each built the first time it is needed.
+/// A compiled kernel: its module, the main pass's pipeline, and the others' (the rest's, the
+/// tail pass's, the listed pass's), each built the first time it is needed.
 pub(crate) struct Kernel {
     pub(crate) key: KernelKey,
     pub(crate) label: String,
     module: wgpu::ShaderModule,
     main: Pipeline,
+    rest: OnceLock<Pipeline>,
     tail: OnceLock<Pipeline>,
     listed: OnceLock<Pipeline>,
 }
@@ -37,6 +38,7 @@ impl Kernel {
     pub(crate) fn pipeline(&self, device: &wgpu::Device, pass: Pass) -> Result<&Pipeline> {
         let lazy = match pass {
             Pass::Main => return Ok(&self.main),
+            Pass::Rest => &self.rest,
             Pass::Tail => &self.tail,
             Pass::Listed => &self.listed,
         };
@@ -147,7 +149,7 @@ fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
         return Err(Error::Shader { label, message: error.to_string(), wgsl });
     }
     let main = build_pipeline(device, &module, &label, key, Pass::Main)?;
-    Ok(Kernel { key: *key, label, module, main, tail: OnceLock::new(), listed: OnceLock::new() })
+    Ok(Kernel { key: *key, label, module, main, rest: OnceLock::new(), tail: OnceLock::new(), listed: OnceLock::new() })
 }
 
 fn build_pipeline(
