@@ -63,6 +63,9 @@ pub(crate) struct Tuning {
     pub(crate) contiguous: bool,
     /// Which products the f32 arithmetic takes.
     pub(crate) products: Products,
+    /// Whole workgroups in straight-line code and the rest in a pass of its own, or every
+    /// Vector in a loop (`KernelKey::straight_line`).
+    pub(crate) straight_line: bool,
 }
 
 /// The products of the f32 arithmetic (f32, and the 16-bit floats computed in f32): the
@@ -104,6 +107,7 @@ impl Tuning {
             vectors_per_invocation: vectors.clamp(1, 32),
             contiguous,
             products: Products::Hardware,
+            straight_line: false,
         }
     }
 
@@ -126,7 +130,13 @@ impl Tuning {
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning { workgroup_size: 256, vectors_per_invocation: 4, contiguous: false, products: Products::Hardware }
+        Tuning {
+            workgroup_size: 256,
+            vectors_per_invocation: 4,
+            contiguous: false,
+            products: Products::Hardware,
+            straight_line: false,
+        }
     }
 }
 
@@ -234,12 +244,13 @@ impl KernelKey {
     }
 
     /// Whether main takes whole workgroups' Vectors in straight-line code, and `rest` the
-    /// workgroup after them (the loop form otherwise): every representation but f64's, whose
-    /// math is long enough that four copies of it would multiply the drivers' compile times.
-    /// On lavapipe the straight-line form ran Sigmoid f32 at 0.68-0.75 of the copy kernel
-    /// against 0.55 in the loop (BENCHMARKS.md).
+    /// workgroup after them (the loop form otherwise): where the context asks for it
+    /// (`ContextOptions::with_straight_line`), for every representation but f64's, whose math is
+    /// long enough that four copies of it would multiply the drivers' compile times. On
+    /// lavapipe the straight-line form ran Sigmoid f32 at 0.71-0.73 of the copy kernel against
+    /// 0.53 in the loop; on SwiftShader, 0.16 against 0.25 (BENCHMARKS.md).
     pub(crate) fn straight_line(&self) -> bool {
-        self.repr.dtype() != DType::F64
+        self.tuning.straight_line && self.repr.dtype() != DType::F64
     }
 
     /// The second pass's kernel of a [`Products::Flagged`] kernel.
@@ -676,7 +687,9 @@ pub(crate) mod tests {
             for chain in &chains {
                 for in_place in [false, true] {
                     for &products in products {
-                        let tuning = Tuning { contiguous: in_place, products, ..Tuning::default() };
+                        // Both driver forms: straight-line with Y apart, the loop in place.
+                        let tuning =
+                            Tuning { contiguous: in_place, products, straight_line: !in_place, ..Tuning::default() };
                         keys.push(KernelKey::new(spec.repr, chain, in_place, tuning));
                     }
                 }

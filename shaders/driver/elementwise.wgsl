@@ -31,9 +31,10 @@
 // `main` handles whole 16-byte Vectors, VECTORS_PER_INVOCATION of them per invocation: either
 // strided by the workgroup, so that neighbouring invocations touch neighbouring memory (GPUs),
 // or consecutive (CPU drivers, where a batch of invocations is one thread). The grid is 2-D
-// because one dispatch dimension holds at most 65535 workgroups. Except for f64, `main` takes
-// only whole workgroups (every Vector of theirs in the tensor), with no test per Vector, and
-// `rest`, one workgroup, the Vectors after them. `tail` handles the elements
+// because one dispatch dimension holds at most 65535 workgroups. In the straight-line form
+// (on llvmpipe by default, never for f64) `main` takes only whole workgroups (every Vector of
+// theirs in the tensor), with no test per Vector, and `rest`, one workgroup, the Vectors after
+// them. `tail` handles the elements
 // after the last whole Vector through Word-sized bindings, so nothing before or after the
 // tensor is read or written except the unused half of a last 16-bit pair's word, which is
 // written back as it was.

@@ -186,6 +186,7 @@ impl Context {
         let mut tuning =
             Tuning::for_limits(&info.limits, options.kernel_shape, options.contiguous_vectors.unwrap_or(cpu_adapter));
         tuning.products = products;
+        tuning.straight_line = options.straight_line.unwrap_or_else(|| info.adapter.name.contains("llvmpipe"));
         Self {
             inner: Arc::new(ContextInner {
                 id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),

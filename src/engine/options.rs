@@ -75,6 +75,7 @@ pub struct ContextOptions {
     pub(crate) pool_capacity_bytes: u64,
     pub(crate) kernel_shape: Option<(u32, u32)>,
     pub(crate) contiguous_vectors: Option<bool>,
+    pub(crate) straight_line: Option<bool>,
     pub(crate) subnormal_products: SubnormalProducts,
     pub(crate) corrupt_results: bool,
 }
@@ -101,6 +102,7 @@ impl Default for ContextOptions {
             pool_capacity_bytes: 128 << 20,
             kernel_shape: None,
             contiguous_vectors: None,
+            straight_line: None,
             subnormal_products: SubnormalProducts::ByProbe,
             corrupt_results: false,
         }
@@ -258,6 +260,16 @@ impl ContextOptions {
     /// (default: consecutive on CPU adapters, measured faster on llvmpipe; strided on GPUs).
     pub fn with_contiguous_vectors(mut self, contiguous: bool) -> Self {
         self.contiguous_vectors = Some(contiguous);
+        self
+    }
+
+    /// Whether the kernels take whole workgroups' Vectors in straight-line code, loaded first,
+    /// and the Vectors after them in a pass of their own (`true`), or every Vector in a loop,
+    /// each behind a test (`false`); f64 kernels always loop. Default: straight-line on
+    /// llvmpipe (lavapipe, Mesa's GL), where it ran the heavy kernels up to a third faster, the
+    /// loop elsewhere (SwiftShader ran the straight-line form a quarter slower; BENCHMARKS.md).
+    pub fn with_straight_line(mut self, straight_line: bool) -> Self {
+        self.straight_line = Some(straight_line);
         self
     }
 
