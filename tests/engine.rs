@@ -299,36 +299,44 @@ fn a_device_destroyed_after_use_turns_every_call_into_device_lost() {
 /// subnormal) unwritten and lists its invocation, the second computes those. More
 /// invocations are listed than the second pass's 256 workgroups (the most the device may
 /// dispatch in one dimension) hold, so its invocations each take several; in place and not,
-/// through a per-channel slope whose cursor the second pass must move as the first did.
+/// through a per-channel slope whose cursor the second pass must move as the first did; with
+/// the driver's loop and its straight-line form, whose Vectors after the last whole workgroup
+/// the `rest` pass takes (and lists).
 #[test]
 fn the_second_pass_computes_every_vector_the_first_marked() {
     if common::ctx().is_none() {
         return;
     }
-    let limits = wgpu::Limits { max_compute_workgroups_per_dimension: 256, ..wgpu::Limits::downlevel_defaults() };
-    let (adapter, device, queue) = own_device(limits);
-    let options = ContextOptions::from_env().with_subnormal_products(wgpu_activations::SubnormalProducts::OnIntegers);
-    let ctx = Context::from_device(device, queue, &adapter, options);
-    assert_eq!(common::kernels_per_chain(&ctx), 2);
-    // 2^21 + 3 elements: 512 first-pass workgroups of 1024 Vectors, a subnormal in every 7th
-    // Vector (4 invocations in 7 listed: 74,899, 293 workgroups' worth), and a tail.
-    let (channels, run) = (3, (1 << 21) / 3 + 1);
-    let mut x = to_dyn(samples::<f32>(channels * run, 21), &[channels, run]);
-    for (i, value) in x.iter_mut().enumerate() {
-        if i % 28 == 5 {
-            *value = -f32::from_bits(0x0000_1234 + i as u32 % 1000);
+    for straight_line in [false, true] {
+        let limits = wgpu::Limits { max_compute_workgroups_per_dimension: 256, ..wgpu::Limits::downlevel_defaults() };
+        let (adapter, device, queue) = own_device(limits);
+        let options = ContextOptions::from_env()
+            .with_subnormal_products(wgpu_activations::SubnormalProducts::OnIntegers)
+            .with_straight_line(straight_line);
+        let ctx = Context::from_device(device, queue, &adapter, options);
+        assert_eq!(common::kernels_per_chain(&ctx), 2);
+        // 2^21 + 2101 elements: 512 whole workgroups of 1024 Vectors, 525 Vectors after them and
+        // a tail of one element; a subnormal in every 7th Vector (about 75,000 invocations
+        // listed, some 300 workgroups' worth).
+        let (channels, run) = (3, (1 << 21) / 3 + 701);
+        let mut x = to_dyn(samples::<f32>(channels * run, 21), &[channels, run]);
+        for (i, value) in x.iter_mut().enumerate() {
+            if i % 28 == 5 {
+                *value = -f32::from_bits(0x0000_1234 + i as u32 % 1000);
+            }
         }
+        let slope = array![[0.5f32], [-1.25], [3.0]];
+        let chain = |slope: &wgpu_activations::GpuTensor| [Activation::leaky_relu(0.1), Activation::prelu(slope)];
+        let expected = reference::prelu(reference::leaky_relu(x.view(), 0.1).view(), slope.view()).unwrap();
+        let on_device = ctx.upload(slope.view()).unwrap();
+        let what = if straight_line { "two passes, straight-line" } else { "two passes, loop" };
+        let y = activations(&ctx, &chain(&on_device), x.view()).unwrap();
+        assert_close(what, y.view(), expected.view(), x.view(), 0);
+        let t = ctx.upload(x.view()).unwrap();
+        ctx.run_activations_in_place(&chain(&on_device), &t).unwrap();
+        let y = ctx.download::<f32>(&t).unwrap();
+        assert_close(&format!("{what}, in place"), y.view(), expected.view(), x.view(), 0);
     }
-    let slope = array![[0.5f32], [-1.25], [3.0]];
-    let chain = |slope: &wgpu_activations::GpuTensor| [Activation::leaky_relu(0.1), Activation::prelu(slope)];
-    let expected = reference::prelu(reference::leaky_relu(x.view(), 0.1).view(), slope.view()).unwrap();
-    let on_device = ctx.upload(slope.view()).unwrap();
-    let y = activations(&ctx, &chain(&on_device), x.view()).unwrap();
-    assert_close("two passes", y.view(), expected.view(), x.view(), 0);
-    let t = ctx.upload(x.view()).unwrap();
-    ctx.run_activations_in_place(&chain(&on_device), &t).unwrap();
-    let y = ctx.download::<f32>(&t).unwrap();
-    assert_close("two passes in place", y.view(), expected.view(), x.view(), 0);
 }
 
 #[test]
