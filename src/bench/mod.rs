@@ -132,6 +132,9 @@ struct Report {
     /// What the probe found of subnormals, and which products the f32 arithmetic takes (two
     /// passes on a device that flushes them: the first cost to look at where f32 kernels lag).
     subnormals: String,
+    /// The driver's form: whole workgroups in straight-line code, or every Vector in a loop
+    /// (`ContextOptions::with_straight_line`).
+    driver: &'static str,
     kernels: Vec<KernelRow>,
     fused: Vec<FusedRow>,
     host: Vec<HostRow>,
@@ -217,6 +220,11 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         "f32 products on the float unit (one pass)"
     };
     let subnormals = format!("{}; {products}", ctx.info().subnormals);
+    let driver = if ctx.inner.tuning.straight_line {
+        "whole workgroups in straight-line code, the Vectors after them in a loop (f64: every Vector in a loop)"
+    } else {
+        "every Vector in a loop"
+    };
     Ok(Report {
         adapter: info.name.clone(),
         backend: format!("{:?}", info.backend),
@@ -225,6 +233,7 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         config: BenchConfig { elems: n, ..config.clone() },
         paths,
         subnormals,
+        driver,
         kernels,
         fused,
         host,
@@ -636,6 +645,7 @@ impl Report {
         let paths: Vec<String> = self.paths.iter().map(|(dtype, path)| format!("{dtype}: {path}")).collect();
         let _ = writeln!(out, "dtype paths: {}\n", paths.join("; "));
         let _ = writeln!(out, "subnormals: {}\n", self.subnormals);
+        let _ = writeln!(out, "driver: {}\n", self.driver);
         self.kernel_table(&mut out);
         self.nominal_table(&mut out);
         self.fused_table(&mut out);
@@ -786,7 +796,7 @@ impl Report {
             .collect();
         let report = json!({
             "adapter": self.adapter, "backend": self.backend, "cpu_adapter": self.on_cpu, "kernel_timing": self.timing,
-            "subnormals": self.subnormals,
+            "subnormals": self.subnormals, "driver": self.driver,
             "elements": self.config.elems, "iterations": self.config.iterations,
             "nominal_bandwidth": self.nominal_shares().map(|(gbps, copy, leaky)| json!({
                 "gbps": gbps, "copy_share": copy, "leaky_relu_f32_share": leaky,
