@@ -28,6 +28,7 @@ const PRELU_SLOPE: &str = include_str!("../shaders/ops/prelu_slope.wgsl");
 const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
 const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
 const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
+const REST: &str = include_str!("../shaders/driver/rest.wgsl");
 
 /// Binding numbers, as the driver and its IO files declare them.
 pub(crate) mod binding {
@@ -260,11 +261,15 @@ impl KernelKey {
 
     /// The passes this kernel has.
     #[cfg(test)]
-    pub(crate) fn passes(&self) -> &'static [Pass] {
-        match self.tuning.products {
-            Products::Listed => &[Pass::Main, Pass::Rest, Pass::Tail, Pass::Listed],
-            _ => &[Pass::Main, Pass::Rest, Pass::Tail],
-        }
+    pub(crate) fn passes(&self) -> Vec<Pass> {
+        [Pass::Main, Pass::Rest, Pass::Tail, Pass::Listed]
+            .into_iter()
+            .filter(|pass| match pass {
+                Pass::Rest => self.straight_line(),
+                Pass::Listed => self.tuning.products == Products::Listed,
+                _ => true,
+            })
+            .collect()
     }
 
     pub(crate) fn steps(&self) -> impl Iterator<Item = StepKind> + '_ {
@@ -412,14 +417,11 @@ impl KernelKey {
             // copy kernel on lavapipe against 0.68-0.75 loaded first), then each in a block of
             // its own, with its k and v.
             let n = self.tuning.vectors_per_invocation;
-            let loads: String =
-                (0..n).map(|k| format!("let loaded_{k} = load_x(first + {k}u * VECTOR_STRIDE);\n")).collect();
+            let loads: String = (0..n)
+                .map(|k| format!("let v_{k} = first + {k}u * VECTOR_STRIDE;\nlet loaded_{k} = load_x(v_{k});\n"))
+                .collect();
             let blocks: String = (0..n)
-                .map(|k| {
-                    format!(
-                        "{{\nlet k = {k}u;\nlet v = first + k * VECTOR_STRIDE;\nvar out = loaded_{k};\n{vector}}}\n"
-                    )
-                })
+                .map(|k| format!("{{\nlet k = {k}u;\nlet v = v_{k};\nvar out = loaded_{k};\n{vector}}}\n"))
                 .collect();
             let whole = loads + &blocks;
             format!(
@@ -429,12 +431,10 @@ impl KernelKey {
         } else {
             invocation(&looped)
         };
-        let rest_invocation = invocation(&looped);
         let fills = [
             ("{{IO}}", io.as_str()),
             ("{{SLOPES}}", text.slopes.as_str()),
             ("{{MAIN_INVOCATION}}", main_invocation.as_str()),
-            ("{{REST_INVOCATION}}", rest_invocation.as_str()),
             ("{{PREPARE}}", text.prepare.as_str()),
             ("{{STEPS_MAIN}}", text.main.as_str()),
             ("{{STEPS_TAIL}}", text.tail.as_str()),
@@ -446,6 +446,9 @@ impl KernelKey {
             ("{{MARKS_BINDING}}", marks.as_str()),
         ];
         src.push_str(&fill(DRIVER, &fills));
+        if self.straight_line() {
+            src.push_str(&fill(REST, &[("{{REST_INVOCATION}}", invocation(&looped).as_str())]));
+        }
         if flagged {
             src.push_str(&fill(MARKS, &fills));
         }
@@ -737,7 +740,7 @@ pub(crate) mod tests {
                 naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
                     .validate(&module)
                     .unwrap();
-            for &pass in key.passes() {
+            for pass in key.passes() {
                 let index = module.entry_points.iter().position(|e| e.name == pass.entry_point()).unwrap();
                 let function = info.get_entry_point(index);
                 let mut used: Vec<u32> = module

@@ -8,10 +8,10 @@
 //   {{PREPARE}}     per-step state made once per invocation, e.g.
 //                   `let attributes_0 = params.steps[0].attributes;`,
 //                   `let scalar_1 = slope_scalar_1();` or `var cursor_2 = slope_cursor_2(first_element);`
-//   {{MAIN_INVOCATION}}, {{REST_INVOCATION}}  an invocation's work (driver/invocation.wgsl)
-//                   over its Vectors (driver/vector.wgsl, once each), in main either in
-//                   straight-line code for whole workgroups (the rest then in `rest`) or in a
-//                   loop (src/kernel.rs, `straight_line`)
+//   {{MAIN_INVOCATION}}  an invocation's work (driver/invocation.wgsl) over its Vectors
+//                   (driver/vector.wgsl, once each), either in straight-line code for whole
+//                   workgroups (the Vectors after them then in driver/rest.wgsl's `rest`) or in
+//                   a loop (src/kernel.rs, `straight_line`)
 //   {{STEPS_MAIN}}  one statement per step on the group `b`, e.g.
 //                   `b = elu(b, attributes_0);` or `b = prelu(b, scalar_1);`
 //   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
@@ -33,8 +33,8 @@
 // or consecutive (CPU drivers, where a batch of invocations is one thread). The grid is 2-D
 // because one dispatch dimension holds at most 65535 workgroups. In the straight-line form
 // (on llvmpipe by default, never for f64) `main` takes only whole workgroups (every Vector of
-// theirs in the tensor), with no test per Vector, and `rest`, one workgroup, the Vectors after
-// them. `tail` handles the elements
+// theirs in the tensor), with no test per Vector, and `rest` (driver/rest.wgsl), one workgroup,
+// the Vectors after them. `tail` handles the elements
 // after the last whole Vector through Word-sized bindings, so nothing before or after the
 // tensor is read or written except the unused half of a last 16-bit pair's word, which is
 // written back as it was.
@@ -93,15 +93,6 @@ fn main(
     opaque_zero = params.zero;
     let group_index = workgroup.y * workgroups.x + workgroup.x;
 {{MAIN_INVOCATION}}
-}
-
-// The workgroup after the last whole one, where main's Vectors are in straight-line code: its
-// invocations take their Vectors in the loop, each behind its test. One workgroup.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn rest(@builtin(local_invocation_index) local: u32) {
-    opaque_zero = params.zero;
-    let group_index = params.vectors / (WORKGROUP_SIZE * VECTORS_PER_INVOCATION);
-{{REST_INVOCATION}}
 }
 
 @compute @workgroup_size(1)
