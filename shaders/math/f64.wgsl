@@ -13,12 +13,19 @@
 //   d_log_one_plus_exp(x)    log(1 + e^x) (softplus), 2 ULP, subnormal results included
 //   d_logistic_product(x, a) x sigmoid(a x) (Swish) for an f32 a, 3 ULP, subnormal results
 //                            included
+//   self_logistic_product(x) x sigmoid(x) (Swish's alpha 1): d_logistic_product with a = 1
 //   d_mish_product(x)        x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
 //   d_normal_cdf_product(x)  x Phi(x) (Gelu's erf form), 3 ULP, subnormal results included
 //   d_gelu_tanh_product(x)   x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (Gelu's tanh form, the
 //                            constants as real numbers), 3 ULP
 
 {{F64_FUNCTIONS}}
+
+// x sigmoid(x): math/f32.wgsl's shortcut (a x exact) serves f32 alone; f64 takes the general
+// function, whose steps the software path's program already holds.
+fn self_logistic_product(x: Compute) -> Compute {
+    return logistic_product(x, from_attribute(1.0));
+}
 
 // HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6: alpha x +
 // 1/2 rounded once (math/f32.wgsl's shortcut through x + 3 holds for f32 alone).

@@ -166,6 +166,29 @@ pub(crate) fn logistic_product(x: f32, a: f32, quotient: Quotient) -> f32 {
     logistic_of_sum_product(x, t, product_error(a, x, t), quotient)
 }
 
+const SELF_LOGISTIC_UNDERFLOW: f32 = 112.0;
+const SELF_LOGISTIC_TINY: f32 = 7.888_609e-31; // 2^-100
+
+/// The twin of `self_logistic_product`: x sigmoid(x) (Swish's alpha 1; NaN for NaN).
+pub(crate) fn self_logistic_product(x: f32, quotient: Quotient) -> f32 {
+    if x.is_nan() || x == f32::NEG_INFINITY {
+        return f32::NAN;
+    }
+    let clamped = x.max(-SELF_LOGISTIC_UNDERFLOW);
+    let a = clamped.abs();
+    let (k, p) = exp_parts((-a).max(-SELF_LOGISTIC_UNDERFLOW));
+    let e = (1.0 + p) * power_of_two(k.max(SCALED_ONCE_FIRST_FLOOR));
+    let y = reciprocal_of_one_plus_rounded(e, quotient);
+    let h = clamped * y;
+    if a < SELF_LOGISTIC_TINY {
+        clamped * 0.5
+    } else if x > 0.0 {
+        h
+    } else {
+        scaled_once(h + h * p, k)
+    }
+}
+
 /// 2 sqrt(2/pi) and 2 sqrt(2/pi) 0.044715, each as two f32s, by bits.
 const GELU_TANH_LINEAR: [u32; 2] = [0x3fcc_422a, 0xb342_bc9b];
 const GELU_TANH_CUBIC: [u32; 2] = [0x3d92_2279, 0x3124_d8b5];
@@ -386,6 +409,8 @@ mod tests {
             ("const SIGMOID_F32_UNDERFLOW", SIGMOID_UNDERFLOW),
             ("const LOG1P_F32_IDENTITY", LOG1P_IDENTITY),
             ("const LOGISTIC_PRODUCT_F32_SATURATION", LOGISTIC_PRODUCT_SATURATION),
+            ("const SELF_LOGISTIC_F32_UNDERFLOW", SELF_LOGISTIC_UNDERFLOW),
+            ("const SELF_LOGISTIC_F32_TINY", SELF_LOGISTIC_TINY),
             ("const MISH_F32_UNDERFLOW", MISH_UNDERFLOW),
             ("const MISH_F32_SATURATION", MISH_SATURATION),
             ("const MISH_F32_TINY", MISH_TINY),
@@ -518,6 +543,17 @@ mod tests {
             let (d, x, a) = logistic_product_worst(9973, quotient);
             assert!(d <= 3, "x sigmoid(a x): {d} ULP at x = {x:e}, a = {a:e}");
         }
+        for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
+            let (d, x) = worst(dense(), |x| self_logistic_product(x, quotient), |x| exact_logistic_product(x, 1.0));
+            assert!(d <= 3, "x sigmoid(x): {d} ULP at {x:e}");
+            let tail = (0xC2C8_0000u32..=0xC2E0_0000).map(f32::from_bits); // -100 to -112
+            let (d, x) = worst(tail, |x| self_logistic_product(x, quotient), |x| exact_logistic_product(x, 1.0));
+            assert!(d <= 3, "x sigmoid(x) where it is subnormal: {d} ULP at {x:e}");
+        }
+        assert!(self_logistic_product(f32::NEG_INFINITY, ieee_quotient).is_nan());
+        assert_eq!(self_logistic_product(-1e30, ieee_quotient).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(self_logistic_product(-0.0, ieee_quotient).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(self_logistic_product(f32::INFINITY, ieee_quotient), f32::INFINITY);
         assert!(logistic_product(f32::NEG_INFINITY, 1.0, ieee_quotient).is_nan());
         assert_eq!(logistic_product(-1e30, 1.0, ieee_quotient).to_bits(), (-0.0f32).to_bits());
         assert_eq!(logistic_product(f32::INFINITY, 1.0, ieee_quotient), f32::INFINITY);
@@ -555,6 +591,21 @@ mod tests {
             let (d, x) = sweep(0..=u32::MAX, |x| gelu_tanh_product(x, quotient), exact_gelu_tanh);
             println!(
                 "math_f32 twin, {name} division: Gelu tanh form max error {d} ULP over every f32 (worst at {x:e})"
+            );
+            assert!(d <= 3);
+        }
+    }
+
+    /// Swish's alpha 1 kernel (x sigmoid(x) with the product exact) over every f32 input, with
+    /// the correctly rounded division and with one off by up to 2 ULP.
+    #[test]
+    #[ignore = "exhaustive sweep: cargo xtask sweep"]
+    fn over_every_f32_self_logistic_product() {
+        for (name, quotient) in [("IEEE", ieee_quotient as Quotient), ("off by up to 2 ULP", off_by_up_to_two_ulp)] {
+            let (d, x) =
+                sweep(0..=u32::MAX, |x| self_logistic_product(x, quotient), |x| exact_logistic_product(x, 1.0));
+            println!(
+                "math_f32 twin, {name} division: self_logistic_product max error {d} ULP over every f32 (worst at {x:e})"
             );
             assert!(d <= 3);
         }

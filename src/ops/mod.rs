@@ -48,17 +48,39 @@ pub struct Attribute {
     pub earlier_defaults: &'static [(u32, f32)],
     /// The values a STRING attribute may take, in index order; empty for a FLOAT attribute.
     pub choices: &'static [&'static str],
+    /// A FLOAT attribute's value with a kernel of its own, if it has one.
+    pub own_kernel: Option<OwnKernel>,
+}
+
+/// A FLOAT attribute's value with a kernel of its own (Swish's alpha 1, SiLU): a shortcut the
+/// general kernel cannot take for a value it only reads at run time, and that a device running
+/// both sides of a branch (a CPU adapter) would pay for everywhere. The twins need not know: both
+/// kernels keep the operator's bound.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnKernel {
+    /// The value (its f32 bits) that runs it.
+    pub value: f32,
+    /// Its WGSL function's name after the operator's: `<wgsl_fn>_<name>` (`swish_alpha_one`).
+    pub name: &'static str,
+    /// A value of the attribute that runs the general kernel where every kernel is listed
+    /// (benchmarks, validation), and its row's label there.
+    pub general: (f32, &'static str),
 }
 
 impl Attribute {
     /// A FLOAT attribute whose default never changed.
     pub const fn new(name: &'static str, default: f32) -> Self {
-        Attribute { name, default, earlier_defaults: &[], choices: &[] }
+        Attribute { name, default, earlier_defaults: &[], choices: &[], own_kernel: None }
+    }
+
+    /// The same attribute with a value that has a kernel of its own.
+    pub const fn with_own_kernel(self, own_kernel: OwnKernel) -> Self {
+        Attribute { own_kernel: Some(own_kernel), ..self }
     }
 
     /// A STRING attribute taking one of `choices`, `default` its index.
     pub const fn choice(name: &'static str, choices: &'static [&'static str], default: usize) -> Self {
-        Attribute { name, default: default as f32, earlier_defaults: &[], choices }
+        Attribute { name, default: default as f32, earlier_defaults: &[], choices, own_kernel: None }
     }
 
     /// Its default in operator version `version`.
@@ -397,8 +419,8 @@ unary_ops! {
             OpVersion { since: 22, dtypes: FLOATS_BF16 },
         ],
         attributes: &[
-            Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)], choices: &[] },
-            Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)], choices: &[] },
+            Attribute { name: "alpha", default: 1.673_263_2, earlier_defaults: &[(1, 1.6732)], choices: &[], own_kernel: None },
+            Attribute { name: "gamma", default: 1.050_701, earlier_defaults: &[(1, 1.0507)], choices: &[], own_kernel: None },
         ],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 2, f64: 2 },
         formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
@@ -582,7 +604,11 @@ unary_ops! {
         onnx_name: "Swish",
         cli_name: "swish",
         versions: &[OpVersion { since: 24, dtypes: FLOATS_BF16 }],
-        attributes: &[Attribute::new("alpha", 1.0)],
+        attributes: &[Attribute::new("alpha", 1.0).with_own_kernel(OwnKernel {
+            value: 1.0,
+            name: "alpha_one",
+            general: (1.702, "alpha 1.702"),
+        })],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 3, f64: 3 },
         formula: "x / (1 + exp(-alpha * x))",
         expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",
@@ -706,23 +732,34 @@ impl UnaryOp {
         self.attributes.iter().enumerate().find(|(_, a)| a.is_choice())
     }
 
+    /// The FLOAT attribute with a value that has a kernel of its own, and its place.
+    fn own_kernel_attribute(&self) -> Option<(usize, OwnKernel)> {
+        self.attributes.iter().enumerate().find_map(|(index, a)| a.own_kernel.map(|own| (index, own)))
+    }
+
     /// Which of the operator's kernel functions `attributes` run: the index of the choice of
-    /// its STRING attribute (Gelu's erf form 0, its tanh form 1); the default's for a value that
-    /// is no choice's index, and 0 for an operator without one. A choice is a different
-    /// function, not a number the kernel reads: each is a kernel of its own, so that a device
-    /// that runs both sides of a branch (a CPU adapter) pays for one. The twins read it too.
+    /// its STRING attribute (Gelu's erf form 0, its tanh form 1), the default's for a value that
+    /// is no choice's index; for a FLOAT attribute's value with its own kernel (Swish's alpha of
+    /// one) that kernel, 1, and 0 for any other value; 0 for an operator without either. A choice
+    /// or a value's own kernel is a different function, not a number the kernel reads: each is
+    /// a kernel of its own, so that a device that runs both sides of a branch (a CPU adapter)
+    /// pays for one. The twins read it too.
     pub(crate) fn kernel_variant(&self, attributes: &Attributes) -> u8 {
-        self.choice_attribute().map_or(0, |(index, attribute)| {
+        if let Some((index, attribute)) = self.choice_attribute() {
             let value = attributes[index];
-            (if attribute.admits(value) { value } else { attribute.default }) as u8
-        })
+            return (if attribute.admits(value) { value } else { attribute.default }) as u8;
+        }
+        self.own_kernel_attribute()
+            .map_or(0, |(index, own)| u8::from(attributes[index].to_bits() == own.value.to_bits()))
     }
 
     /// The WGSL function of kernel variant `variant`: `wgsl_fn` for the default choice (and for
-    /// operators without one), `<wgsl_fn>_<choice>` for another (`gelu_tanh`).
+    /// operators without one), `<wgsl_fn>_<choice>` for another (`gelu_tanh`), `<wgsl_fn>_<name>`
+    /// for a value's own kernel (`swish_alpha_one`).
     pub(crate) fn kernel_function(&self, variant: u8) -> String {
-        match self.variant_choice(variant) {
-            Some(choice) => format!("{}_{choice}", self.wgsl_fn),
+        let own = self.own_kernel_attribute().filter(|_| variant == 1).map(|(_, own)| own.name);
+        match own.or_else(|| self.variant_choice(variant)) {
+            Some(name) => format!("{}_{name}", self.wgsl_fn),
             None => self.wgsl_fn.to_string(),
         }
     }
@@ -734,21 +771,32 @@ impl UnaryOp {
         (f32::from(variant) != attribute.default).then_some(*choice)
     }
 
-    /// Every kernel variant of the operator with attributes that run it (the defaults, a STRING
-    /// attribute set to the variant's choice) and its choice's name where that is not the
-    /// default (`""` for the default's kernel): one for an operator without a STRING attribute.
+    /// Every kernel variant of the operator with attributes that run it and a label for them,
+    /// the defaults' first, labelled `""`: a STRING attribute set to each choice (labelled by
+    /// it), a value with its own kernel and one without (labelled by [`OwnKernel::general`]);
+    /// one for an operator with neither.
     #[cfg(any(test, feature = "bench"))]
     pub(crate) fn kernel_variants(&self) -> Vec<(u8, Attributes, &'static str)> {
-        let Some((index, attribute)) = self.choice_attribute() else {
-            return vec![(0, self.default_attributes(), "")];
+        let defaults = self.default_attributes();
+        if let Some((index, attribute)) = self.choice_attribute() {
+            return (0..attribute.choices.len() as u8)
+                .map(|variant| {
+                    let mut attributes = defaults;
+                    attributes[index] = f32::from(variant);
+                    (variant, attributes, self.variant_choice(variant).unwrap_or(""))
+                })
+                .collect();
+        }
+        let Some((index, own)) = self.own_kernel_attribute() else {
+            return vec![(0, defaults, "")];
         };
-        (0..attribute.choices.len() as u8)
-            .map(|variant| {
-                let mut attributes = self.default_attributes();
-                attributes[index] = f32::from(variant);
-                (variant, attributes, self.variant_choice(variant).unwrap_or(""))
-            })
-            .collect()
+        let (mut special, mut general) = (defaults, defaults);
+        special[index] = own.value;
+        general[index] = own.general.0;
+        let mut variants =
+            vec![(1, special, if special == defaults { "" } else { own.name }), (0, general, own.general.1)];
+        variants.sort_by_key(|(_, attributes, _)| *attributes != defaults);
+        variants
     }
 }
 
