@@ -35,7 +35,7 @@ fn absolute(a: Compute) -> Compute {
 }
 
 // The device's division: WGSL allows 2.5 ULP. Callers that need better correct it with a
-// residual (math/f32.wgsl's reciprocal_of_one_plus).
+// residual (math/f32.wgsl's reciprocal_of_one_plus_rounded).
 fn quotient(a: Compute, b: Compute) -> Compute {
     return a / b;
 }

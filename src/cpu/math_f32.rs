@@ -86,16 +86,11 @@ fn residual(c: f32, a: f32, b: f32) -> f32 {
     (c - p) - product_error(a, b, p)
 }
 
-/// The twin of `reciprocal_of_one_plus_rounded`: the same with the residual's product rounded.
+/// The twin of `reciprocal_of_one_plus_rounded`: 1 / (1 + u) for 0 <= u <= 1, the residual's
+/// product rounded.
 fn reciprocal_of_one_plus_rounded(u: f32, quotient: Quotient) -> f32 {
     let y = quotient(1.0, 1.0 + u);
     y + y * ((1.0 - y) - u * y)
-}
-
-/// The twin of `reciprocal_of_one_plus`: 1 / (1 + u) for 0 <= u <= 1.
-fn reciprocal_of_one_plus(u: f32, quotient: Quotient) -> f32 {
-    let y = quotient(1.0, 1.0 + u);
-    y + y * residual(1.0 - y, u, y)
 }
 
 /// The twin of `sigmoid` (NaN for NaN, whose lanes the operator replaces).
@@ -120,8 +115,11 @@ pub(crate) fn hyperbolic_tangent(x: f32, quotient: Quotient) -> f32 {
     }
     let (k, p) = exp_parts(-2.0 * a.min(TANH_SATURATION));
     let two_k = power_of_two(k);
-    let y = reciprocal_of_one_plus((1.0 + p) * two_k, quotient);
-    let t = -(p * two_k + (two_k - 1.0)) * y;
+    let scaled_p = p * two_k;
+    let y0 = quotient(1.0, 1.0 + (1.0 + p) * two_k);
+    let r = ((1.0 - y0) - two_k * y0) - scaled_p * y0;
+    let y = y0 + y0 * r;
+    let t = -(scaled_p + (two_k - 1.0)) * y;
     t.copysign(x)
 }
 
