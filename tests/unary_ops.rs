@@ -11,12 +11,19 @@ use ndarray::{Array, ArrayD, Axis, IxDyn, s};
 use wgpu_activations::ops::{Attributes, UNARY_OPS, UnaryOp};
 use wgpu_activations::{Activation, Context, DType, Element, Error, FloatElement, activations, reference};
 
-/// Attribute values each operator is checked with: its defaults, then each attribute set to
-/// values that stress it (an Elu with alpha 0.7 rounds differently from alpha 1), a STRING
-/// attribute to each of its choices in turn (Gelu's two forms). An operator without attributes
-/// has the one set.
+/// Attribute values each operator is checked with: its defaults, values with a kernel of their
+/// own (HardSigmoid's PyTorch line), then each attribute set to values that stress it (an Elu
+/// with alpha 0.7 rounds differently from alpha 1), a STRING attribute to each of its choices in
+/// turn (Gelu's two forms). An operator without attributes has the one set.
 fn attribute_sets(op: &UnaryOp) -> Vec<Vec<f32>> {
     let mut sets = vec![op.default_attributes()[..op.attributes.len()].to_vec()];
+    if let Some(own) = op.attributes.iter().find_map(|a| a.own_kernel) {
+        let mut set = sets[0].clone();
+        set[..own.example.0.len()].copy_from_slice(own.example.0);
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
     if !op.attributes.is_empty() {
         for (turn, value) in [0.7f32, 0.01, -2.5, 3.0, 0.0].into_iter().enumerate() {
             let set: Vec<f32> = op

@@ -12,6 +12,8 @@
 //                           included
 //   self_logistic_product   x sigmoid(x) (Swish's alpha 1, SiLU), 3 ULP, subnormal results
 //                           included
+//   clamped_line_through_zero  HardSigmoid's max(0, min(1, alpha x + beta)) through its zero,
+//                           for the lines listed in src/ops/hard_sigmoid.rs, 1 ULP
 //   mish_product            x tanh(log(1 + e^x)) (Mish), 3 ULP, subnormal results included
 //   normal_cdf_product      x Phi(x), Phi the standard normal distribution function (Gelu's
 //                           erf form), 3 ULP, subnormal results included
@@ -380,6 +382,19 @@ fn gelu_tanh_product(x: Compute) -> Compute {
 // (math/f64.wgsl's keeps mul_add).
 fn hard_swish_gate(x: Compute) -> Compute {
     return clamp(hidden(x + 3.0) * 0.16666667 - 0x1p-26f, Compute(0.0), Compute(1.0));
+}
+
+// max(0, min(1, alpha x + beta)) for a line whose zero z (the f32 nearest -beta / alpha) has
+// alpha z + beta = at_zero exactly (HardSigmoid's LINES_THROUGH_THEIR_ZERO, in
+// src/ops/hard_sigmoid.rs): alpha (x - z) + at_zero, where x - z is exact near the zero
+// (Sterbenz) and alpha x + beta would cancel, so that one rounding of alpha (x - z) is all the
+// error there, as in hard_swish_gate. Within 1 ULP of the correctly rounded line over every f32
+// x for each listed line (the twin, src/cpu/math_f32.rs), where the body is 2.9 million ULP off
+// near the zero; at the body's cost, where mul_add's exact product cost 6 points of the copy
+// kernel's speed on lavapipe. x - z is hidden, so that no compiler distributes alpha over it.
+// The line is NaN only for a NaN x and never -0.0, so the plain clamp serves.
+fn clamped_line_through_zero(x: Compute, alpha: Compute, beta: Compute, zero: Compute, at_zero: Compute) -> Compute {
+    return clamp(hidden(x - zero) * alpha + at_zero, Compute(0.0), Compute(1.0));
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)

@@ -27,6 +27,12 @@ fn self_logistic_product(x: Compute) -> Compute {
     return logistic_product(x, from_attribute(1.0));
 }
 
+// HardSigmoid's max(0, min(1, alpha x + beta)) for a line listed with its zero: alpha x + beta
+// rounded once (math/f32.wgsl's line through the zero holds for f32 alone).
+fn clamped_line_through_zero(x: Compute, alpha: Compute, beta: Compute, zero: Compute, at_zero: Compute) -> Compute {
+    return clamp_to_unit(mul_add(x, alpha, beta));
+}
+
 // HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6: alpha x +
 // 1/2 rounded once (math/f32.wgsl's shortcut through x + 3 holds for f32 alone).
 fn hard_swish_gate(x: Compute) -> Compute {

@@ -334,6 +334,12 @@ pub(crate) fn hard_swish_gate(x: f32) -> f32 {
     ((x + 3.0) * 0.166_666_67 - f32::from_bits(0x3280_0000)).clamp(0.0, 1.0)
 }
 
+/// The twin of `clamped_line_through_zero`: max(0, min(1, alpha x + beta)) as alpha (x - z) +
+/// at_zero, for a line listed with its zero z and its value there (NaN for NaN).
+pub(crate) fn clamped_line_through_zero(x: f32, [alpha, _beta, zero, at_zero]: [f32; 4]) -> f32 {
+    ((x - zero) * alpha + at_zero).clamp(0.0, 1.0)
+}
+
 /// The twin of `softsign_quotient`: x / (1 + |x|) (NaN for NaN).
 pub(crate) fn softsign_quotient(x: f32, quotient: Quotient) -> f32 {
     let bits = x.to_bits() & 0x7fff_ffff;
@@ -478,6 +484,23 @@ mod tests {
         (crate::ops::HARD_SWISH.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
     }
 
+    /// A correctly rounded result's function, in f64.
+    type Reference = fn(f64) -> f64;
+
+    /// HardSigmoid with the attributes of `LINES_THROUGH_THEIR_ZERO`'s line `LINE`, the
+    /// operator's own twin in exact arithmetic.
+    fn exact_hard_sigmoid<const LINE: usize>(x: f64) -> f64 {
+        use crate::cpu::{Exact, Real};
+        let attributes = crate::ops::HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO[LINE];
+        (crate::ops::HARD_SIGMOID.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
+    }
+
+    /// Each line through its zero, and its reference.
+    fn hard_sigmoid_lines() -> [([f32; 4], Reference); 2] {
+        let lines = crate::ops::HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO;
+        [(lines[0], exact_hard_sigmoid::<0>), (lines[1], exact_hard_sigmoid::<1>)]
+    }
+
     fn exact_softsign(x: f64) -> f64 {
         use crate::cpu::{Exact, Real};
         let a = Exact::from_f64(x.abs());
@@ -489,6 +512,12 @@ mod tests {
         for quotient in [ieee_quotient as Quotient, off_by_up_to_two_ulp] {
             let (d, x) = worst(dense().filter(|x| !x.is_nan()), |x| softsign_quotient(x, quotient), exact_softsign);
             assert!(d <= 1, "softsign: {d} ULP at {x:e}");
+            for (line, exact) in hard_sigmoid_lines() {
+                let near_its_zero = (line[2].to_bits() - 0x10000..line[2].to_bits() + 0x10000).map(f32::from_bits);
+                let inputs = dense().filter(|x| !x.is_nan()).chain(near_its_zero);
+                let (d, x) = worst(inputs, |x| clamped_line_through_zero(x, line), exact);
+                assert!(d <= 1, "hard sigmoid {line:?}: {d} ULP at {x:e}");
+            }
             let (d, x) = worst(dense().filter(|x| !x.is_nan()), |x| x * hard_swish_gate(x), exact_hard_swish);
             assert!(d <= 2, "hard swish: {d} ULP at {x:e}");
             let near_the_gates_zero = (0xC03F_FF00u32..0xC040_0100).map(f32::from_bits);
@@ -591,6 +620,19 @@ mod tests {
                 "math_f32 twin, {name} division: Gelu tanh form max error {d} ULP over every f32 (worst at {x:e})"
             );
             assert!(d <= 3);
+        }
+    }
+
+    /// HardSigmoid's lines through their zero over every f32 input.
+    #[test]
+    #[ignore = "exhaustive sweep: cargo xtask sweep"]
+    fn over_every_f32_hard_sigmoid_lines() {
+        for (line, exact) in hard_sigmoid_lines() {
+            let (d, x) = sweep(0..=u32::MAX, |x| clamped_line_through_zero(x, line), exact);
+            println!(
+                "math_f32 twin: HardSigmoid's line {line:?} through its zero, max error {d} ULP over every f32 (worst at {x:e})"
+            );
+            assert!(d <= 1);
         }
     }
 

@@ -48,23 +48,27 @@ pub struct Attribute {
     pub earlier_defaults: &'static [(u32, f32)],
     /// The values a STRING attribute may take, in index order; empty for a FLOAT attribute.
     pub choices: &'static [&'static str],
-    /// A FLOAT attribute's value with a kernel of its own, if it has one.
+    /// Attribute values with a kernel of their own, if the operator has them.
     pub own_kernel: Option<OwnKernel>,
 }
 
-/// A FLOAT attribute's value with a kernel of its own (Swish's alpha 1, SiLU): a shortcut the
-/// general kernel cannot take for a value it only reads at run time, and that a device running
-/// both sides of a branch (a CPU adapter) would pay for everywhere. The twins need not know: both
-/// kernels keep the operator's bound.
+/// Attribute values with a kernel of their own (Swish's alpha 1, SiLU; HardSigmoid's alpha and
+/// beta where its line through its zero is checked): a shortcut the general kernel cannot take
+/// for values it only reads at run time, and that a device running both sides of a branch (a
+/// CPU adapter) would pay for everywhere. The twins need not know: both kernels keep the
+/// operator's bound. It sits on the operator's first FLOAT attribute and sees them all.
 #[derive(Debug, Clone, Copy)]
 pub struct OwnKernel {
-    /// The value (its f32 bits) that runs it.
-    pub value: f32,
     /// Its WGSL function's name after the operator's: `<wgsl_fn>_<name>` (`swish_alpha_one`).
     pub name: &'static str,
-    /// A value of the attribute that runs the general kernel where every kernel is listed
-    /// (benchmarks, validation), and its row's label there.
-    pub general: (f32, &'static str),
+    /// Whether attribute values (the operator's, in their parameter block) run it.
+    pub runs_for: fn(&Attributes) -> bool,
+    /// Values of the operator's leading attributes that run it, besides the defaults (the
+    /// suites check them too), and a label for them.
+    pub example: (&'static [f32], &'static str),
+    /// Values that run the general kernel, where every kernel is listed (benchmarks,
+    /// validation), and their row's label there.
+    pub general: (&'static [f32], &'static str),
 }
 
 impl Attribute {
@@ -73,7 +77,7 @@ impl Attribute {
         Attribute { name, default, earlier_defaults: &[], choices: &[], own_kernel: None }
     }
 
-    /// The same attribute with a value that has a kernel of its own.
+    /// The same attribute, with values that have a kernel of their own.
     pub const fn with_own_kernel(self, own_kernel: OwnKernel) -> Self {
         Attribute { own_kernel: Some(own_kernel), ..self }
     }
@@ -326,6 +330,9 @@ macro_rules! unary_ops {
     };
 }
 
+#[cfg(test)]
+pub(crate) use hard_sigmoid::LINES_THROUGH_THEIR_ZERO as HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO;
+
 /// [`UnaryOp::kernel_parameters`] of a kernel that takes the attribute values as they are.
 fn same_parameters(attributes: &Attributes) -> Attributes {
     *attributes
@@ -475,7 +482,15 @@ unary_ops! {
             OpVersion { since: 6, dtypes: FLOATS },
             OpVersion { since: 22, dtypes: FLOATS_BF16 },
         ],
-        attributes: &[Attribute::new("alpha", 0.2), Attribute::new("beta", 0.5)],
+        attributes: &[
+            Attribute::new("alpha", 0.2).with_own_kernel(OwnKernel {
+                name: "through_zero",
+                runs_for: hard_sigmoid::runs_through_zero,
+                example: (&[0.166_666_67, 0.5], "alpha 1/6"),
+                general: (&[0.25, 0.4], "alpha 0.25 beta 0.4"),
+            }),
+            Attribute::new("beta", 0.5),
+        ],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 1, f64: 1 },
         formula: "max(0, min(1, alpha * x + beta))",
         expansion: "Max(Min(Add(Mul(X, alpha), beta), 1), 0)",
@@ -605,9 +620,10 @@ unary_ops! {
         cli_name: "swish",
         versions: &[OpVersion { since: 24, dtypes: FLOATS_BF16 }],
         attributes: &[Attribute::new("alpha", 1.0).with_own_kernel(OwnKernel {
-            value: 1.0,
             name: "alpha_one",
-            general: (1.702, "alpha 1.702"),
+            runs_for: |attributes| attributes[0].to_bits() == 1.0f32.to_bits(),
+            example: (&[1.0], "alpha 1"),
+            general: (&[1.702], "alpha 1.702"),
         })],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 3, f64: 3 },
         formula: "x / (1 + exp(-alpha * x))",
@@ -732,32 +748,31 @@ impl UnaryOp {
         self.attributes.iter().enumerate().find(|(_, a)| a.is_choice())
     }
 
-    /// The FLOAT attribute with a value that has a kernel of its own, and its place.
-    fn own_kernel_attribute(&self) -> Option<(usize, OwnKernel)> {
-        self.attributes.iter().enumerate().find_map(|(index, a)| a.own_kernel.map(|own| (index, own)))
+    /// Attribute values with a kernel of their own, if the operator has them.
+    fn own_kernel(&self) -> Option<OwnKernel> {
+        self.attributes.iter().find_map(|a| a.own_kernel)
     }
 
     /// Which of the operator's kernel functions `attributes` run: the index of the choice of
     /// its STRING attribute (Gelu's erf form 0, its tanh form 1), the default's for a value that
-    /// is no choice's index; for a FLOAT attribute's value with its own kernel (Swish's alpha of
-    /// one) that kernel, 1, and 0 for any other value; 0 for an operator without either. A choice
-    /// or a value's own kernel is a different function, not a number the kernel reads: each is
-    /// a kernel of its own, so that a device that runs both sides of a branch (a CPU adapter)
-    /// pays for one. The twins read it too.
+    /// is no choice's index; for values with a kernel of their own ([`OwnKernel`]) that kernel,
+    /// 1, and 0 for any others; 0 for an operator without either. A choice or a value's own
+    /// kernel is a different function, not a number the kernel reads: each is a kernel of its
+    /// own, so that a device that runs both sides of a branch (a CPU adapter) pays for one. The
+    /// twins read it too.
     pub(crate) fn kernel_variant(&self, attributes: &Attributes) -> u8 {
         if let Some((index, attribute)) = self.choice_attribute() {
             let value = attributes[index];
             return (if attribute.admits(value) { value } else { attribute.default }) as u8;
         }
-        self.own_kernel_attribute()
-            .map_or(0, |(index, own)| u8::from(attributes[index].to_bits() == own.value.to_bits()))
+        self.own_kernel().map_or(0, |own| u8::from((own.runs_for)(attributes)))
     }
 
     /// The WGSL function of kernel variant `variant`: `wgsl_fn` for the default choice (and for
     /// operators without one), `<wgsl_fn>_<choice>` for another (`gelu_tanh`), `<wgsl_fn>_<name>`
     /// for a value's own kernel (`swish_alpha_one`).
     pub(crate) fn kernel_function(&self, variant: u8) -> String {
-        let own = self.own_kernel_attribute().filter(|_| variant == 1).map(|(_, own)| own.name);
+        let own = self.own_kernel().filter(|_| variant == 1).map(|own| own.name);
         match own.or_else(|| self.variant_choice(variant)) {
             Some(name) => format!("{}_{name}", self.wgsl_fn),
             None => self.wgsl_fn.to_string(),
@@ -773,7 +788,7 @@ impl UnaryOp {
 
     /// Every kernel variant of the operator with attributes that run it and a label for them,
     /// the defaults' first, labelled `""`: a STRING attribute set to each choice (labelled by
-    /// it), a value with its own kernel and one without (labelled by [`OwnKernel::general`]);
+    /// it); the defaults and an [`OwnKernel`]'s values for the other kernel (labelled by it);
     /// one for an operator with neither.
     #[cfg(any(test, feature = "bench"))]
     pub(crate) fn kernel_variants(&self) -> Vec<(u8, Attributes, &'static str)> {
@@ -787,16 +802,13 @@ impl UnaryOp {
                 })
                 .collect();
         }
-        let Some((index, own)) = self.own_kernel_attribute() else {
+        let Some(own) = self.own_kernel() else {
             return vec![(0, defaults, "")];
         };
-        let (mut special, mut general) = (defaults, defaults);
-        special[index] = own.value;
-        general[index] = own.general.0;
-        let mut variants =
-            vec![(1, special, if special == defaults { "" } else { own.name }), (0, general, own.general.1)];
-        variants.sort_by_key(|(_, attributes, _)| *attributes != defaults);
-        variants
+        let (values, label) = if self.kernel_variant(&defaults) == 1 { own.general } else { own.example };
+        let mut other = defaults;
+        other[..values.len()].copy_from_slice(values);
+        vec![(self.kernel_variant(&defaults), defaults, ""), (self.kernel_variant(&other), other, label)]
     }
 }
 
