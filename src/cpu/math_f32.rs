@@ -636,7 +636,7 @@ mod tests {
         }
     }
 
-    /// Swish's alpha 1 kernel (x sigmoid(x) with the product exact) over every f32 input, with
+    /// Swish's alpha 1 kernel (x sigmoid(x), self_logistic_product) over every f32 input, with
     /// the correctly rounded division and with one off by up to 2 ULP.
     #[test]
     #[ignore = "exhaustive sweep: cargo xtask sweep"]
