@@ -371,30 +371,27 @@ fn gelu_tanh_product(x: Compute) -> Compute {
     return logistic_of_sum_product(x, t, product_error(x, b, t) + x * b_low);
 }
 
-// HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6
-// (0x3e2aaaab): alpha x + 1/2 = alpha (x + 3) - 2^-26 exactly (3 alpha = 1/2 + 2^-26), and x + 3
-// is exact for -6 <= x <= -1.5 (Sterbenz), so near the gate's zero (x = -3) one rounding of
-// alpha (x + 3) is all the error, where alpha x + 1/2 would cancel: no f32 lies closer to the
-// zero than -3 (-2^-26) and -2.9999998 (2.5e-8). x + 3 is hidden, so that no compiler
-// distributes alpha over it. The line is NaN only for a NaN x (which HardSwish passes through)
-// and never -0.0, so the plain clamp serves. With the product by x, 2 ULP over every f32 (the
-// twin, src/cpu/math_f32.rs). f32 alone: in f64 many x lie where the two terms cancel
-// (math/f64.wgsl's keeps mul_add).
-fn hard_swish_gate(x: Compute) -> Compute {
-    return clamp(hidden(x + 3.0) * 0.16666667 - 0x1p-26f, Compute(0.0), Compute(1.0));
-}
-
 // max(0, min(1, alpha x + beta)) for a line whose zero z (the f32 nearest -beta / alpha) has
 // alpha z + beta = at_zero exactly (HardSigmoid's LINES_THROUGH_THEIR_ZERO, in
-// src/ops/hard_sigmoid.rs): alpha (x - z) + at_zero, where x - z is exact near the zero
+// src/ops/hard_sigmoid.rs, and HardSwish's gate): alpha (x - z) + at_zero, where x - z is exact near the zero
 // (Sterbenz) and alpha x + beta would cancel, so that one rounding of alpha (x - z) is all the
-// error there, as in hard_swish_gate. Within 1 ULP of the correctly rounded line over every f32
+// error there. Within 1 ULP of the correctly rounded line over every f32
 // x for each listed line (the twin, src/cpu/math_f32.rs), where the body is 2.9 million ULP off
 // near the zero; at the body's cost, where mul_add's exact product cost 6 points of the copy
 // kernel's speed on lavapipe. x - z is hidden, so that no compiler distributes alpha over it.
 // The line is NaN only for a NaN x and never -0.0, so the plain clamp serves.
 fn clamped_line_through_zero(x: Compute, alpha: Compute, beta: Compute, zero: Compute, at_zero: Compute) -> Compute {
     return clamp(hidden(x - zero) * alpha + at_zero, Compute(0.0), Compute(1.0));
+}
+
+// HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6
+// (0x3e2aaaab): PyTorch's HardSigmoid line, through its zero: 3 alpha = 1/2 + 2^-26, so alpha x +
+// 1/2 = alpha (x + 3) - 2^-26 exactly, and no f32 lies closer to the zero than -3 (-2^-26) and
+// -2.9999998 (2.5e-8). The line is NaN only for a NaN x (which HardSwish passes through). With
+// the product by x, 2 ULP over every f32 (the twin, src/cpu/math_f32.rs). f32 alone: in f64
+// many x lie where the two terms cancel (math/f64.wgsl's keeps mul_add).
+fn hard_swish_gate(x: Compute) -> Compute {
+    return clamped_line_through_zero(x, Compute(0.16666667), Compute(0.5), Compute(-3.0), Compute(-0x1p-26f));
 }
 
 // x / (1 + |x|): y = 1 / (1 + |x|) from the device's quotient corrected by its residual (1 - y)

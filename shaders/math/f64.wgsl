@@ -33,8 +33,9 @@ fn clamped_line_through_zero(x: Compute, alpha: Compute, beta: Compute, zero: Co
     return clamp_to_unit(mul_add(x, alpha, beta));
 }
 
-// HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6: alpha x +
-// 1/2 rounded once (math/f32.wgsl's shortcut through x + 3 holds for f32 alone).
+// HardSwish's gate, max(0, min(1, alpha x + 1/2)) for its alpha, the f32 nearest 1/6: its line
+// rounded once (math/f32.wgsl's shortcut through x + 3 holds for f32 alone).
 fn hard_swish_gate(x: Compute) -> Compute {
-    return clamp_to_unit(mul_add(x, from_attribute(0.16666667), from_attribute(0.5)));
+    return clamped_line_through_zero(x, from_attribute(0.16666667), from_attribute(0.5), from_attribute(-3.0),
+        from_attribute(-0x1p-26f));
 }

@@ -331,7 +331,7 @@ pub(crate) fn normal_cdf_product(x: f32, quotient: Quotient) -> f32 {
 /// The twin of `hard_swish_gate`: max(0, min(1, alpha x + 1/2)) for HardSwish's alpha, the f32
 /// nearest 1/6, as alpha (x + 3) - 2^-26 (NaN for NaN).
 pub(crate) fn hard_swish_gate(x: f32) -> f32 {
-    ((x + 3.0) * 0.166_666_67 - f32::from_bits(0x3280_0000)).clamp(0.0, 1.0)
+    clamped_line_through_zero(x, [0.166_666_67, 0.5, -3.0, -f32::from_bits(0x3280_0000)])
 }
 
 /// The twin of `clamped_line_through_zero`: max(0, min(1, alpha x + beta)) as alpha (x - z) +

@@ -30,9 +30,14 @@ pub(crate) const LINES_THROUGH_THEIR_ZERO: [[f32; 4]; 2] = [
     [0.166_666_67, 0.5, -3.0, f32::from_bits(0xb280_0000)], // -2^-26
 ];
 
+/// The listed line of `attributes`' alpha and beta, if it is one.
+fn line_through_zero(attributes: &Attributes) -> Option<[f32; 4]> {
+    LINES_THROUGH_THEIR_ZERO.into_iter().find(|line| line[..2] == attributes[..2])
+}
+
 /// Whether `attributes` run the kernel of the line through its zero.
 pub(crate) fn runs_through_zero(attributes: &Attributes) -> bool {
-    LINES_THROUGH_THEIR_ZERO.iter().any(|line| line[..2] == attributes[..2])
+    line_through_zero(attributes).is_some()
 }
 
 /// The kernel's parameters: alpha and beta, and for a line through its zero its z and alpha z +
@@ -42,8 +47,8 @@ pub(crate) fn runs_through_zero(attributes: &Attributes) -> bool {
 /// (inf - inf must not come of it), while an infinite X still gives the body's inf + inf or inf
 /// - inf.
 pub(crate) fn hard_sigmoid_parameters(attributes: &Attributes) -> Attributes {
-    if let Some(line) = LINES_THROUGH_THEIR_ZERO.iter().find(|line| line[..2] == attributes[..2]) {
-        return *line;
+    if let Some(line) = line_through_zero(attributes) {
+        return line;
     }
     let [alpha, beta, ..] = *attributes;
     let beta_rules = beta.is_infinite() && alpha.is_finite() && alpha != 0.0;
