@@ -241,7 +241,8 @@ const SELF_LOGISTIC_F32_TINY: f32 = 7.888609e-31; // 2^-100
 // and 0.64-0.65. A tiny x gives x / 2 (mul: exact where a device flushes); +inf gives +inf,
 // -inf the body's NaN (-inf x 0).
 fn self_logistic_product(x: Compute) -> Compute {
-    // A select, not max: a device that flushes subnormals may flush them in max too.
+    // A select, not max: a device that flushes subnormals may flush them in max too (and a
+    // compiler may still make this a max: the tiny results below take x itself).
     let clamped = select(x, Compute(-SELF_LOGISTIC_F32_UNDERFLOW), x < Compute(-SELF_LOGISTIC_F32_UNDERFLOW));
     let a = absolute(clamped);
     let parts = exp_parts(max(-a, Compute(-SELF_LOGISTIC_F32_UNDERFLOW)));
@@ -250,7 +251,8 @@ fn self_logistic_product(x: Compute) -> Compute {
     let h = clamped * y;
     let below = scaled_once(h + h * parts.p, parts.k);
     var result = select(below, h, is_positive_or_nan(x));
-    result = select(result, mul(clamped, Compute(0.5)), a < Compute(SELF_LOGISTIC_F32_TINY));
+    // x, not clamped: NVIDIA's compiler turns the clamp's select back into a max, which flushes.
+    result = select(result, mul(x, Compute(0.5)), a < Compute(SELF_LOGISTIC_F32_TINY));
     let negative_infinity = bitcast<vec4<u32>>(x) == vec4(0xff800000u);
     return bitcast<Compute>(select(bitcast<vec4<u32>>(result), vec4(0x7fc00000u), negative_infinity));
 }
