@@ -353,15 +353,20 @@ fn the_subnormal_probe_measures_every_native_context_and_chooses_the_products() 
         );
         if std::env::var_os(wgpu_activations::SUBNORMALS_ENV).is_none() {
             assert_eq!(info.subnormal_products_on_integers, info.subnormals.may_flush(), "{what}: {}", info.subnormals);
+            // Two passes where masked code runs on every lane (a CPU adapter), one on a GPU.
+            let masked = matches!(info.adapter.device_type, wgpu::DeviceType::Cpu | wgpu::DeviceType::Other);
+            assert_eq!(info.subnormal_products_in_two_passes, info.subnormals.may_flush() && masked, "{what}");
         }
     }
     // Forced either way, whatever the probe found.
-    for (products, on_integers) in [
-        (wgpu_activations::SubnormalProducts::OnIntegers, true),
-        (wgpu_activations::SubnormalProducts::OnHardware, false),
+    for (products, on_integers, two_passes) in [
+        (wgpu_activations::SubnormalProducts::OnIntegers, true, true),
+        (wgpu_activations::SubnormalProducts::OnIntegersInOnePass, true, false),
+        (wgpu_activations::SubnormalProducts::OnHardware, false, false),
     ] {
         let forced = common::ctx_with(ContextOptions::from_env().with_subnormal_products(products)).unwrap();
         assert_eq!(forced.info().subnormal_products_on_integers, on_integers, "{products:?}");
+        assert_eq!(forced.info().subnormal_products_in_two_passes, two_passes, "{products:?}");
     }
 }
 

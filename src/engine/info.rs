@@ -43,6 +43,10 @@ pub struct ContextInfo {
     /// Whether the f32-computing kernels take products with subnormals on integers (where the
     /// device flushes them, or as [`crate::ContextOptions::with_subnormal_products`] asks).
     pub subnormal_products_on_integers: bool,
+    /// Whether those kernels run in two passes (the float unit's products with a flag, then
+    /// the flagged Vectors on integers) rather than in one (each product checked, the rare
+    /// one redone on integers): two on CPU adapters and unknown ones, one on GPUs.
+    pub subnormal_products_in_two_passes: bool,
 }
 
 /// Element types `features` let a device handle with native WGSL types.
@@ -87,7 +91,11 @@ impl fmt::Display for ContextInfo {
         writeln!(f, "driver:       {} ({})", a.driver, a.driver_info)?;
         writeln!(f, "native dtypes: {}", native.join(", "))?;
         writeln!(f, "features:     {}", feature_names(self.features))?;
-        let products = if self.subnormal_products_on_integers { "on integers" } else { "on the float unit" };
+        let products = match (self.subnormal_products_on_integers, self.subnormal_products_in_two_passes) {
+            (false, _) => "on the float unit",
+            (true, false) => "on integers (one pass)",
+            (true, true) => "on integers (two passes)",
+        };
         writeln!(f, "subnormals:   {}; products with subnormals {products}", self.subnormals)?;
         write_limits(f, &self.limits)
     }

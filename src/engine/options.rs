@@ -21,7 +21,10 @@ pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubnormalProducts {
     /// On integers where the probe finds the device flushing subnormals (or could not ask it),
-    /// on the float unit where it keeps them. The default.
+    /// on the float unit where it keeps them. The default. On integers means in one pass on a
+    /// GPU (as [`SubnormalProducts::OnIntegersInOnePass`]) and in two elsewhere (as
+    /// [`SubnormalProducts::OnIntegers`]): a GPU skips the untaken branch to the integers, a CPU
+    /// adapter (SwiftShader) runs it masked on every lane.
     ByProbe,
     /// Always on integers (exact on any device; to test that path on one that keeps them).
     /// Kernels run in two passes: the float unit's products with a cheap check that flags the
@@ -30,8 +33,8 @@ pub enum SubnormalProducts {
     OnIntegers,
     /// Always on the float unit (results on a flushing device are then flushed too).
     OnHardware,
-    /// Always on integers, in one pass that checks every product and computes those with a
-    /// subnormal on integers (the design before two passes; to compare them).
+    /// Always on integers, in one pass that checks every product and computes the rare flagged
+    /// one on integers (what the probe chooses on a GPU that flushes).
     OnIntegersInOnePass,
 }
 

@@ -71,8 +71,7 @@ pub fn ctx() -> Option<&'static Context> {
 /// Kernels one chain of f32 steps compiles on `ctx`: two where products are exact on a
 /// flushing device in two passes (the first flags, the second redoes what it flagged).
 pub fn kernels_per_chain(ctx: &Context) -> usize {
-    let one_pass = ctx.options().subnormal_products() == wgpu_activations::SubnormalProducts::OnIntegersInOnePass;
-    if ctx.info().subnormal_products_on_integers && !one_pass { 2 } else { 1 }
+    if ctx.info().subnormal_products_in_two_passes { 2 } else { 1 }
 }
 
 /// A context with custom options (not shared).
