@@ -68,6 +68,10 @@ struct AdapterArgs {
     /// adapter has the native one, comma separated.
     #[arg(long, global = true, value_name = "DTYPES", value_delimiter = ',', value_parser = parse_dtype)]
     emulated: Vec<DType>,
+    /// The kernels' driver: `straight-line` (whole workgroups without a loop) or `loop` (every
+    /// Vector in a loop). Default: straight-line on llvmpipe, where it was measured faster.
+    #[arg(long, global = true, value_name = "FORM", value_parser = ["straight-line", "loop"])]
+    driver: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -417,6 +421,9 @@ fn options(adapter: &AdapterArgs) -> Result<ContextOptions, String> {
     }
     for &dtype in &adapter.emulated {
         options = options.with_emulated(dtype, true);
+    }
+    if let Some(form) = &adapter.driver {
+        options = options.with_straight_line(form == "straight-line");
     }
     Ok(options)
 }

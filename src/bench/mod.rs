@@ -214,10 +214,10 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
     }
     let info = &ctx.info().adapter;
     let paths = dtypes.iter().filter(|d| runnable(d)).map(|&d| (d, ctx.dtype_path(d).to_string())).collect();
-    let products = if ctx.info().subnormal_products_on_integers {
-        "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)"
-    } else {
-        "f32 products on the float unit (one pass)"
+    let products = match (ctx.info().subnormal_products_on_integers, ctx.info().subnormal_products_in_two_passes) {
+        (true, true) => "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)",
+        (true, false) => "f32 products exact: each checked, the rare flagged one on integers (one pass)",
+        (false, _) => "f32 products on the float unit (one pass)",
     };
     let subnormals = format!("{}; {products}", ctx.info().subnormals);
     let driver = if ctx.inner.tuning.straight_line {
@@ -305,6 +305,9 @@ struct Queries {
 /// Pairs of timestamps one measurement may write.
 const MAX_PAIRS: u32 = 4;
 
+/// How long the untimed runs before a timed one keep the device busy, at least.
+const PREHEAT_SECONDS: f64 = 1e-3;
+
 struct Meter<'a> {
     ctx: &'a Context,
     query: Option<Queries>,
@@ -342,11 +345,19 @@ impl<'a> Meter<'a> {
     }
 
     /// Seconds the work `record` records takes: the sum of its timestamp pairs, or submit to
-    /// completion.
-    fn once(&self, record: &Record<'_>) -> Result<f64, String> {
+    /// completion. With timestamps, `preheat` untimed runs go first in the same submission, so
+    /// that the timed one finds the device busy (a discrete GPU idles between submissions of
+    /// tens of microseconds and lowers its clocks: on an H200 the copy kernel took 2.5 times
+    /// as long after a few rows, BENCHMARKS.md).
+    fn once(&self, record: &Record<'_>, preheat: u32) -> Result<f64, String> {
         let device = self.ctx.device();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
         let mut keep = KeepAlive::default();
+        if self.query.is_some() {
+            for _ in 0..preheat {
+                record(&mut encoder, None, &mut keep).map_err(|e| e.to_string())?;
+            }
+        }
         let pairs =
             record(&mut encoder, self.query.as_ref().map(|q| (&q.set, 0)), &mut keep).map_err(|e| e.to_string())?;
         if let Some(q) = &self.query {
@@ -375,14 +386,15 @@ impl<'a> Meter<'a> {
         self.alternate_pairs(iterations, a, b).map(|pairs| pairs.medians())
     }
 
-    /// Every alternating pair of `a` and `b`'s times, after one warm-up run of each.
+    /// Every alternating pair of `a` and `b`'s times, after one warm-up run of each; each timed
+    /// run preceded by enough untimed ones to keep the device busy for about a millisecond.
     fn alternate_pairs(&self, iterations: usize, a: &Record<'_>, b: &Record<'_>) -> Result<Pairs, String> {
-        self.once(a)?;
-        self.once(b)?;
+        let preheat = |seconds: f64| (PREHEAT_SECONDS / seconds.max(1e-7)).ceil().clamp(1.0, 64.0) as u32 - 1;
+        let (preheat_a, preheat_b) = (preheat(self.once(a, 0)?), preheat(self.once(b, 0)?));
         let mut pairs = Pairs::default();
         for _ in 0..iterations.max(1) {
-            pairs.a.push(self.once(a)?);
-            pairs.b.push(self.once(b)?);
+            pairs.a.push(self.once(a, preheat_a)?);
+            pairs.b.push(self.once(b, preheat_b)?);
         }
         Ok(pairs)
     }
