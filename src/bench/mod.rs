@@ -193,9 +193,12 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         fused.push(meter.fused_row("Elu -> LeakyRelu -> Elu f32", &mixed, n, config.iterations, 1.0)?);
     }
     progress("host path");
+    // The minimal program binds the whole array: at most the device's binding limit.
+    let binding_elems = ctx.info().limits.max_storage_buffer_binding_size as usize / 16 * 4;
+    let host_n = n.min(binding_elems);
     let host = vec![
-        meter.host_row(n, config.iterations, false, true)?,
-        meter.host_row(n, config.iterations, true, true)?,
+        meter.host_row(host_n, config.iterations, false, true)?,
+        meter.host_row(host_n, config.iterations, true, true)?,
         meter.host_row(1024, config.iterations.max(50), false, false)?,
     ];
     let mut shapes = Vec::new();
@@ -483,8 +486,12 @@ impl<'a> Meter<'a> {
     ) -> Result<Option<f64>, String> {
         let Some(body) = plain::body_wgsl(op, attributes) else { return Ok(None) };
         let label = format!("bench.plain.{}", op.cli_name);
-        let program = plain::PlainProgram::new(self.ctx, &label, &body, tensors, attributes);
-        let copy = plain::PlainProgram::new(self.ctx, "bench.plain.copy", "x", tensors, attributes);
+        let (Some(program), Some(copy)) = (
+            plain::PlainProgram::new(self.ctx, &label, &body, tensors, attributes),
+            plain::PlainProgram::new(self.ctx, "bench.plain.copy", "x", tensors, attributes),
+        ) else {
+            return Ok(None);
+        };
         fn record(program: &plain::PlainProgram) -> Box<Record<'_>> {
             Box::new(move |encoder, timestamps, _| {
                 program.encode(encoder, timestamps);

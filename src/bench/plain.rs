@@ -172,8 +172,13 @@ impl PlainProgram {
         body: &str,
         (x, y): (&GpuTensor, &GpuTensor),
         attributes: &Attributes,
-    ) -> PlainProgram {
+    ) -> Option<PlainProgram> {
         let (device, tuning) = (ctx.device(), ctx.inner.tuning);
+        // One binding for each tensor: beyond the device's limit the yardstick is left out.
+        let whole_vectors = x.size_bytes().min(y.size_bytes()) / 16;
+        if whole_vectors * 16 > u64::from(device.limits().max_storage_buffer_binding_size) {
+            return None;
+        }
         let kernel = PlainKernel::new(device, label, &program_wgsl(body, tuning));
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
@@ -183,12 +188,11 @@ impl PlainProgram {
                 usage: wgpu::BufferUsages::UNIFORM,
             },
         );
-        let whole_vectors = x.size_bytes().min(y.size_bytes()) / 16;
         let size = std::num::NonZeroU64::new(whole_vectors * 16);
         let window = |buffer| wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size });
         let group = kernel.bind(device, &[uniform.as_entire_binding(), window(x.buffer()), window(y.buffer())]);
         let groups = ctx.grid(whole_vectors.div_ceil(tuning.vectors_per_workgroup()));
-        PlainProgram { kernel, group, groups }
+        Some(PlainProgram { kernel, group, groups })
     }
 
     /// One dispatch, writing timestamps `base` and `base + 1` of `timestamps` if given.
