@@ -176,7 +176,7 @@ impl PlainProgram {
         let (device, tuning) = (ctx.device(), ctx.inner.tuning);
         // One binding for each tensor: beyond the device's limit the yardstick is left out.
         let whole_vectors = x.size_bytes().min(y.size_bytes()) / 16;
-        if whole_vectors * 16 > u64::from(device.limits().max_storage_buffer_binding_size) {
+        if whole_vectors * 16 > device.limits().max_storage_buffer_binding_size {
             return None;
         }
         let kernel = PlainKernel::new(device, label, &program_wgsl(body, tuning));
