@@ -218,7 +218,9 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
     let info = &ctx.info().adapter;
     let paths = dtypes.iter().filter(|d| runnable(d)).map(|&d| (d, ctx.dtype_path(d).to_string())).collect();
     let products = match (ctx.info().subnormal_products_on_integers, ctx.info().subnormal_products_in_two_passes) {
-        (true, true) => "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)",
+        (true, true) => {
+            "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)"
+        }
         (true, false) => "f32 products exact: each checked, the rare flagged one on integers (one pass)",
         (false, _) => "f32 products on the float unit (one pass)",
     };

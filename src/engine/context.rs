@@ -112,7 +112,7 @@ impl Context {
     ) -> Self {
         // The browser's thread cannot wait for the probe here; `from_device_async` awaits it.
         #[cfg(target_arch = "wasm32")]
-        return Self::assemble(device, queue, adapter, options, Subnormals::NotMeasured);
+        return Self::assemble(device, queue, adapter, options, [Subnormals::NotMeasured; 2]);
         #[cfg(not(target_arch = "wasm32"))]
         pollster::block_on(Self::measured(device, queue, adapter, options))
     }
@@ -139,19 +139,27 @@ impl Context {
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
     ) -> Self {
-        let measuring =
-            Self::assemble(device.clone(), queue.clone(), adapter.clone(), options.clone(), Subnormals::NotMeasured);
+        let measuring = Self::assemble(
+            device.clone(),
+            queue.clone(),
+            adapter.clone(),
+            options.clone(),
+            [Subnormals::NotMeasured; 2],
+        );
         let subnormals = measuring.probe_subnormals().await.unwrap_or(Subnormals::NotMeasured);
+        let subnormals_f64 = measuring.probe_subnormals_f64().await.unwrap_or(Subnormals::NotMeasured);
         drop(measuring);
-        Self::assemble(device, queue, adapter, options, subnormals)
+        Self::assemble(device, queue, adapter, options, [subnormals, subnormals_f64])
     }
 
+    /// The context of a device whose f32 and f64 units do what `[subnormals, subnormals_f64]`
+    /// say with subnormals.
     fn assemble(
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
-        subnormals: Subnormals,
+        [subnormals, subnormals_f64]: [Subnormals; 2],
     ) -> Self {
         let products = match options.subnormal_products {
             SubnormalProducts::ByProbe if subnormals.may_flush() => exact_products_for(adapter.device_type),
@@ -165,6 +173,7 @@ impl Context {
             features: device.features(),
             limits: device.limits(),
             subnormals,
+            subnormals_f64,
             subnormal_products_on_integers: on_integers,
             subnormal_products_in_two_passes: products == Products::Flagged,
         };
@@ -173,12 +182,20 @@ impl Context {
         let driver_lock = DriverLock::for_backend(info.adapter.backend);
         // A float unit that flushes is not trusted with native f16 or f64 either: their
         // emulated paths compute on integers (f64) or through the exact f32 products (f16).
+        // Native f64 is trusted where its own probe found subnormals kept (an H200's f32 unit
+        // flushes, its f64 unit may not); not measured, it goes with the f32 unit.
         // Asked for by name (`ContextOptions::all_native`), the native path is still taken.
-        let trusted = if on_integers && subnormals.may_flush() {
-            info.features - (wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_F64)
-        } else {
-            info.features
+        let f64_may_flush = match subnormals_f64 {
+            Subnormals::NotMeasured => subnormals.may_flush(),
+            measured => measured.may_flush(),
         };
+        let mut trusted = info.features;
+        if on_integers && subnormals.may_flush() {
+            trusted.remove(wgpu::Features::SHADER_F16);
+        }
+        if on_integers && f64_may_flush {
+            trusted.remove(wgpu::Features::SHADER_F64);
+        }
         let reprs = DType::ALL.map(|dtype| {
             let preference = options.preference(dtype);
             let features = if preference == PathPreference::Native { info.features } else { trusted };

@@ -40,6 +40,9 @@ pub struct ContextInfo {
     pub limits: wgpu::Limits,
     /// What the device's f32 unit does with subnormals, as the probe found.
     pub subnormals: super::Subnormals,
+    /// What its f64 unit does with them, where it has one (SHADER_F64; else not measured):
+    /// native f64 runs by default only where they are kept.
+    pub subnormals_f64: super::Subnormals,
     /// Whether the f32-computing kernels take products with subnormals on integers (where the
     /// device flushes them, or as [`crate::ContextOptions::with_subnormal_products`] asks).
     pub subnormal_products_on_integers: bool,
@@ -97,6 +100,9 @@ impl fmt::Display for ContextInfo {
             (true, true) => "on integers (two passes)",
         };
         writeln!(f, "subnormals:   {}; products with subnormals {products}", self.subnormals)?;
+        if self.features.contains(wgpu::Features::SHADER_F64) {
+            writeln!(f, "f64 subnormals: {}", self.subnormals_f64)?;
+        }
         write_limits(f, &self.limits)
     }
 }

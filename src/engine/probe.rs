@@ -1,5 +1,6 @@
-//! Measures what the device's f32 unit does with subnormals, with a one-invocation kernel
-//! (`shaders/driver/probe_subnormals.wgsl`) run when the context is made. WGSL lets a device
+//! Measures what the device's f32 unit (and f64 unit, where it has one) does with subnormals,
+//! with a one-invocation kernel (`shaders/driver/probe_subnormals.wgsl`,
+//! `probe_subnormals_f64.wgsl`) run when the context is made. WGSL lets a device
 //! flush subnormal operands (DAZ) and results (FTZ) to zero; SwiftShader does, as do many GPUs.
 //! Where the device flushes, kernels compute products on integers where a subnormal is
 //! involved (`shaders/compute/f32_products_exact.wgsl`), so results stay exact.
@@ -62,33 +63,77 @@ const INPUT: [u32; 4] = [0x8000_0001, 0x0080_0000, 0x4e80_0000, 0x3f00_0000];
 /// -2^-119 and 2^-127: what an IEEE device writes to the first two words.
 const KEPT: [u32; 2] = [0x8400_0000, 0x0040_0000];
 
+const PROBE_F64: &str = include_str!("../../shaders/driver/probe_subnormals_f64.wgsl");
+/// -2^-1074, 2^-1022, 2^60, 0.5 as (low, high) u32 words; see the shader.
+const INPUT_F64: [u32; 8] = [1, 0x8000_0000, 0, 0x0010_0000, 0, 0x43b0_0000, 0, 0x3fe0_0000];
+/// -2^-1014 and 2^-1023: what an IEEE device writes to the first two values.
+const KEPT_F64: [u32; 4] = [0, 0x8090_0000, 0, 0x0008_0000];
+
 impl Context {
-    /// Runs the probe on this context's device; the answer from its words.
+    /// Runs the f32 probe on this context's device; the answer from its words.
     pub(crate) async fn probe_subnormals(&self) -> Result<Subnormals> {
-        let words = self.upload(arr1(&INPUT).view())?;
+        self.run_probe("wgpu-activations.probe_subnormals", PROBE, &INPUT, &KEPT).await
+    }
+
+    /// Runs the f64 probe, where the device has SHADER_F64 (else not measured).
+    pub(crate) async fn probe_subnormals_f64(&self) -> Result<Subnormals> {
+        if !self.info().features.contains(wgpu::Features::SHADER_F64) {
+            return Ok(Subnormals::NotMeasured);
+        }
+        self.run_probe("wgpu-activations.probe_subnormals_f64", PROBE_F64, &INPUT_F64, &KEPT_F64).await
+    }
+
+    /// One invocation of `shader` over `input`; `kept` is what an IEEE device leaves in the
+    /// first two values (as many words each as `kept` has over two).
+    async fn run_probe(&self, label: &str, shader: &str, input: &[u32], kept: &[u32]) -> Result<Subnormals> {
+        let words = self.upload(arr1(input).view())?;
         self.scoped("the subnormal probe", || {
             let device = self.device();
-            let kernel = PlainKernel::new(device, "wgpu-activations.probe_subnormals", PROBE);
+            let kernel = PlainKernel::new(device, label, shader);
             let group = kernel.bind(
                 device,
                 &[wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: words.buffer(),
                     offset: words.offset(),
-                    size: wgpu::BufferSize::new(16),
+                    size: wgpu::BufferSize::new(4 * input.len() as u64),
                 })],
             );
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("wgpu-activations.probe_subnormals"),
-            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
             kernel.encode(&mut encoder, &group, (1, 1), None);
             self.queue().submit([encoder.finish()]);
             Ok(())
         })?;
         let out = self.download_async::<u32>(&words).await?;
+        let out = out.as_slice().unwrap_or_default();
+        let value = kept.len() / 2;
         let read = |i: usize| {
-            out.get(i).copied().ok_or(Error::Internal { what: "the subnormal probe read back too few words".into() })
+            out.get(i * value..(i + 1) * value)
+                .ok_or(Error::Internal { what: "the subnormal probe read back too few words".into() })
         };
-        let (operands, results) = (read(0)? != KEPT[0], read(1)? != KEPT[1]);
+        let (operands, results) = (read(0)? != &kept[..value], read(1)? != &kept[value..]);
         Ok(if operands || results { Subnormals::Flushed { operands, results } } else { Subnormals::Kept })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f64_words(words: &[u32]) -> Vec<f64> {
+        words.chunks_exact(2).map(|w| f64::from_bits(u64::from(w[0]) | (u64::from(w[1]) << 32))).collect()
+    }
+
+    /// The probes' inputs and what an IEEE unit makes of them, computed here, and what a
+    /// flushing unit would write instead: different words.
+    #[test]
+    fn the_probes_expect_what_ieee_products_give() {
+        let [a, b, c, d] = INPUT.map(f32::from_bits);
+        assert!(a.is_subnormal() && b == f32::MIN_POSITIVE && (b * d).is_subnormal());
+        assert_eq!([(a * c).to_bits(), (b * d).to_bits()], KEPT);
+        assert_ne!([(-0.0f32 * c).to_bits(), 0.0f32.to_bits()], KEPT);
+        let v = f64_words(&INPUT_F64);
+        assert!(v[0].is_subnormal() && v[0] < 0.0 && v[1] == f64::MIN_POSITIVE && (v[1] * v[3]).is_subnormal());
+        assert_eq!(f64_words(&KEPT_F64), [v[0] * v[2], v[1] * v[3]]);
+        assert!((v[0] * v[2]).is_normal(), "a normal product of a subnormal operand");
     }
 }
