@@ -123,6 +123,20 @@ mod tests {
         words.chunks_exact(2).map(|w| f64::from_bits(u64::from(w[0]) | (u64::from(w[1]) << 32))).collect()
     }
 
+    /// Both probes validate with naga, the f64 one with exactly the FLOAT64 capability.
+    #[test]
+    fn the_probes_validate_with_naga() {
+        for (shader, caps) in
+            [(PROBE, naga::valid::Capabilities::empty()), (PROBE_F64, naga::valid::Capabilities::FLOAT64)]
+        {
+            let module =
+                naga::front::wgsl::parse_str(shader).unwrap_or_else(|e| panic!("{}", e.emit_to_string(shader)));
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{}", e.emit_to_string(shader)));
+        }
+    }
+
     /// The probes' inputs and what an IEEE unit makes of them, computed here, and what a
     /// flushing unit would write instead: different words.
     #[test]
