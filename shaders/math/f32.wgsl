@@ -60,17 +60,7 @@ struct ExpParts {
 
 fn exp_parts(x: Compute) -> ExpParts {
     let k = round(x * INV_LN2);
-    return exp_parts_reduced(k, (x - k * LN2_HI) - k * LN2_LO);
-}
-
-// e^(hi + lo) as exp_parts gives it, for |lo| below a few tenths: lo joins the reduced
-// argument after the exact difference, so hi + lo is never rounded as a whole.
-fn exp_parts_of_sum(hi: Compute, lo: Compute) -> ExpParts {
-    let k = round((hi + lo) * INV_LN2);
-    return exp_parts_reduced(k, ((hi - k * LN2_HI) + lo) - k * LN2_LO);
-}
-
-fn exp_parts_reduced(k: Compute, r: Compute) -> ExpParts {
+    let r = (x - k * LN2_HI) - k * LN2_LO;
     let q = 0.5 + r * (0.16666667 + r * (0.041666463 + r * (0.0083333105 + r * (0.0013933731
         + r * 0.0001989108))));
     return ExpParts(k, r + (r * r) * q);
@@ -318,18 +308,17 @@ const NORMAL_CDF_F32_END: f32 = 14.5;
 // 5 terms, the constant split in two f32s: 0.03 of an ULP relative). Beyond, with a = |x|:
 // Phi(-a) = e^(-a^2/2) t Q(t), t = 1 / (1 + a / 4), Q the fit of e^(a^2/2) Phi(-a) / t on a in
 // [1/2, 14.5] (in t - 1/2, 11 terms, 0.25 ULP relative; Q = g + g_low, its last sum's error
-// kept). a^2 = s + s' with s = a_h^2 exact (a_h: a with its low 12 bits cleared) and s' = (a -
-// a_h)(a + a_h), and e^(-a^2/2) = 2^k (1 + p) takes -s'/2 into its reduced argument
-// (exp_parts_of_sum), so the square's rounding, which would cost a^2 ULPs (hundreds in the
-// tail) where erfc(-x / sqrt2) of a rounded quotient is taken, never reaches it; 1 + a/4 is kept
-// exactly (as a rounded sum and its error), t = t0 (1 + r) from the device's quotient t0 and its
-// residual r; x t0 = m + l1 and m g = h + l2 exactly (two product errors), and the result is h +
-// (h (p + r (1 + p)) + (m g_low + l1 g + l2)(1 + p)), scaled in two exact steps (a subnormal
-// result is rounded once); for x > 1/2 it is x - x Phi(-x) (what is subtracted is below a sixth
-// of x). 2 ULP over every f32, with a correctly rounded division and with one off by 2 ULP (the
-// twin): as the design before, which also kept the square and the last products exact, at twice
-// the speed (lavapipe, 0.22-0.23 of the copy kernel before, 0.45-0.48 now). x itself beyond
-// 14.5, -0.0 below -14.5, NaN for -inf (the body's -inf x 0).
+// kept): a^2 = s + s' exactly (product_error), so e^(-a^2/2) = 2^k (1 + p)(1 - s'/2) loses
+// nothing to the square, whose rounding would cost a^2 ULPs (hundreds in the tail) where
+// erfc(-x / sqrt2) of a rounded quotient is taken; 1 + a/4 is kept exactly (as a rounded sum and
+// its error), t = t0 (1 + r) from the device's quotient t0 and its residual r; x t0 = m + l1 and
+// m g = h + l2 exactly (two product errors), and the result is h + (h (p + (r - s'/2)(1 + p)) +
+// (m g_low + l1 g + l2)(1 + p)), rounded there, scaled in two exact steps (a subnormal result is
+// rounded once); for x > 1/2 it is x - x Phi(-x) (what is subtracted is below a sixth of x). 2
+// ULP over every f32, with a correctly rounded division and with one off by 2 ULP (the twin), as
+// the design before, which also kept the last Horner step and the product by 1 + correction
+// exact, at twice the speed (lavapipe: 0.22-0.23 of the copy kernel before, 0.45-0.47 now). x
+// itself beyond 14.5, -0.0 below -14.5, NaN for -inf (the body's -inf x 0).
 fn normal_cdf_product(x: Compute) -> Compute {
     let u = x * x;
     let slope = ((0.00010969741 * u - 0.0011860846) * u + 0.009973447) * u - 0.066490375;
@@ -348,14 +337,13 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let vp = rounded_product(v, p1);
     let g = hidden(0.18882129 + vp);
     let g_low = ((0.18882129 - g) + vp) + -3.2805283e-09;
-    let a_high = f32_high_half(a);
-    let square_high = a_high * a_high;
-    let square_low = (a - a_high) * (a + a_high);
-    let parts = exp_parts_of_sum(-0.5 * square_high, -0.5 * square_low);
+    let square = a * a;
+    let square_error = product_error(a, a, square);
+    let parts = exp_parts(-0.5 * square);
     let m = rounded_product(x, t0);
     let h = rounded_product(m, g);
     let low = m * g_low + product_error(x, t0, m) * g + product_error(m, g, h);
-    let correction = parts.p + r * (1.0 + parts.p);
+    let correction = parts.p + (r - 0.5 * square_error) * (1.0 + parts.p);
     let tail = scaled_once(h + (h * correction + low * (1.0 + parts.p)), parts.k);
     var result = select(tail, x - tail, is_positive_or_nan(x));
     result = select(result, small, absolute(x) <= Compute(0.5));

@@ -46,16 +46,7 @@ pub(crate) fn off_by_up_to_two_ulp(a: f32, b: f32) -> f32 {
 /// `(k, p)` with e^x = 2^k (1 + p).
 fn exp_parts(x: f32) -> (f32, f32) {
     let k = (x * INV_LN2).round_ties_even();
-    exp_parts_reduced(k, (x - k * LN2_HI) - k * LN2_LO)
-}
-
-/// The twin of `exp_parts_of_sum`: e^(hi + lo), lo joining the reduced argument.
-fn exp_parts_of_sum(hi: f32, lo: f32) -> (f32, f32) {
-    let k = ((hi + lo) * INV_LN2).round_ties_even();
-    exp_parts_reduced(k, ((hi - k * LN2_HI) + lo) - k * LN2_LO)
-}
-
-fn exp_parts_reduced(k: f32, r: f32) -> (f32, f32) {
+    let r = (x - k * LN2_HI) - k * LN2_LO;
     let [q1, q2, q3, q4, q5] = Q.map(f32::from_bits);
     let q = 0.5 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))));
     (k, r + (r * r) * q)
@@ -322,14 +313,13 @@ pub(crate) fn normal_cdf_product(x: f32, quotient: Quotient) -> f32 {
     let vp = v * p1;
     let g = hi + vp;
     let g_low = ((hi - g) + vp) + lo;
-    // a^2 = s + s', s exact.
-    let a_high = f32::from_bits(a.to_bits() & 0xffff_f000);
-    let (s, s_low) = (a_high * a_high, (a - a_high) * (a + a_high));
-    let (k, p) = exp_parts_of_sum(-0.5 * s, -0.5 * s_low);
+    let square = a * a;
+    let square_error = product_error(a, a, square);
+    let (k, p) = exp_parts(-0.5 * square);
     let m = x * t0;
     let h = m * g;
     let low = m * g_low + product_error(x, t0, m) * g + product_error(m, g, h);
-    let correction = p + r * (1.0 + p);
+    let correction = p + (r - 0.5 * square_error) * (1.0 + p);
     let tail = scaled_once(h + (h * correction + low * (1.0 + p)), k);
     if x > 0.0 { x - tail } else { tail }
 }
