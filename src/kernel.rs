@@ -340,7 +340,7 @@ impl KernelKey {
         for file in spec.files() {
             match (crate::repr::exact_subnormal_products(file), self.tuning.products) {
                 (Some(exact), Products::OnIntegers | Products::Listed) => exact.iter().for_each(|f| include(f)),
-                (Some(_), Products::Flagged) => include(crate::repr::F32_PRODUCTS_FLAGGED),
+                (Some(_), Products::Flagged) => crate::repr::F32_PRODUCTS_FLAGGED.iter().for_each(|f| include(f)),
                 _ => include(file),
             }
         }

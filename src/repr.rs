@@ -182,8 +182,11 @@ const F16_BITS: &str = include_str!("../shaders/shared/f16_bits.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
 const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
+/// Where a flushing unit's product may be wrong: the test both files below take.
+const F32_PRODUCT_FLAG: &str = include_str!("../shaders/compute/f32_product_flag.wgsl");
 /// The first pass's products on a device that flushes subnormals (`kernel::Products::Flagged`).
-pub(crate) const F32_PRODUCTS_FLAGGED: &str = include_str!("../shaders/compute/f32_products_flagged.wgsl");
+pub(crate) const F32_PRODUCTS_FLAGGED: &[&str] =
+    &[F32_PRODUCT_FLAG, include_str!("../shaders/compute/f32_products_flagged.wgsl")];
 const MATH_F32: &str = include_str!("../shaders/math/f32.wgsl");
 const COMPUTE_F64: &str = include_str!("../shaders/compute/f64.wgsl");
 const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");
@@ -333,7 +336,7 @@ impl Repr {
 /// (`compute/f32_products_exact.wgsl` and the wide products it uses, for
 /// `compute/f32_products.wgsl`); `None` for every other file.
 pub(crate) fn exact_subnormal_products(file: &'static str) -> Option<&'static [&'static str]> {
-    (file == F32_PRODUCTS).then_some(&[F32_PRODUCTS_EXACT, WIDE_U32])
+    (file == F32_PRODUCTS).then_some(&[F32_PRODUCT_FLAG, F32_PRODUCTS_EXACT, WIDE_U32])
 }
 
 /// Which path an option asks for, for one dtype.

@@ -4,20 +4,19 @@
 // with this file instead of compute/f32_products.wgsl where it does. CPU twin:
 // src/cpu/compute_f32_products_exact.rs.
 //
-// A product whose operands are normal and whose result is normal (the exponents say so before
-// multiplying, or, first, the float unit's nonzero result) is the hardware's. A product with a subnormal operand, or one whose result may
-// be subnormal, is computed on integers: the 24 x 24-bit significand product (wide_u32.wgsl),
-// shifted to the result's unit and rounded to nearest, ties to even. So every product is the
-// correctly rounded one, as on an IEEE device, bit for bit and sign included.
+// A product whose operands are normal and whose result is normal (the float unit's nonzero
+// result says so first, then the exponents) is the hardware's. A product with a subnormal
+// operand, or one whose result may be subnormal, is computed on integers: the 24 x 24-bit
+// significand product (wide_u32.wgsl), shifted to the result's unit and rounded to nearest, ties
+// to even. So every product is the correctly rounded one, as on an IEEE device, bit for bit and
+// sign included.
 
 fn mul(a: Compute, b: Compute) -> Compute {
     let hardware = a * b;
-    // Where compute/f32_products_flagged.wgsl's flag stays down the hardware's product is
-    // IEEE's on any unit (its twin's tests): one cheap test for every product, the rest only
-    // where a lane needs it (on an H200 in one pass, LeakyRelu f32 0.93 of the copy kernel,
-    // against 0.81 in two passes; BENCHMARKS.md).
-    let smaller = min(bitcast<vec4<i32>>(a) & vec4(0x7fffffff), bitcast<vec4<i32>>(b) & vec4(0x7fffffff));
-    if (!any((smaller > vec4(0)) & ((hardware == Compute(0.0)) | (smaller < vec4(0x00800000))))) {
+    // One cheap test for every product (compute/f32_product_flag.wgsl), the rest only where a
+    // lane fails it (on an H200 in one pass, LeakyRelu f32 0.93 of the copy kernel, against
+    // 0.81 in two passes; BENCHMARKS.md).
+    if (!any(product_may_be_wrong(a, b, hardware))) {
         return hardware;
     }
     let ua = bitcast<vec4<u32>>(a);

@@ -1,7 +1,9 @@
 //! CPU twin of `shaders/compute/f32_products_flagged.wgsl`: the first pass's product on a
-//! device that flushes subnormals, and its flag. The tests show the claim the two-pass design
-//! rests on: wherever the flag stays down, the flushing unit's product is the IEEE product,
-//! bit for bit, whichever way the unit flushes (operands, results, or both).
+//! device that flushes subnormals, and its flag (`needs_exact`, the twin of
+//! `f32_product_flag.wgsl`'s `product_may_be_wrong`, which the exact products take too). The
+//! tests show the claim both designs rest on: wherever the flag stays down, the flushing unit's
+//! product is the IEEE product, bit for bit, whichever way the unit flushes (operands, results,
+//! or both).
 
 use super::compute_f32_products_exact::flushed;
 

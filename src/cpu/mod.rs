@@ -8,7 +8,7 @@
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
 //! | `compute.rs` | the steps of `shaders/compute/f32.wgsl`, `f64.wgsl`, `f64_soft.wgsl` |
 //! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
-//! | `compute_f32_products_flagged.rs` | `shaders/compute/f32_products_flagged.wgsl` |
+//! | `compute_f32_products_flagged.rs` | `shaders/compute/f32_products_flagged.wgsl` and its test, `f32_product_flag.wgsl` |
 //! | `math_f32.rs` | `shaders/math/f32.wgsl` |
 //! | `math_f64.rs` | the source of `shaders/math/f64.wgsl`'s functions (`src/kernel/f64_program.rs` records them) |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
