@@ -351,9 +351,9 @@ impl<'a> Meter<'a> {
 
     /// Seconds the work `record` records takes: the sum of its timestamp pairs, or submit to
     /// completion. With timestamps, `preheat` untimed runs go first in the same submission, so
-    /// that the timed one finds the device busy (a discrete GPU idles between submissions of
-    /// tens of microseconds and lowers its clocks: on an H200 the copy kernel took 2.5 times
-    /// as long after a few rows, BENCHMARKS.md).
+    /// that a kernel of tens of microseconds is timed on a busy device, not one that idled
+    /// since the last submission. (It did not change the H200's slowdown within one process,
+    /// whose cause is not known: BENCHMARKS.md.)
     fn once(&self, record: &Record<'_>, preheat: u32) -> Result<f64, String> {
         let device = self.ctx.device();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
