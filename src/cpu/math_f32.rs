@@ -20,8 +20,8 @@ const LOG1P_IDENTITY: f32 = 5.960_464_5e-8; // 2^-24
 const SQRT2: f32 = std::f32::consts::SQRT_2;
 /// The twin of `SCALED_ONCE_F32_FIRST_FLOOR`: the least exponent of scaled_once's first step.
 const SCALED_ONCE_FIRST_FLOOR: f32 = -100.0;
-/// FreeBSD logf's Lg1..Lg4, by their bits.
-const LOG_LG: [u32; 4] = [0x3f2a_aaaa, 0x3ecc_ce13, 0x3e91_e9ee, 0x3e78_9e26];
+/// log1p's R(z) / z, c0..c2 (near-minimax on z = s^2 <= 0.0295), by their bits.
+const LOG_LG: [u32; 3] = [0x3f2a_aaae, 0x3ecc_be11, 0x3e97_7464];
 
 /// A division as a device may compute it.
 pub(crate) type Quotient = fn(f32, f32) -> f32;
@@ -48,8 +48,9 @@ fn exp_parts(x: f32) -> (f32, f32) {
     let k = (x * INV_LN2).round_ties_even();
     let r = (x - k * LN2_HI) - k * LN2_LO;
     let [q1, q2, q3, q4, q5] = Q.map(f32::from_bits);
-    let q = 0.5 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))));
-    (k, r + (r * r) * q)
+    let r2 = r * r;
+    let q = (0.5 + r * q1) + r2 * ((q2 + r * q3) + r2 * (q4 + r * q5));
+    (k, r + r2 * q)
 }
 
 /// 2^k for integral k in [-126, 127], from its bits.
@@ -129,14 +130,14 @@ fn log1p_of_unit(e: f32, quotient: Quotient) -> f32 {
     let lost = quotient(e - (u - 1.0), u);
     let above = u > SQRT2;
     let m = if above { u * 0.5 } else { u };
-    let k = if above { 1.0 } else { 0.0 };
+    let (ln2_hi, ln2_lo) = if above { (LN2_HI, LN2_LO) } else { (0.0, 0.0) };
     let f = m - 1.0;
     let half_square = 0.5 * f * f;
     let s = quotient(f, 2.0 + f);
     let z = s * s;
-    let [lg1, lg2, lg3, lg4] = LOG_LG.map(f32::from_bits);
-    let r = z * (lg1 + z * (lg2 + z * (lg3 + z * lg4)));
-    k * LN2_HI - ((half_square - (s * (half_square + r) + (k * LN2_LO + lost))) - f)
+    let [lg1, lg2, lg3] = LOG_LG.map(f32::from_bits);
+    let r = z * (lg1 + z * (lg2 + z * lg3));
+    ln2_hi - ((half_square - (s * (half_square + r) + (ln2_lo + lost))) - f)
 }
 
 /// The twin of `log_one_plus_exp` (softplus; NaN for NaN, whose lanes the operator replaces).
