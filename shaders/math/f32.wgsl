@@ -64,7 +64,8 @@ fn exp_parts(x: Compute) -> ExpParts {
     let k = round(x * INV_LN2);
     let r = (x - k * LN2_HI) - k * LN2_LO;
     let r2 = r * r;
-    let q = (0.5 + r * 0.16666667) + r2 * ((0.041666463 + r * 0.0083333105) + r2 * (0.0013933731 + r * 0.0001989108));
+    let q = (0.5 + r * 0.16666667)
+        + r2 * ((0.041666463 + r * 0.0083333105) + r2 * (0.0013933731 + r * 0.0001989108));
     return ExpParts(k, r + r2 * q);
 }
 
@@ -152,9 +153,9 @@ fn hyperbolic_tangent(x: Compute) -> Compute {
 // rounding it lost (e - (u - 1) is exact), u = 2^k m with k in {0, 1} and m in [sqrt2/2,
 // sqrt2], f = m - 1 (exact), and log(m) = f - f^2/2 + s (f^2/2 + R(s^2)) with s = f / (2 + f),
 // R(z) = z (c0 + c1 z + c2 z^2) (mpmath's chebyfit of R(z)/z on z <= 0.0295, rounded to f32;
-// error below 6e-9 in R, 2^-35 of log(m): FreeBSD's logf takes a fourth term, which f32's
-// 2 ULP do not need, for 2^-34), and k ln2 picked, not multiplied. The device's quotients reach only the
-// terms of order f^3 and the lost rounding. u is hidden from the compiler, which would fold
+// error below 6e-9 in R, 2^-35 of log(m): FreeBSD's logf takes a fourth term, for 2^-34, which
+// f32's 2 ULP do not need), and k ln2 selected (k is 0 or 1: a step fewer than k times ln2).
+// The device's quotients reach only the terms of order f^3 and the lost rounding. u is hidden from the compiler, which would fold
 // e - ((1 + e) - 1) to 0 (lavapipe's does).
 fn log1p_of_unit(e: Compute) -> Compute {
     let u = hidden(1.0 + e);

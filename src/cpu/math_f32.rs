@@ -21,7 +21,7 @@ const SQRT2: f32 = std::f32::consts::SQRT_2;
 /// The twin of `SCALED_ONCE_F32_FIRST_FLOOR`: the least exponent of scaled_once's first step.
 const SCALED_ONCE_FIRST_FLOOR: f32 = -100.0;
 /// log1p's R(z) / z, c0..c2 (near-minimax on z = s^2 <= 0.0295), by their bits.
-const LOG_LG: [u32; 3] = [0x3f2a_aaae, 0x3ecc_be11, 0x3e97_7464];
+const LOG1P_R: [u32; 3] = [0x3f2a_aaae, 0x3ecc_be11, 0x3e97_7464];
 
 /// A division as a device may compute it.
 pub(crate) type Quotient = fn(f32, f32) -> f32;
@@ -135,8 +135,8 @@ fn log1p_of_unit(e: f32, quotient: Quotient) -> f32 {
     let half_square = 0.5 * f * f;
     let s = quotient(f, 2.0 + f);
     let z = s * s;
-    let [lg1, lg2, lg3] = LOG_LG.map(f32::from_bits);
-    let r = z * (lg1 + z * (lg2 + z * lg3));
+    let [c0, c1, c2] = LOG1P_R.map(f32::from_bits);
+    let r = z * (c0 + z * (c1 + z * c2));
     ln2_hi - ((half_square - (s * (half_square + r) + (ln2_lo + lost))) - f)
 }
 
@@ -368,7 +368,7 @@ mod tests {
         let mut q = vec![0.5f32.to_bits()];
         q.extend(Q);
         assert_eq!(literals("let q ="), q);
-        assert_eq!(literals("let r = z *"), LOG_LG);
+        assert_eq!(literals("let r = z *"), LOG1P_R);
         let gelu = [
             literals("let m = rounded_product(Compute(0.07"),
             literals("let b = hidden(1.59"),
