@@ -379,8 +379,8 @@ impl KernelKey {
         let [begin_invocation, begin, store, end_invocation] = if flagged {
             [
                 "    var flagged = 0u;",
-                "        needs_exact = vec4(false);",
-                "        if (any(needs_exact)) {\n            flagged |= 1u << k;\n        } else {\n            store_y(v, out);\n        }",
+                "        needs_exact = false;",
+                "        if (needs_exact) {\n            flagged |= 1u << k;\n        } else {\n            store_y(v, out);\n        }",
                 "    if (flagged != 0u) {\n        mark_flagged(group_index * WORKGROUP_SIZE + local, flagged);\n    }",
             ]
         } else {
