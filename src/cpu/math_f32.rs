@@ -53,9 +53,10 @@ fn exp_parts(x: f32) -> (f32, f32) {
     (k, r + r2 * q)
 }
 
-/// 2^k for integral k in [-126, 127], from its bits.
+/// 2^k for integral k in [-126, 127], from its bits: k + 127 in the low mantissa bits of k +
+/// (2^23 + 127), shifted into the exponent field.
 fn power_of_two(k: f32) -> f32 {
-    f32::from_bits(((k as i32 + 127) as u32) << 23)
+    f32::from_bits((k + 8_388_735.0).to_bits() << 23)
 }
 
 /// The twin of `scaled_once`: m 2^k in two exact steps.
