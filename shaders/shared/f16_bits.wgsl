@@ -26,8 +26,11 @@ fn f16_bits_from_f32(c: Compute) -> vec4<u32> {
     let rebased = magnitude - vec4(0x38000000u);
     let normal = (rebased + vec4(0x0fffu) + ((rebased >> vec4(13u)) & vec4(1u))) >> vec4(13u);
     // Subnormal or zero in f16: the mantissa is |v| * 2^24 rounded to an integer (ties to
-    // even); scaling by 2^24 is exact, and 1024 carries into the smallest normal.
-    let subnormal = vec4<u32>(round(bitcast<vec4<f32>>(magnitude) * 16777216.0));
+    // even); scaling by 2^24 is exact, and 1024 carries into the smallest normal. Adding 2^23
+    // rounds it so (the sum lies in [2^23, 2^24), ULP 1) and leaves the integer in the low
+    // mantissa bits: no round() and no float-to-integer conversion, which Tint (Chromium's
+    // WebGPU) makes compares and selects and SwiftShader a dozen operations.
+    let subnormal = bitcast<vec4<u32>>(bitcast<vec4<f32>>(magnitude) * 16777216.0 + 8388608.0) - vec4(0x4b000000u);
     var bits = select(subnormal, normal, magnitude >= vec4(0x38800000u));
     // 65520 and above round to infinity (65520 is the tie between 65504 and 2^16).
     bits = select(bits, vec4(0x7c00u), magnitude >= vec4(0x477ff000u));
