@@ -29,6 +29,7 @@ const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
 const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
 const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
 const REST: &str = include_str!("../shaders/driver/rest.wgsl");
+const GROUP: &str = include_str!("../shaders/driver/group.wgsl");
 
 /// Binding numbers, as the driver and its IO files declare them.
 pub(crate) mod binding {
@@ -387,8 +388,13 @@ impl KernelKey {
             ["", "", "        store_y(v, out);", ""]
         };
         let marks = binding::MARKS.to_string();
+        let groups: String = (0..spec.layout.groups())
+            .map(|g| {
+                without_comments(&fill(GROUP, &[("{{G}}", &g.to_string()), ("{{STEPS_MAIN}}", text.main.as_str())]))
+            })
+            .collect();
         let vector_fills = [
-            ("{{STEPS_MAIN}}", text.main.as_str()),
+            ("{{GROUPS}}", groups.as_str()),
             ("{{ADVANCE}}", text.advance.as_str()),
             ("{{BEGIN_VECTOR}}", begin),
             ("{{STORE_MAIN}}", store),
@@ -436,7 +442,7 @@ impl KernelKey {
             ("{{SLOPES}}", text.slopes.as_str()),
             ("{{MAIN_INVOCATION}}", main_invocation.as_str()),
             ("{{PREPARE}}", text.prepare.as_str()),
-            ("{{STEPS_MAIN}}", text.main.as_str()),
+            ("{{GROUPS}}", groups.as_str()),
             ("{{STEPS_TAIL}}", text.tail.as_str()),
             ("{{ADVANCE}}", text.advance.as_str()),
             ("{{BEGIN_INVOCATION}}", begin_invocation),

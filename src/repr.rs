@@ -114,6 +114,11 @@ impl Layout {
         }
     }
 
+    /// Lanes values per Vector (`GROUPS`).
+    pub(crate) fn groups(&self) -> u64 {
+        self.vector_lanes / self.group_lanes
+    }
+
     /// The declarations of the interface's types and lane counts.
     pub(crate) fn declarations(&self) -> String {
         let Layout { vector, word, lanes, element, mask, vector_lanes, group_lanes, word_lanes, packed_bits, wgsl: _ } =

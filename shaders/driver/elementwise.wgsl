@@ -12,8 +12,10 @@
 //                   (driver/vector.wgsl, once each), either in straight-line code for whole
 //                   workgroups (the Vectors after them then in driver/rest.wgsl's `rest`) or in
 //                   a loop (src/kernel.rs, `straight_line`)
-//   {{STEPS_MAIN}}  one statement per step on the group `b`, e.g.
-//                   `b = elu(b, attributes_0);` or `b = prelu(b, scalar_1);`
+//   {{GROUPS}}      a Vector's groups through the steps, each in a block of its own
+//                   (driver/group.wgsl, unrolled), whose {{STEPS_MAIN}} is one statement per
+//                   step on the group `b`, e.g. `b = elu(b, attributes_0);` or
+//                   `b = prelu(b, scalar_1);`
 //   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
 //   {{ADVANCE}}     per-step state moved to the invocation's next Vector, e.g.
 //                   `cursor_2 = slope_jump_2(cursor_2);`

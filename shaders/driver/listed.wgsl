@@ -37,11 +37,7 @@ fn listed(
             if (v < params.vectors && (flagged & (1u << k)) != 0u) {
                 let element = first_element + k * (VECTOR_STRIDE * VECTOR_LANES);
                 var out = load_x(v);
-                for (var g = 0u; g < GROUPS; g++) {
-                    var b = group(out, g);
-{{STEPS_MAIN}}
-                    out = with_group(out, g, b);
-                }
+{{GROUPS}}
                 store_y(v, out);
             }
 {{ADVANCE}}
