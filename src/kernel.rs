@@ -388,11 +388,15 @@ impl KernelKey {
             ["", "", "        store_y(v, out);", ""]
         };
         let marks = binding::MARKS.to_string();
-        let groups: String = (0..spec.layout.groups())
-            .map(|g| {
-                without_comments(&fill(GROUP, &[("{{G}}", &g.to_string()), ("{{STEPS_MAIN}}", text.main.as_str())]))
-            })
-            .collect();
+        let group = |g: &str| without_comments(&fill(GROUP, &[("{{G}}", g), ("{{STEPS_MAIN}}", text.main.as_str())]));
+        let groups: String = if self.straight_line() {
+            format!(
+                "for (var group_counter = 0u; group_counter < GROUPS; group_counter++) {{\n{}}}\n",
+                group("group_counter")
+            )
+        } else {
+            (0..spec.layout.groups()).map(|g| group(&format!("{g}u"))).collect()
+        };
         let vector_fills = [
             ("{{GROUPS}}", groups.as_str()),
             ("{{ADVANCE}}", text.advance.as_str()),
