@@ -388,15 +388,19 @@ impl KernelKey {
             ["", "", "        store_y(v, out);", ""]
         };
         let marks = binding::MARKS.to_string();
-        let group = |g: &str| without_comments(&fill(GROUP, &[("{{G}}", g), ("{{STEPS_MAIN}}", text.main.as_str())]));
-        let groups: String = if self.straight_line() {
+        let group = |g: &str, steps: &str| without_comments(&fill(GROUP, &[("{{G}}", g), ("{{STEPS}}", steps)]));
+        let looped_groups = |steps: &str| {
             format!(
                 "for (var group_counter = 0u; group_counter < GROUPS; group_counter++) {{\n{}}}\n",
-                group("group_counter")
+                group("group_counter", steps)
             )
-        } else {
-            (0..spec.layout.groups()).map(|g| group(&format!("{g}u"))).collect()
         };
+        let groups: String = if self.straight_line() {
+            looped_groups(&text.main)
+        } else {
+            (0..spec.layout.groups()).map(|g| group(&format!("{g}u"), &text.main)).collect()
+        };
+        let tail_groups = looped_groups(&text.tail);
         let vector_fills = [
             ("{{GROUPS}}", groups.as_str()),
             ("{{ADVANCE}}", text.advance.as_str()),
@@ -447,7 +451,7 @@ impl KernelKey {
             ("{{MAIN_INVOCATION}}", main_invocation.as_str()),
             ("{{PREPARE}}", text.prepare.as_str()),
             ("{{GROUPS}}", groups.as_str()),
-            ("{{STEPS_TAIL}}", text.tail.as_str()),
+            ("{{TAIL_GROUPS}}", tail_groups.as_str()),
             ("{{ADVANCE}}", text.advance.as_str()),
             ("{{BEGIN_INVOCATION}}", begin_invocation),
             ("{{BEGIN_VECTOR}}", begin),

@@ -114,7 +114,8 @@ impl Layout {
         }
     }
 
-    /// Lanes values per Vector (`GROUPS`).
+    /// Lanes values per Vector (`GROUPS`, declared from here for the WGSL and `src/kernel.rs`,
+    /// which writes the driver's steps once per group).
     pub(crate) fn groups(&self) -> u64 {
         self.vector_lanes / self.group_lanes
     }
@@ -128,7 +129,8 @@ impl Layout {
         format!(
             "alias Vector = {vector};\nalias Word = {word};\nalias Lanes = {lanes};\nalias Element = {element};\n\
              alias Mask = {mask};\nconst VECTOR_LANES: u32 = {vector_lanes}u;\nconst GROUP_LANES: u32 = {group_lanes}u;\n\
-             const WORD_LANES: u32 = {word_lanes}u;\n{packed}"
+             const WORD_LANES: u32 = {word_lanes}u;\nconst GROUPS: u32 = {groups}u;\n{packed}",
+            groups = self.groups()
         )
     }
 }

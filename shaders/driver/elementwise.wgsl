@@ -12,11 +12,9 @@
 //                   (driver/vector.wgsl, once each), either in straight-line code for whole
 //                   workgroups (the Vectors after them then in driver/rest.wgsl's `rest`) or in
 //                   a loop (src/kernel.rs, `straight_line`)
-//   {{GROUPS}}      a Vector's groups through the steps, each in a block of its own
-//                   (driver/group.wgsl, unrolled), whose {{STEPS_MAIN}} is one statement per
-//                   step on the group `b`, e.g. `b = elu(b, attributes_0);` or
-//                   `b = prelu(b, scalar_1);`
-//   {{STEPS_TAIL}}  the same for the tail, where a slope of X's shape is read as words
+//   {{GROUPS}}      a Vector's groups through the chain's steps (driver/group.wgsl: a block
+//                   per group, or a loop over them in the straight-line form)
+//   {{TAIL_GROUPS}} the same for the tail, in a loop
 //   {{ADVANCE}}     per-step state moved to the invocation's next Vector, e.g.
 //                   `cursor_2 = slope_jump_2(cursor_2);`
 //   {{BEGIN_VECTOR}} before a Vector's steps: nothing, or on the first of two passes over a
@@ -109,11 +107,7 @@ fn tail() {
     let first_element = params.first_element;
     let element = first_element;
 {{PREPARE}}
-    for (var g = 0u; g < GROUPS; g++) {
-        var b = group(out, g);
-{{STEPS_TAIL}}
-        out = with_group(out, g, b);
-    }
+{{TAIL_GROUPS}}
     for (var j = 0u; j < words; j++) {
         var w = vector_word(out, j);
         let valid = min(elements - j * WORD_LANES, WORD_LANES);

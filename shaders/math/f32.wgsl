@@ -160,8 +160,8 @@ fn hyperbolic_tangent(x: Compute) -> Compute {
 // R(z) = z (c0 + c1 z + c2 z^2) (mpmath's chebyfit of R(z)/z on z <= 0.0295, rounded to f32;
 // error below 6e-9 in R, 2^-35 of log(m): FreeBSD's logf takes a fourth term, for 2^-34, which
 // f32's 2 ULP do not need), and k ln2 selected (k is 0 or 1: a step fewer than k times ln2).
-// The device's quotients reach only the terms of order f^3 and the lost rounding. u is hidden from the compiler, which would fold
-// e - ((1 + e) - 1) to 0 (lavapipe's does).
+// The device's quotients reach only the terms of order f^3 and the lost rounding. u is hidden
+// from the compiler, which would fold e - ((1 + e) - 1) to 0 (lavapipe's does).
 fn log1p_of_unit(e: Compute) -> Compute {
     let u = hidden(1.0 + e);
     let lost = quotient(e - (u - 1.0), u);

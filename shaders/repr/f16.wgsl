@@ -10,7 +10,6 @@ struct HalfVector {
     high: vec4<f16>,
 }
 
-const GROUPS: u32 = 2u;
 // Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
 const LANE_STEP: u32 = 1u;
 

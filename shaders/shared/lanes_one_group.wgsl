@@ -2,7 +2,6 @@
 // Element: the 32-bit types (vec4<u32>), the native 64-bit types (vec2<T>) and the 64-bit
 // (low, high) pairs (vec4<u32>, with shared/lanes_pairs.wgsl).
 
-const GROUPS: u32 = 1u;
 // Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
 const LANE_STEP: u32 = 1u;
 

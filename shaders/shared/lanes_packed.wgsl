@@ -1,11 +1,10 @@
 // Lane layout for elements of PACKED_BITS bits (16 or 8) packed into u32 words, lowest first: a
 // vec4<u32> Vector holds 4 * GROUPS elements as GROUPS groups, group g holding the g-th element
 // of each word (elements g, g + GROUPS, ...), each in the low bits of one Lanes component, zero
-// above. Splitting and joining cost a mask and a shift per word. PACKED_BITS comes from the
-// representation's Layout (src/repr.rs). Used with shared/words_indexed.wgsl and
+// above. Splitting and joining cost a mask and a shift per word. PACKED_BITS and GROUPS (32 /
+// PACKED_BITS) come from the representation's Layout (src/repr.rs). Used with shared/words_indexed.wgsl and
 // shared/lanes_like_words.wgsl.
 
-const GROUPS: u32 = 32u / PACKED_BITS;
 // Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
 const LANE_STEP: u32 = GROUPS;
 const PACKED_MASK: u32 = (1u << PACKED_BITS) - 1u;

@@ -365,6 +365,13 @@ mod tests {
     }
 
     #[test]
+    fn power_of_two_is_exact_over_its_range() {
+        for k in -126..=127 {
+            assert_eq!(power_of_two(k as f32), 2f32.powi(k), "2^{k}");
+        }
+    }
+
+    #[test]
     fn constants_match_the_wgsl() {
         let mut q = vec![0.5f32.to_bits()];
         q.extend(Q);
