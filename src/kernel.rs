@@ -96,12 +96,32 @@ impl Products {
 }
 
 impl Tuning {
-    /// `requested` (invocations, vectors per invocation), by default 256 invocations of 4
-    /// Vectors each (the fastest of the shapes measured on lavapipe; `wgpu-act bench --shapes`
-    /// compares others), shrunk to a power of two that `limits` allow; at most 32 Vectors per
-    /// invocation (the first of two passes notes its flagged Vectors in one u32).
-    pub(crate) fn for_limits(limits: &wgpu::Limits, requested: Option<(u32, u32)>, contiguous: bool) -> Self {
-        let (size, vectors) = requested.unwrap_or((256, 4));
+    /// The shape for SwiftShader, which runs four invocations as one SIMD thread and every
+    /// branch's code on all four, masked: what an invocation does once (its setup, and on the
+    /// first of two passes the marking of its flagged Vectors) is paid once per four
+    /// invocations, whether taken or not, so it is spread over 32 Vectors, not 4. Natively, 2^22
+    /// f32, share of the copy kernel (whose own rate rose 3.1 -> 3.6 GB/s): LeakyRelu in two passes
+    /// 0.64 -> 0.68, with the hardware's products 0.87 -> 0.90, Elu 0.49 -> 0.54; in headless
+    /// Chromium's page (`cargo xtask bench-web`), ms per 4 dispatches: LeakyRelu 68-71 -> 53-55,
+    /// HardSwish 81-83 -> 61, Softsign 74-75 -> 57, PRelu same shape 86-91 -> 72-75
+    /// (BENCHMARKS.md). 64 invocations, not 256: the same rate (32 x 32 to 256 x 32 measured
+    /// alike), in workgroups small enough to share among many threads.
+    pub(crate) const SIMD_ACROSS_INVOCATIONS: (u32, u32) = (64, 32);
+
+    /// `requested` (invocations, vectors per invocation), or the adapter's default, shrunk to a
+    /// power of two that `limits` allow; at most 32 Vectors per invocation (the first of two
+    /// passes notes its flagged Vectors in one u32). The default is 256 invocations of 4 Vectors
+    /// each (the fastest of the shapes measured on lavapipe and GPUs; `wgpu-act bench --shapes`
+    /// compares others), but [`Tuning::SIMD_ACROSS_INVOCATIONS`] on a CPU adapter that runs the
+    /// loop form (SwiftShader, natively and as Chromium's fallback WebGPU adapter).
+    pub(crate) fn for_limits(
+        limits: &wgpu::Limits,
+        requested: Option<(u32, u32)>,
+        contiguous: bool,
+        cpu_loop_form: bool,
+    ) -> Self {
+        let default = if cpu_loop_form { Self::SIMD_ACROSS_INVOCATIONS } else { (256, 4) };
+        let (size, vectors) = requested.unwrap_or(default);
         let cap = limits.max_compute_invocations_per_workgroup.min(limits.max_compute_workgroup_size_x);
         let size = size.clamp(1, cap.max(1));
         Tuning {
@@ -646,6 +666,18 @@ pub(crate) mod tests {
     use super::*;
     use crate::ops::{UNARY_OPS, UnaryOp};
     use crate::repr::REPRS;
+
+    #[test]
+    fn the_default_shape_follows_the_adapter_and_a_request_wins() {
+        let limits = wgpu::Limits::default();
+        let shape = |t: Tuning| (t.workgroup_size, t.vectors_per_invocation);
+        assert_eq!(shape(Tuning::for_limits(&limits, None, false, false)), (256, 4), "a GPU");
+        assert_eq!(shape(Tuning::for_limits(&limits, None, true, false)), (256, 4), "llvmpipe's straight line");
+        assert_eq!(shape(Tuning::for_limits(&limits, None, true, true)), Tuning::SIMD_ACROSS_INVOCATIONS);
+        assert_eq!(shape(Tuning::for_limits(&limits, Some((128, 8)), true, true)), (128, 8), "requested");
+        let small = wgpu::Limits { max_compute_invocations_per_workgroup: 48, ..limits };
+        assert_eq!(shape(Tuning::for_limits(&small, Some((256, 64)), false, false)), (32, 32), "within limits");
+    }
 
     #[test]
     fn relu_and_thresholded_relu_alone_take_no_products() {

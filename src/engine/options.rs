@@ -252,8 +252,9 @@ impl ContextOptions {
     }
 
     /// The kernels' shape: invocations per workgroup and 16-byte vectors per invocation
-    /// (default: 256 and 4, the fastest measured; `wgpu-act bench --shapes` compares others),
-    /// shrunk to the device's limits.
+    /// (default: 256 and 4, the fastest measured on GPUs and lavapipe; 64 and 32 on a CPU
+    /// adapter in the loop form, SwiftShader, where an invocation's once-only work runs masked
+    /// on every lane; `wgpu-act bench --shapes` compares others), shrunk to the device's limits.
     pub fn with_kernel_shape(mut self, workgroup_size: u32, vectors_per_invocation: u32) -> Self {
         self.kernel_shape = Some((workgroup_size, vectors_per_invocation));
         self
