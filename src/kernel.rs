@@ -98,14 +98,13 @@ impl Products {
 impl Tuning {
     /// The shape for SwiftShader, which runs four invocations as one SIMD thread and every
     /// branch's code on all four, masked: what an invocation does once (its setup, and on the
-    /// first of two passes the marking of its flagged Vectors) is paid once per four
-    /// invocations, whether taken or not, so it is spread over 32 Vectors, not 4. Natively, 2^22
-    /// f32, share of the copy kernel (whose own rate rose 3.1 -> 3.6 GB/s): LeakyRelu in two passes
-    /// 0.64 -> 0.68, with the hardware's products 0.87 -> 0.90, Elu 0.49 -> 0.54; in headless
-    /// Chromium's page (`cargo xtask bench-web`), ms per 4 dispatches: LeakyRelu 68-71 -> 53-55,
-    /// HardSwish 81-83 -> 61, Softsign 74-75 -> 57, PRelu same shape 86-91 -> 72-75
-    /// (BENCHMARKS.md). 64 invocations, not 256: the same rate (32 x 32 to 256 x 32 measured
-    /// alike), in workgroups small enough to share among many threads.
+    /// first of two passes the marking of its flagged Vectors, atomics included) is paid once
+    /// per four invocations, taken or not, so it is spread over 32 Vectors, not 4. Natively, 2^22
+    /// f32, ms, three rounds alternating with 256 x 4: two-pass LeakyRelu 16.6 -> 13.9, Elu 21.8
+    /// -> 17.6, Gelu 61 -> 45.5, the hardware's products LeakyRelu 12.1 -> 10.3; in headless
+    /// Chromium (`cargo xtask bench-web`), ms per 4 dispatches: LeakyRelu 64.0 -> 55.5, Elu
+    /// 106.8 -> 84.6, HardSwish 75.9 -> 63.3 (BENCHMARKS.md). 64 invocations, not 256: 32 x 32
+    /// to 256 x 32 measured alike, and smaller workgroups share out among more threads.
     pub(crate) const SIMD_ACROSS_INVOCATIONS: (u32, u32) = (64, 32);
 
     /// `requested` (invocations, vectors per invocation), or the adapter's default, shrunk to a
