@@ -101,7 +101,7 @@ impl Tuning {
     /// first of two passes the marking of its flagged Vectors, atomics included) is paid once
     /// per four invocations, taken or not, so it is spread over 32 Vectors, not 4. Natively, 2^22
     /// f32, ms, three rounds alternating with 256 x 4: two-pass LeakyRelu 16.6 -> 13.9, Elu 21.8
-    /// -> 17.6, Gelu 61 -> 45.5, the hardware's products LeakyRelu 12.1 -> 10.3; in headless
+    /// -> 17.5, Gelu 61.6 -> 45.5, the hardware's products LeakyRelu 12.1 -> 10.3; in headless
     /// Chromium (`cargo xtask bench-web`), ms per 4 dispatches: LeakyRelu 64.0 -> 55.5, Elu
     /// 106.8 -> 84.6, HardSwish 75.9 -> 63.3 (BENCHMARKS.md). 64 invocations, not 256: 32 x 32
     /// to 256 x 32 measured alike, and smaller workgroups share out among more threads.
@@ -112,14 +112,16 @@ impl Tuning {
     /// passes notes its flagged Vectors in one u32). The default is 256 invocations of 4 Vectors
     /// each (the fastest of the shapes measured on lavapipe and GPUs; `wgpu-act bench --shapes`
     /// compares others), but [`Tuning::SIMD_ACROSS_INVOCATIONS`] on a CPU adapter that runs the
-    /// loop form (SwiftShader, natively and as Chromium's fallback WebGPU adapter).
+    /// loop form, not the straight line (SwiftShader, natively and as Chromium's fallback WebGPU
+    /// adapter).
     pub(crate) fn for_limits(
         limits: &wgpu::Limits,
         requested: Option<(u32, u32)>,
         contiguous: bool,
-        cpu_loop_form: bool,
+        cpu_adapter: bool,
+        straight_line: bool,
     ) -> Self {
-        let default = if cpu_loop_form { Self::SIMD_ACROSS_INVOCATIONS } else { (256, 4) };
+        let default = if cpu_adapter && !straight_line { Self::SIMD_ACROSS_INVOCATIONS } else { (256, 4) };
         let (size, vectors) = requested.unwrap_or(default);
         let cap = limits.max_compute_invocations_per_workgroup.min(limits.max_compute_workgroup_size_x);
         let size = size.clamp(1, cap.max(1));
@@ -128,7 +130,7 @@ impl Tuning {
             vectors_per_invocation: vectors.clamp(1, 32),
             contiguous,
             products: Products::Hardware,
-            straight_line: false,
+            straight_line,
         }
     }
 
@@ -670,12 +672,14 @@ pub(crate) mod tests {
     fn the_default_shape_follows_the_adapter_and_a_request_wins() {
         let limits = wgpu::Limits::default();
         let shape = |t: Tuning| (t.workgroup_size, t.vectors_per_invocation);
-        assert_eq!(shape(Tuning::for_limits(&limits, None, false, false)), (256, 4), "a GPU");
-        assert_eq!(shape(Tuning::for_limits(&limits, None, true, false)), (256, 4), "llvmpipe's straight line");
-        assert_eq!(shape(Tuning::for_limits(&limits, None, true, true)), Tuning::SIMD_ACROSS_INVOCATIONS);
-        assert_eq!(shape(Tuning::for_limits(&limits, Some((128, 8)), true, true)), (128, 8), "requested");
+        assert_eq!(shape(Tuning::for_limits(&limits, None, false, false, false)), (256, 4), "a GPU");
+        assert_eq!(shape(Tuning::for_limits(&limits, None, true, true, true)), (256, 4), "llvmpipe's straight line");
+        let swiftshader = Tuning::for_limits(&limits, None, true, true, false);
+        assert_eq!(shape(swiftshader), Tuning::SIMD_ACROSS_INVOCATIONS);
+        assert!(!swiftshader.straight_line);
+        assert_eq!(shape(Tuning::for_limits(&limits, Some((128, 8)), true, true, false)), (128, 8), "requested");
         let small = wgpu::Limits { max_compute_invocations_per_workgroup: 48, ..limits };
-        assert_eq!(shape(Tuning::for_limits(&small, Some((256, 64)), false, false)), (32, 32), "within limits");
+        assert_eq!(shape(Tuning::for_limits(&small, Some((256, 64)), false, false, false)), (32, 32), "within limits");
     }
 
     #[test]

@@ -2,8 +2,8 @@
 // vec4<u32> Vector holds 4 * GROUPS elements as GROUPS groups, group g holding the g-th element
 // of each word (elements g, g + GROUPS, ...), each in the low bits of one Lanes component, zero
 // above. Splitting and joining cost a mask and a shift per word. PACKED_BITS and GROUPS (32 /
-// PACKED_BITS) come from the representation's Layout (src/repr.rs). Used with shared/words_indexed.wgsl and
-// shared/lanes_like_words.wgsl.
+// PACKED_BITS) come from the representation's Layout (src/repr.rs). Used with
+// shared/words_indexed.wgsl and shared/lanes_like_words.wgsl.
 
 // Element i of a group is element group_offset(g) + i * LANE_STEP of its Vector.
 const LANE_STEP: u32 = GROUPS;

@@ -203,10 +203,8 @@ impl Context {
         });
         let straight_line = options.straight_line.unwrap_or_else(|| info.adapter.name.contains("llvmpipe"));
         let contiguous = options.contiguous_vectors.unwrap_or(cpu_adapter);
-        let mut tuning =
-            Tuning::for_limits(&info.limits, options.kernel_shape, contiguous, cpu_adapter && !straight_line);
+        let mut tuning = Tuning::for_limits(&info.limits, options.kernel_shape, contiguous, cpu_adapter, straight_line);
         tuning.products = products;
-        tuning.straight_line = straight_line;
         Self {
             inner: Arc::new(ContextInner {
                 id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),
