@@ -42,6 +42,10 @@ pub(crate) enum SlopeAccess {
     /// [`SlopeAccess::Channel`] where every invocation's Vectors lie in one run: one slope
     /// value per invocation.
     ChannelUniform,
+    /// [`SlopeAccess::Channel`] where runs are whole workgroups and the main pass's grid has a
+    /// row per channel: the channel is the workgroup's row, with no division per invocation
+    /// (the other passes take [`SlopeAccess::ChannelUniform`]'s).
+    ChannelGrid,
     /// [`SlopeAccess::Channel`] with runs of one element (the slope covers X's trailing dims)
     /// and a period of whole Vectors: each Vector of X takes one whole Vector of the slope.
     Trailing,
@@ -51,12 +55,13 @@ pub(crate) enum SlopeAccess {
 
 impl SlopeAccess {
     #[cfg(test)]
-    pub(crate) const ALL: [SlopeAccess; 7] = [
+    pub(crate) const ALL: [SlopeAccess; 8] = [
         SlopeAccess::Scalar,
         SlopeAccess::Same,
         SlopeAccess::Channel,
         SlopeAccess::ChannelAligned,
         SlopeAccess::ChannelUniform,
+        SlopeAccess::ChannelGrid,
         SlopeAccess::Trailing,
         SlopeAccess::General,
     ];
@@ -69,6 +74,7 @@ impl SlopeAccess {
             SlopeAccess::Channel => "channel",
             SlopeAccess::ChannelAligned => "channel_aligned",
             SlopeAccess::ChannelUniform => "channel_uniform",
+            SlopeAccess::ChannelGrid => "channel_grid",
             SlopeAccess::Trailing => "trailing",
             SlopeAccess::General => "general",
         }

@@ -374,7 +374,7 @@ impl KernelKey {
                     // Read once per invocation, not per Vector: the shader compiler cannot
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
                     // the fused 3 x LeakyRelu chain runs about 8% faster this way.
-                    let _ = writeln!(text.prepare, "    let attributes_{k} = params.steps[{k}].attributes;");
+                    text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
                     text.both(&format!("b = {}(b, attributes_{k});", op.kernel_function(variant)));
                 }
                 Step::Prelu(access) => {
@@ -435,11 +435,11 @@ impl KernelKey {
         let looped = format!(
             "for (var k = 0u; k < VECTORS_PER_INVOCATION; k++) {{\nlet v = first + k * VECTOR_STRIDE;\nif (v < params.vectors) {{\nvar out = load_x(v);\n{vector}}}\n}}\n"
         );
-        let invocation = |vectors: &str| {
+        let invocation = |prepare: &str, vectors: &str| {
             without_comments(&fill(
                 INVOCATION,
                 &[
-                    ("{{PREPARE}}", text.prepare.as_str()),
+                    ("{{PREPARE}}", prepare),
                     ("{{BEGIN_INVOCATION}}", begin_invocation),
                     ("{{VECTORS}}", vectors),
                     ("{{END_INVOCATION}}", end_invocation),
@@ -461,12 +461,19 @@ impl KernelKey {
             let whole = loads + &blocks;
             format!(
                 "if ((group_index + 1u) * (WORKGROUP_SIZE * VECTORS_PER_INVOCATION) <= params.vectors) {{\n{}}}\n",
-                invocation(&whole)
+                invocation(&text.main_prepare, &whole)
             )
         } else {
-            invocation(&looped)
+            invocation(&text.main_prepare, &looped)
+        };
+        let grid_rows = self.steps().any(|step| step == Step::Prelu(SlopeAccess::ChannelGrid));
+        let group_index = if grid_rows {
+            "(workgroup.z * workgroups.y + workgroup.y) * workgroups.x + workgroup.x"
+        } else {
+            "workgroup.y * workgroups.x + workgroup.x"
         };
         let fills = [
+            ("{{GROUP_INDEX}}", group_index),
             ("{{IO}}", io.as_str()),
             ("{{SLOPES}}", text.slopes.as_str()),
             ("{{MAIN_INVOCATION}}", main_invocation.as_str()),
@@ -482,7 +489,7 @@ impl KernelKey {
         ];
         src.push_str(&fill(DRIVER, &fills));
         if self.straight_line() {
-            src.push_str(&fill(REST, &[("{{REST_INVOCATION}}", invocation(&looped).as_str())]));
+            src.push_str(&fill(REST, &[("{{REST_INVOCATION}}", invocation(&text.prepare, &looped).as_str())]));
         }
         if flagged {
             src.push_str(&fill(MARKS, &fills));
@@ -516,13 +523,22 @@ fn with_math_f64(src: &str, native: bool) -> String {
 #[derive(Default)]
 struct StepText {
     slopes: String,
+    /// Per-invocation state for `rest`, the tail and the second pass, which find it from
+    /// `first_element`, and for main, `main_prepare`, which may also take it from its grid.
     prepare: String,
+    main_prepare: String,
     main: String,
     tail: String,
     advance: String,
 }
 
 impl StepText {
+    /// A statement of per-invocation state that every pass makes alike.
+    fn prepare_all(&mut self, statement: &str) {
+        let _ = writeln!(self.prepare, "    {statement}");
+        let _ = writeln!(self.main_prepare, "    {statement}");
+    }
+
     /// A statement that reads the same in the main pass and the tail.
     fn both(&mut self, statement: &str) {
         let _ = writeln!(self.main, "            {statement}");
@@ -533,7 +549,7 @@ impl StepText {
     fn prelu(&mut self, k: usize, access: SlopeAccess) {
         match access {
             SlopeAccess::Scalar => {
-                let _ = writeln!(self.prepare, "    let scalar_{k} = slope_scalar_{k}();");
+                self.prepare_all(&format!("let scalar_{k} = slope_scalar_{k}();"));
                 self.both(&format!("b = prelu(b, scalar_{k});"));
             }
             SlopeAccess::Same => {
@@ -541,7 +557,7 @@ impl StepText {
                 let _ = writeln!(self.tail, "        b = prelu(b, slope_same_{k}(element, g));");
             }
             SlopeAccess::Channel | SlopeAccess::ChannelAligned => {
-                let _ = writeln!(self.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
+                self.prepare_all(&format!("var cursor_{k} = slope_cursor_{k}(first_element);"));
                 if access == SlopeAccess::Channel {
                     self.both(&format!("b = prelu(b, slope_channel_{k}(cursor_{k}, g));"));
                 } else {
@@ -550,16 +566,19 @@ impl StepText {
                 let _ = writeln!(self.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
             }
             SlopeAccess::Trailing => {
-                let _ = writeln!(self.prepare, "    var cursor_{k} = slope_cursor_{k}(first_element);");
+                self.prepare_all(&format!("var cursor_{k} = slope_cursor_{k}(first_element);"));
                 let _ = writeln!(self.main, "            b = prelu(b, slope_trailing_{k}(cursor_{k}, g));");
                 let _ = writeln!(self.tail, "        b = prelu(b, slope_channel_{k}(cursor_{k}, g));");
                 let _ = writeln!(self.advance, "        cursor_{k} = slope_jump_{k}(cursor_{k});");
             }
-            SlopeAccess::ChannelUniform => {
-                let _ = writeln!(
-                    self.prepare,
-                    "    let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));"
-                );
+            SlopeAccess::ChannelUniform | SlopeAccess::ChannelGrid => {
+                let uniform = format!("let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));");
+                if access == SlopeAccess::ChannelGrid {
+                    let _ = writeln!(self.prepare, "    {uniform}");
+                    let _ = writeln!(self.main_prepare, "    let uniform_{k} = slope_channel_grid_{k}(workgroup.y);");
+                } else {
+                    self.prepare_all(&uniform);
+                }
                 self.both(&format!("b = prelu(b, uniform_{k});"));
             }
             SlopeAccess::General => self.both(&format!("b = prelu(b, slope_general_{k}(element, g));")),

@@ -34,14 +34,17 @@ const PATTERNS: [&[usize]; 10] = [
 ];
 
 /// Large tensors: channel runs of odd lengths that straddle Vectors, runs that are whole
-/// Vectors and whole invocations, small channel counts that wrap, and a general pattern.
-const LARGE: [(&[usize], &[usize]); 7] = [
+/// Vectors, whole invocations and whole workgroups (of every dtype, on the default kernel
+/// shape: the main pass's grid then gives the channel), small channel counts that wrap, and a
+/// general pattern.
+const LARGE: [(&[usize], &[usize]); 8] = [
     (&[3, 37, 1013], &[37, 1]),
     (&[5, 2001, 3], &[2001, 1]),
     (&[100_003, 3], &[3]),
     (&[41, 7, 4099], &[41, 1, 1]),
     (&[4, 64, 32, 32], &[64, 1, 1]),
     (&[2, 16, 4096], &[16, 1]),
+    (&[3, 5, 8192], &[5, 1]),
     (&[2, 9, 3, 5, 7, 311], &[2, 1, 3, 1, 7, 1]),
 ];
 
@@ -185,6 +188,19 @@ fn large_tensors_run_in_binding_windows_and_host_pieces() {
     let x = to_dyn(samples::<f32>(4 * 3000, 7), &[4, 3000]);
     let slope = to_dyn(samples::<f32>(3000, 8), &[3000]);
     assert!(matches!(prelu(&ctx, x.view(), slope.view()), Err(Error::TooLarge { .. })));
+}
+
+#[test]
+fn channels_from_the_grid_follow_windows_and_host_pieces() {
+    // Runs of one workgroup of f32 (the default shape's 4096 elements), windows of two runs and
+    // host pieces of eight: every window's first channel differs, and its grid has more rows
+    // than runs. A window of a run and a half takes the per-invocation channel instead.
+    for (window, piece) in [(32 << 10, 128 << 10), (24 << 10, 96 << 10)] {
+        let options = ContextOptions::from_env().with_max_binding_bytes(window).with_max_buffer_bytes(piece);
+        let Some(ctx) = common::ctx_with(options) else { return };
+        check::<f32>(&ctx, "grid windows", &[3, 7, 4096], &[7, 1], 17);
+        check::<f32>(&ctx, "grid windows", &[2, 3, 2, 4096], &[3, 1, 1], 18);
+    }
 }
 
 #[test]

@@ -8,11 +8,13 @@
 //   {{WORDS_BINDING}}    binding of the slope as Words
 // params.steps[{{K}}].slope: x = length of the runs of X that share a slope value, y = number
 // of slope values before the pattern repeats, z = flat index of the first bound slope element.
-// params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors.
+// params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors; z = the
+// channel of the dispatch's first run, where the main pass's grid gives the channels.
 // params.steps[{{K}}].divide: the run length and the channel count prepared for divide()
 // (shared/divide.wgsl): magic numbers in x, y, modes in z, w.
 // No path divides per element: the channel pattern divides once per invocation, by
-// multiplication, then moves a cursor.
+// multiplication, then moves a cursor, or, where runs are whole workgroups, takes the channel
+// from the main pass's grid.
 
 @group(0) @binding({{VECTORS_BINDING}}) var<storage, read> slope_vectors_{{K}}: array<Vector>;
 @group(0) @binding({{WORDS_BINDING}}) var<storage, read> slope_words_{{K}}: array<Word>;
@@ -99,6 +101,17 @@ fn slope_channel_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
 // `channel_uniform`, per invocation, when all of an invocation's Vectors lie in one run).
 fn slope_channel_aligned_{{K}}(cursor: vec2<u32>) -> Lanes {
     return splat(slope_element_{{K}}(cursor.y));
+}
+
+// The channel pattern where runs are whole workgroups, in the main pass, whose grid has a row
+// per channel (src/engine/dispatch.rs, `channel_grid`): row y holds the runs of channel
+// (first + y) mod channels, `first` the channel of the dispatch's first run. No division: on
+// lavapipe, whose SIMD lanes are invocations, the two per invocation cost PRelu [C,1,1] f32 a
+// sixth of the copy kernel's speed (BENCHMARKS.md).
+fn slope_channel_grid_{{K}}(row: u32) -> Lanes {
+    let channels = params.steps[{{K}}].slope.y;
+    let c = row + params.steps[{{K}}].jump.z;
+    return splat(slope_element_{{K}}(select(c, c - channels, c >= channels)));
 }
 
 // The channel pattern with runs of one element and a period of whole Vectors (a slope over X's

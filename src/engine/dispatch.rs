@@ -92,7 +92,7 @@ struct Kernels<'k> {
 
 /// How many workgroups a dispatch runs: a grid, or what a buffer says at an offset.
 enum Dispatch<'b> {
-    Direct((u32, u32)),
+    Direct([u32; 3]),
     Indirect(&'b wgpu::Buffer, u64),
 }
 
@@ -133,6 +133,16 @@ impl Context {
         let mut planned = Vec::with_capacity(job.steps.len());
         for step in job.steps {
             planned.push(self.plan_step(step, dtype, job)?);
+        }
+        // One grid per dispatch: a step whose channels it does not give takes the cursor.
+        let mut grid_pattern = None;
+        for p in &mut planned {
+            if let (Step::Prelu(access @ SlopeAccess::ChannelGrid), Some(plan)) = (&mut p.kind, &p.plan) {
+                let pattern = (plan.run_length, plan.channels);
+                if *grid_pattern.get_or_insert(pattern) != pattern {
+                    *access = SlopeAccess::ChannelUniform;
+                }
+            }
         }
         let repr = self.repr_for(job.steps.first().map_or("copy", |s| s.onnx_name()), dtype)?;
         keep.tensors.push(x.clone());
@@ -219,7 +229,20 @@ impl Context {
                 let plan = plan(job.shape, &aligned)?;
                 let lanes = self.repr_for(step.onnx_name(), dtype)?.spec().vector_lanes();
                 let block = self.inner.tuning.invocation_block() * lanes;
-                Ok(Planned { step, kind: Step::Prelu(plan.access_for(lanes, block)), plan: Some(plan) })
+                let mut access = plan.access_for(lanes, block);
+                let job_elements = job.element_base..job.element_base + job.x.len() as u64;
+                if access == SlopeAccess::ChannelUniform
+                    && channel_grid_fits(
+                        (u64::from(plan.run_length), u64::from(plan.channels)),
+                        self.inner.tuning.vectors_per_workgroup() * lanes,
+                        &job_elements,
+                        self.window_vectors() * lanes,
+                        u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension),
+                    )
+                {
+                    access = SlopeAccess::ChannelGrid;
+                }
+                Ok(Planned { step, kind: Step::Prelu(access), plan: Some(plan) })
             }
         }
     }
@@ -315,6 +338,14 @@ impl Context {
         let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
         template.max_listed_groups = limits.max_compute_workgroups_per_dimension.max(1);
         let kernel = kernels.first;
+        // Where a step takes its channel from the grid: the workgroups per run, and the channels.
+        let grid_channels = segment.iter().find_map(|p| match (p.kind, &p.plan) {
+            (Step::Prelu(SlopeAccess::ChannelGrid), Some(plan)) => Some((
+                u64::from(plan.run_length) / (self.inner.tuning.vectors_per_workgroup() * lanes),
+                u64::from(plan.channels),
+            )),
+            _ => None,
+        });
         let ends = PieceEnds { source, target, in_place: kernel.key.in_place, repr, element_base: job.element_base };
         // Where the kernel is the first of two passes, each window's marks (cleared below).
         let marks = match kernels.listed {
@@ -346,11 +377,18 @@ impl Context {
                     first_entries.extend(marks_entry.clone());
                     if main_groups > 0 {
                         let group = self.bind_group(kernel, Pass::Main, first_entries.clone())?;
-                        dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(self.grid(main_groups))));
+                        let grid = match grid_channels {
+                            Some((run_groups, channels)) => channel_grid(main_groups, run_groups, channels),
+                            None => {
+                                let (x, y) = self.grid(main_groups);
+                                [x, y, 1]
+                            }
+                        };
+                        dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(grid)));
                     }
                     if rest {
                         let group = self.bind_group(kernel, Pass::Rest, first_entries)?;
-                        dispatches.push((kernel, Pass::Rest, group, Dispatch::Direct((1, 1))));
+                        dispatches.push((kernel, Pass::Rest, group, Dispatch::Direct([1, 1, 1])));
                     }
                     if let (Some(listed), Some((buffer, region)), Some(marks_entry)) =
                         (kernels.listed, region, marks_entry)
@@ -369,7 +407,7 @@ impl Context {
                 Piece::Tail { .. } => {
                     let tail = kernels.listed.unwrap_or(kernel);
                     let group = self.bind_group(tail, Pass::Tail, entries)?;
-                    dispatches.push((tail, Pass::Tail, group, Dispatch::Direct((1, 1))));
+                    dispatches.push((tail, Pass::Tail, group, Dispatch::Direct([1, 1, 1])));
                 }
             }
         }
@@ -393,7 +431,7 @@ impl Context {
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, bind_group, &[]);
             match dispatch {
-                Dispatch::Direct((x, y)) => pass.dispatch_workgroups(*x, *y, 1),
+                Dispatch::Direct([x, y, z]) => pass.dispatch_workgroups(*x, *y, *z),
                 Dispatch::Indirect(buffer, offset) => pass.dispatch_workgroups_indirect(buffer, *offset),
             }
         }
@@ -487,6 +525,11 @@ impl Context {
             } else {
                 let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
                 params.steps[k].slope[2] = z as u32;
+                if p.kind == Step::Prelu(SlopeAccess::ChannelGrid) {
+                    // The channel of the window's first run (windows start at runs).
+                    let run = u64::from(plan.run_length);
+                    params.steps[k].jump[2] = (elements.start / run % u64::from(plan.channels)) as u32;
+                }
                 // A trailing slope is bound whole (its pattern is not monotonic) from an
                 // aligned offset, and its length is whole Vectors: the main pass reads it as
                 // Vectors.
@@ -583,6 +626,33 @@ impl Context {
     }
 }
 
+/// Whether the main pass's grid can give a per-channel PRelu step, of runs of `run` elements
+/// over `channels`, its channel ([`SlopeAccess::ChannelGrid`]) for a job over X's flat
+/// `elements` in windows of `window` elements: runs of whole workgroups of `group_elements`,
+/// every window starting at a run, and the grid of [`channel_grid`] within `max_dimension`.
+fn channel_grid_fits(
+    (run, channels): (u64, u64),
+    group_elements: u64,
+    elements: &Range<u64>,
+    window: u64,
+    max_dimension: u64,
+) -> bool {
+    let len = elements.end - elements.start;
+    run.is_multiple_of(group_elements)
+        && elements.start.is_multiple_of(run)
+        && (len <= window || window.is_multiple_of(run))
+        && run / group_elements <= max_dimension
+        && channels <= max_dimension
+        && len.min(window).div_ceil(run * channels) <= max_dimension
+}
+
+/// The main pass's grid for `groups` workgroups where a PRelu step takes its channel from it
+/// ([`SlopeAccess::ChannelGrid`]): a run's workgroups along x, a row per channel, the runs'
+/// periods along z, numbered as `driver/elementwise.wgsl` numbers them, (z rows + y) x + x.
+fn channel_grid(groups: u64, run_groups: u64, channels: u64) -> [u32; 3] {
+    [run_groups as u32, channels as u32, groups.div_ceil(run_groups * channels) as u32]
+}
+
 /// The parameters every dispatch of a segment shares; `jump` is the elements between the
 /// Vectors of one invocation, over which a channel cursor moves.
 fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
@@ -631,4 +701,31 @@ fn ranges_overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
 /// The product of `shape`, or `None` if it overflows.
 pub(crate) fn element_count(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_gives_channels_only_where_runs_and_windows_allow() {
+        let fits = |run, channels, elements: Range<u64>, window| {
+            channel_grid_fits((run, channels), 4096, &elements, window, 65535)
+        };
+        assert!(fits(4096, 16, 0..1 << 17, 1 << 30), "runs of one workgroup");
+        assert!(fits(8192, 3, 3 * 8192..9 * 8192, 1 << 30), "a host piece that starts at a run");
+        assert!(!fits(2048, 16, 0..1 << 17, 1 << 30), "runs of half a workgroup");
+        assert!(!fits(4096, 16, 1024..1 << 17, 1 << 30), "a host piece that starts inside a run");
+        assert!(fits(4096, 7, 0..7 * 3 * 4096, 2 * 4096), "windows of two runs");
+        assert!(!fits(4096, 7, 0..7 * 3 * 4096, 3 * 2048), "windows of a run and a half");
+        assert!(fits(4096, 7, 0..3 * 2048, 3 * 2048), "one window, however long");
+        assert!(!fits(4096, 70_000, 0..70_000 * 4096, 1 << 40), "more channels than grid rows");
+        assert!(
+            !fits(4096 * 70_000, 2, 0..2 * 4096 * 70_000, 1 << 40),
+            "more workgroups in a run than a grid row holds"
+        );
+        assert!(!fits(4096, 2, 0..2 * 4096 * 70_000, 1 << 40), "more periods than grid layers");
+        assert_eq!(channel_grid(32, 1, 16), [1, 16, 2]);
+        assert_eq!(channel_grid(5, 2, 7), [2, 7, 1], "rows past the last workgroup do nothing");
+    }
 }
