@@ -29,7 +29,7 @@
 //                   where a PRelu step takes its channel from the grid's rows (y), with z
 //                   above them: `(workgroup.z * workgroups.y + workgroup.y) * workgroups.x +
 //                   workgroup.x` (on lavapipe the z term in every kernel cost the copy kernel
-//                   4-7% of its speed)
+//                   4-8% of its speed)
 // Only the kinds of steps are shader text: attributes, sizes and slope extents come from
 // `params`, so one pipeline serves every alpha and every shape.
 //
