@@ -38,13 +38,12 @@
 // or consecutive (CPU drivers, where a batch of invocations is one thread). The grid has more
 // than one dimension because one holds at most 65535 workgroups, and a PRelu step whose runs
 // are whole workgroups takes its channel from the grid's rows (ops/prelu_slope.wgsl); the
-// workgroups are numbered in the same order either way ({{GROUP_INDEX}}). In the straight-line form
-// (on llvmpipe by default, never for f64) `main` takes only whole workgroups (every Vector of
-// theirs in the tensor), with no test per Vector, and `rest` (driver/rest.wgsl), one workgroup,
-// the Vectors after them. `tail` handles the elements
-// after the last whole Vector through Word-sized bindings, so nothing before or after the
-// tensor is read or written except the unused half of a last 16-bit pair's word, which is
-// written back as it was.
+// workgroups are numbered in the same order either way ({{GROUP_INDEX}}). In the straight-line
+// form (on llvmpipe by default, never for f64) `main` takes only whole workgroups (every Vector
+// of theirs in the tensor), with no test per Vector, and `rest` (driver/rest.wgsl), one
+// workgroup, the Vectors after them. `tail` handles the elements after the last whole Vector
+// through Word-sized bindings, so nothing before or after the tensor is read or written except
+// the unused half of a last 16-bit pair's word, which is written back as it was.
 
 struct Step {
     // A unary step's attributes, in the order of the operator table (src/ops.rs).
