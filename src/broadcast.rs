@@ -42,9 +42,10 @@ pub(crate) enum SlopeAccess {
     /// [`SlopeAccess::Channel`] where every invocation's Vectors lie in one run: one slope
     /// value per invocation.
     ChannelUniform,
-    /// [`SlopeAccess::Channel`] where runs are whole workgroups and the main pass's grid has a
-    /// row per channel: the channel is the workgroup's row, with no division per invocation
-    /// (the other passes take [`SlopeAccess::ChannelUniform`]'s).
+    /// [`SlopeAccess::Channel`] where runs are a power of two of whole workgroups, every
+    /// dispatch starts at channel 0, and the main pass's grid spans a period of the channels
+    /// along x: the channel comes from the workgroup's x, with no division per invocation (the
+    /// other passes take [`SlopeAccess::ChannelUniform`]'s).
     ChannelGrid,
     /// [`SlopeAccess::Channel`] with runs of one element (the slope covers X's trailing dims)
     /// and a period of whole Vectors: each Vector of X takes one whole Vector of the slope.

@@ -466,14 +466,7 @@ impl KernelKey {
         } else {
             invocation(&text.main_prepare, &looped)
         };
-        let grid_rows = self.steps().any(|step| step == Step::Prelu(SlopeAccess::ChannelGrid));
-        let group_index = if grid_rows {
-            "(workgroup.z * workgroups.y + workgroup.y) * workgroups.x + workgroup.x"
-        } else {
-            "workgroup.y * workgroups.x + workgroup.x"
-        };
         let fills = [
-            ("{{GROUP_INDEX}}", group_index),
             ("{{IO}}", io.as_str()),
             ("{{SLOPES}}", text.slopes.as_str()),
             ("{{MAIN_INVOCATION}}", main_invocation.as_str()),
@@ -575,7 +568,7 @@ impl StepText {
                 let uniform = format!("let uniform_{k} = slope_channel_aligned_{k}(slope_cursor_{k}(first_element));");
                 if access == SlopeAccess::ChannelGrid {
                     let _ = writeln!(self.prepare, "    {uniform}");
-                    let _ = writeln!(self.main_prepare, "    let uniform_{k} = slope_channel_grid_{k}(workgroup.y);");
+                    let _ = writeln!(self.main_prepare, "    let uniform_{k} = slope_channel_grid_{k}(workgroup.x);");
                 } else {
                     self.prepare_all(&uniform);
                 }

@@ -192,14 +192,14 @@ fn large_tensors_run_in_binding_windows_and_host_pieces() {
 
 #[test]
 fn channels_from_the_grid_follow_windows_and_host_pieces() {
-    // Runs of one workgroup of f32 (the default shape's 4096 elements), windows of two runs and
-    // host pieces of eight: every window's first channel differs, and its grid has more rows
-    // than runs. A window of a run and a half takes the per-invocation channel instead.
-    for (window, piece) in [(32 << 10, 128 << 10), (24 << 10, 96 << 10)] {
+    // Runs of one and two workgroups of f32 (the default shape's 4096 elements), windows of one
+    // period of the channels and host pieces of four, the last piece shorter; windows of three
+    // quarters of a period take the per-invocation channel instead.
+    for (window, piece) in [(64 << 10, 256 << 10), (48 << 10, 192 << 10)] {
         let options = ContextOptions::from_env().with_max_binding_bytes(window).with_max_buffer_bytes(piece);
         let Some(ctx) = common::ctx_with(options) else { return };
-        check::<f32>(&ctx, "grid windows", &[3, 7, 4096], &[7, 1], 17);
-        check::<f32>(&ctx, "grid windows", &[2, 3, 2, 4096], &[3, 1, 1], 18);
+        check::<f32>(&ctx, "grid windows", &[8, 2, 8192], &[2, 1], 17);
+        check::<f32>(&ctx, "grid windows", &[6, 4, 4096], &[4, 1], 18);
     }
 }
 

@@ -25,20 +25,14 @@
 //   {{BEGIN_INVOCATION}}, {{END_INVOCATION}}  nothing, or on that first pass `var flagged = 0u;`
 //                   and the invocation's flagged Vectors marked for the second pass
 //                   (driver/marks.wgsl, driver/listed.wgsl): one rare branch per invocation
-//   {{GROUP_INDEX}} the workgroup's number, `workgroup.y * workgroups.x + workgroup.x`, or
-//                   where a PRelu step takes its channel from the grid's rows (y), with z
-//                   above them: `(workgroup.z * workgroups.y + workgroup.y) * workgroups.x +
-//                   workgroup.x` (on lavapipe the z term in every kernel cost the copy kernel
-//                   4-8% of its speed)
 // Only the kinds of steps are shader text: attributes, sizes and slope extents come from
 // `params`, so one pipeline serves every alpha and every shape.
 //
 // `main` handles whole 16-byte Vectors, VECTORS_PER_INVOCATION of them per invocation: either
 // strided by the workgroup, so that neighbouring invocations touch neighbouring memory (GPUs),
-// or consecutive (CPU drivers, where a batch of invocations is one thread). The grid has more
-// than one dimension because one holds at most 65535 workgroups, and a PRelu step whose runs
-// are whole workgroups takes its channel from the grid's rows (ops/prelu_slope.wgsl); the
-// workgroups are numbered in the same order either way ({{GROUP_INDEX}}). In the straight-line
+// or consecutive (CPU drivers, where a batch of invocations is one thread). The grid is 2-D
+// because one dimension holds at most 65535 workgroups; where a PRelu step's runs are whole
+// workgroups, its x spans one period of the channels (ops/prelu_slope.wgsl). In the straight-line
 // form (on llvmpipe by default, never for f64) `main` takes only whole workgroups (every Vector
 // of theirs in the tensor), with no test per Vector, and `rest` (driver/rest.wgsl), one
 // workgroup, the Vectors after them. `tail` handles the elements after the last whole Vector
@@ -97,7 +91,7 @@ fn main(
     @builtin(local_invocation_index) local: u32,
 ) {
     opaque_zero = params.zero;
-    let group_index = {{GROUP_INDEX}};
+    let group_index = workgroup.y * workgroups.x + workgroup.x;
 {{MAIN_INVOCATION}}
 }
 

@@ -8,8 +8,8 @@
 //   {{WORDS_BINDING}}    binding of the slope as Words
 // params.steps[{{K}}].slope: x = length of the runs of X that share a slope value, y = number
 // of slope values before the pattern repeats, z = flat index of the first bound slope element.
-// params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors; z = the
-// channel of the dispatch's first run, where the main pass's grid gives the channels.
+// params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors; z unused;
+// w = log2 of the workgroups in a run, where the main pass's grid gives the channels.
 // params.steps[{{K}}].divide: the run length and the channel count prepared for divide()
 // (shared/divide.wgsl): magic numbers in x, y, modes in z, w.
 // No path divides per element: the channel pattern divides once per invocation, by
@@ -103,15 +103,14 @@ fn slope_channel_aligned_{{K}}(cursor: vec2<u32>) -> Lanes {
     return splat(slope_element_{{K}}(cursor.y));
 }
 
-// The channel pattern where runs are whole workgroups, in the main pass, whose grid has a row
-// per channel (src/engine/dispatch.rs, `channel_grid`): row y holds the runs of channel
-// (first + y) mod channels, `first` the channel of the dispatch's first run. No division: on
-// lavapipe, whose SIMD lanes are invocations, the two per invocation took PRelu [C,1,1] f32 from
-// 0.93 to 0.88 of the copy kernel (BENCHMARKS.md).
-fn slope_channel_grid_{{K}}(row: u32) -> Lanes {
-    let channels = params.steps[{{K}}].slope.y;
-    let c = row + params.steps[{{K}}].jump.z;
-    return splat(slope_element_{{K}}(select(c, c - channels, c >= channels)));
+// The channel pattern where runs are a power of two of whole workgroups, in the main pass of a
+// dispatch that starts at channel 0, whose grid's x spans one period of the channels
+// (src/engine/dispatch.rs, `channel_grid`): workgroup x lies in a run of channel x / run's
+// workgroups. No division: on lavapipe, whose SIMD lanes are invocations, the two per
+// invocation took PRelu [C,1,1] f32 from 0.96 to 0.90 of the copy kernel, and even a dispatch's
+// first channel added and wrapped cost it 3 points (BENCHMARKS.md).
+fn slope_channel_grid_{{K}}(x: u32) -> Lanes {
+    return splat(slope_element_{{K}}(x >> params.steps[{{K}}].jump.w));
 }
 
 // The channel pattern with runs of one element and a period of whole Vectors (a slope over X's

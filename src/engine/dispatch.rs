@@ -92,7 +92,7 @@ struct Kernels<'k> {
 
 /// How many workgroups a dispatch runs: a grid, or what a buffer says at an offset.
 enum Dispatch<'b> {
-    Direct([u32; 3]),
+    Direct((u32, u32)),
     Indirect(&'b wgpu::Buffer, u64),
 }
 
@@ -379,16 +379,13 @@ impl Context {
                         let group = self.bind_group(kernel, Pass::Main, first_entries.clone())?;
                         let grid = match grid_channels {
                             Some((run_groups, channels)) => channel_grid(main_groups, run_groups, channels),
-                            None => {
-                                let (x, y) = self.grid(main_groups);
-                                [x, y, 1]
-                            }
+                            None => self.grid(main_groups),
                         };
                         dispatches.push((kernel, Pass::Main, group, Dispatch::Direct(grid)));
                     }
                     if rest {
                         let group = self.bind_group(kernel, Pass::Rest, first_entries)?;
-                        dispatches.push((kernel, Pass::Rest, group, Dispatch::Direct([1, 1, 1])));
+                        dispatches.push((kernel, Pass::Rest, group, Dispatch::Direct((1, 1))));
                     }
                     if let (Some(listed), Some((buffer, region)), Some(marks_entry)) =
                         (kernels.listed, region, marks_entry)
@@ -407,7 +404,7 @@ impl Context {
                 Piece::Tail { .. } => {
                     let tail = kernels.listed.unwrap_or(kernel);
                     let group = self.bind_group(tail, Pass::Tail, entries)?;
-                    dispatches.push((tail, Pass::Tail, group, Dispatch::Direct([1, 1, 1])));
+                    dispatches.push((tail, Pass::Tail, group, Dispatch::Direct((1, 1))));
                 }
             }
         }
@@ -431,7 +428,7 @@ impl Context {
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, bind_group, &[]);
             match dispatch {
-                Dispatch::Direct([x, y, z]) => pass.dispatch_workgroups(*x, *y, *z),
+                Dispatch::Direct((x, y)) => pass.dispatch_workgroups(*x, *y, 1),
                 Dispatch::Indirect(buffer, offset) => pass.dispatch_workgroups_indirect(buffer, *offset),
             }
         }
@@ -526,9 +523,9 @@ impl Context {
                 let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
                 params.steps[k].slope[2] = z as u32;
                 if p.kind == Step::Prelu(SlopeAccess::ChannelGrid) {
-                    // The channel of the window's first run (windows start at runs).
-                    let run = u64::from(plan.run_length);
-                    params.steps[k].jump[2] = (elements.start / run % u64::from(plan.channels)) as u32;
+                    // The shift from a workgroup's x to its channel (windows start at channel 0).
+                    let run_groups = u64::from(plan.run_length) / (self.inner.tuning.vectors_per_workgroup() * lanes);
+                    params.steps[k].jump[3] = run_groups.trailing_zeros();
                 }
                 // A trailing slope is bound whole (its pattern is not monotonic) from an
                 // aligned offset, and its length is whole Vectors: the main pass reads it as
@@ -628,8 +625,9 @@ impl Context {
 
 /// Whether the main pass's grid can give a per-channel PRelu step, of runs of `run` elements
 /// over `channels`, its channel ([`SlopeAccess::ChannelGrid`]) for a job over X's flat
-/// `elements` in windows of `window` elements: runs of whole workgroups of `group_elements`,
-/// every window starting at a run, and the grid of [`channel_grid`] within `max_dimension`.
+/// `elements` in windows of `window` elements: runs of a power of two of whole workgroups of
+/// `group_elements`, every window starting at channel 0 (a whole number of periods of the
+/// channels), and the grid of [`channel_grid`] within `max_dimension`.
 fn channel_grid_fits(
     (run, channels): (u64, u64),
     group_elements: u64,
@@ -638,19 +636,22 @@ fn channel_grid_fits(
     max_dimension: u64,
 ) -> bool {
     let len = elements.end - elements.start;
+    let period = run.saturating_mul(channels);
     run.is_multiple_of(group_elements)
-        && elements.start.is_multiple_of(run)
-        && (len <= window || window.is_multiple_of(run))
-        && run / group_elements <= max_dimension
-        && channels <= max_dimension
-        && len.min(window).div_ceil(run * channels) <= max_dimension
+        && (run / group_elements).is_power_of_two()
+        && elements.start.is_multiple_of(period)
+        && (len <= window || window.is_multiple_of(period))
+        && (run / group_elements).saturating_mul(channels) <= max_dimension
+        && len.min(window).div_ceil(period) <= max_dimension
 }
 
 /// The main pass's grid for `groups` workgroups where a PRelu step takes its channel from it
-/// ([`SlopeAccess::ChannelGrid`]): a run's workgroups along x, a row per channel, the runs'
-/// periods along z, numbered as `driver/elementwise.wgsl` numbers them, (z rows + y) x + x.
-fn channel_grid(groups: u64, run_groups: u64, channels: u64) -> [u32; 3] {
-    [run_groups as u32, channels as u32, groups.div_ceil(run_groups * channels) as u32]
+/// ([`SlopeAccess::ChannelGrid`]): one period of the channels' runs along x, the periods along
+/// y. A third dimension would have spared the power of two, but numbering the workgroups with
+/// it cost lavapipe's kernels 3-8% of their speed (BENCHMARKS.md).
+fn channel_grid(groups: u64, run_groups: u64, channels: u64) -> (u32, u32) {
+    let period = run_groups * channels;
+    (period as u32, groups.div_ceil(period) as u32)
 }
 
 /// The parameters every dispatch of a segment shares; `jump` is the elements between the
@@ -713,19 +714,18 @@ mod tests {
             channel_grid_fits((run, channels), 4096, &elements, window, 65535)
         };
         assert!(fits(4096, 16, 0..1 << 17, 1 << 30), "runs of one workgroup");
-        assert!(fits(8192, 3, 3 * 8192..9 * 8192, 1 << 30), "a host piece that starts at a run");
+        assert!(fits(8192, 3, 3 * 8192..9 * 8192, 1 << 30), "a host piece that starts at channel 0");
         assert!(!fits(2048, 16, 0..1 << 17, 1 << 30), "runs of half a workgroup");
-        assert!(!fits(4096, 16, 1024..1 << 17, 1 << 30), "a host piece that starts inside a run");
-        assert!(fits(4096, 7, 0..7 * 3 * 4096, 2 * 4096), "windows of two runs");
-        assert!(!fits(4096, 7, 0..7 * 3 * 4096, 3 * 2048), "windows of a run and a half");
+        assert!(!fits(4096, 16, 4096..1 << 17, 1 << 30), "a host piece that starts at channel 1");
+        assert!(fits(4096, 7, 0..7 * 3 * 4096, 7 * 4096), "windows of one period");
+        assert!(!fits(4096, 7, 0..7 * 3 * 4096, 2 * 4096), "windows of two runs of seven");
         assert!(fits(4096, 7, 0..3 * 2048, 3 * 2048), "one window, however long");
-        assert!(!fits(4096, 70_000, 0..70_000 * 4096, 1 << 40), "more channels than grid rows");
-        assert!(
-            !fits(4096 * 70_000, 2, 0..2 * 4096 * 70_000, 1 << 40),
-            "more workgroups in a run than a grid row holds"
-        );
-        assert!(!fits(4096, 2, 0..2 * 4096 * 70_000, 1 << 40), "more periods than grid layers");
-        assert_eq!(channel_grid(32, 1, 16), [1, 16, 2]);
-        assert_eq!(channel_grid(5, 2, 7), [2, 7, 1], "rows past the last workgroup do nothing");
+        assert!(fits(4 * 4096, 7, 0..7 * 3 * 4 * 4096, 1 << 30), "runs of four workgroups");
+        assert!(!fits(3 * 4096, 7, 0..7 * 3 * 3 * 4096, 1 << 30), "runs of three workgroups");
+        assert!(!fits(4096, 70_000, 0..70_000 * 4096, 1 << 40), "a period longer than a grid row");
+        assert!(!fits(4096 * 32, 4096, 0..4096 * 4096 * 32, 1 << 40), "a period of more workgroups than a row");
+        assert!(!fits(4096, 2, 0..2 * 4096 * 70_000, 1 << 40), "more periods than grid rows");
+        assert_eq!(channel_grid(32, 1, 16), (16, 2));
+        assert_eq!(channel_grid(5, 2, 7), (14, 1), "workgroups past the last one do nothing");
     }
 }
