@@ -61,6 +61,7 @@ fn every_pattern<T: Sample>() {
         check::<T>(&ctx, path, &[65537], &[1], 4);
         check::<T>(&ctx, path, &[1_000_003], &[1_000_003], 5);
         check::<T>(&ctx, path, &[4, 0, 3], &[3], 6);
+        check::<T>(&ctx, path, &[2, 0, 4096], &[0, 1], 19);
         // Trailing slopes of whole Vectors for every dtype (8, 16 and 48 values hold whole
         // Vectors of 2, 4 and 8 lanes): X's Vectors read the slope's Vectors.
         check::<T>(&ctx, path, &[3, 5, 16], &[16], 7);

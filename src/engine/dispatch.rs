@@ -637,7 +637,8 @@ fn channel_grid_fits(
 ) -> bool {
     let len = elements.end - elements.start;
     let period = run.saturating_mul(channels);
-    run.is_multiple_of(group_elements)
+    period > 0
+        && run.is_multiple_of(group_elements)
         && (run / group_elements).is_power_of_two()
         && elements.start.is_multiple_of(period)
         && (len <= window || window.is_multiple_of(period))
@@ -725,6 +726,8 @@ mod tests {
         assert!(!fits(4096, 70_000, 0..70_000 * 4096, 1 << 40), "a period longer than a grid row");
         assert!(!fits(4096 * 32, 4096, 0..4096 * 4096 * 32, 1 << 40), "a period of more workgroups than a row");
         assert!(!fits(4096, 2, 0..2 * 4096 * 70_000, 1 << 40), "more periods than grid rows");
+        assert!(!fits(4096, 0, 0..0, 1 << 30), "no channels (an empty X)");
+        assert!(!fits(0, 4, 0..0, 1 << 30), "empty runs");
         assert_eq!(channel_grid(32, 1, 16), (16, 2));
         assert_eq!(channel_grid(5, 2, 7), (14, 1), "workgroups past the last one do nothing");
     }
