@@ -338,14 +338,16 @@ impl Context {
         let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
         template.max_listed_groups = limits.max_compute_workgroups_per_dimension.max(1);
         let kernel = kernels.first;
-        // Where a step takes its channel from the grid: the workgroups per run, and the channels.
-        let grid_channels = segment.iter().find_map(|p| match (p.kind, &p.plan) {
-            (Step::Prelu(SlopeAccess::ChannelGrid), Some(plan)) => Some((
-                u64::from(plan.run_length) / (self.inner.tuning.vectors_per_workgroup() * lanes),
-                u64::from(plan.channels),
-            )),
-            _ => None,
-        });
+        // Where steps take their channel from the grid (one pattern per job): the workgroups in
+        // a run, a power of two whose log2 their kernel shifts by, and the channels.
+        let mut grid_channels = None;
+        for (k, p) in segment.iter().enumerate() {
+            if let (Step::Prelu(SlopeAccess::ChannelGrid), Some(plan)) = (p.kind, &p.plan) {
+                let run_groups = u64::from(plan.run_length) / (self.inner.tuning.vectors_per_workgroup() * lanes);
+                template.steps[k].jump[3] = run_groups.trailing_zeros();
+                grid_channels = Some((run_groups, u64::from(plan.channels)));
+            }
+        }
         let ends = PieceEnds { source, target, in_place: kernel.key.in_place, repr, element_base: job.element_base };
         // Where the kernel is the first of two passes, each window's marks (cleared below).
         let marks = match kernels.listed {
@@ -522,11 +524,6 @@ impl Context {
             } else {
                 let (range, z) = self.slope_words(slope, shape, *first, plan, &elements)?;
                 params.steps[k].slope[2] = z as u32;
-                if p.kind == Step::Prelu(SlopeAccess::ChannelGrid) {
-                    // The shift from a workgroup's x to its channel (windows start at channel 0).
-                    let run_groups = u64::from(plan.run_length) / (self.inner.tuning.vectors_per_workgroup() * lanes);
-                    params.steps[k].jump[3] = run_groups.trailing_zeros();
-                }
                 // A trailing slope is bound whole (its pattern is not monotonic) from an
                 // aligned offset, and its length is whole Vectors: the main pass reads it as
                 // Vectors.
