@@ -634,12 +634,13 @@ fn channel_grid_fits(
 ) -> bool {
     let len = elements.end - elements.start;
     let period = run.saturating_mul(channels);
+    let run_groups = run / group_elements.max(1);
     period > 0
         && run.is_multiple_of(group_elements)
-        && (run / group_elements).is_power_of_two()
+        && run_groups.is_power_of_two()
         && elements.start.is_multiple_of(period)
         && (len <= window || window.is_multiple_of(period))
-        && (run / group_elements).saturating_mul(channels) <= max_dimension
+        && run_groups.saturating_mul(channels) <= max_dimension
         && len.min(window).div_ceil(period) <= max_dimension
 }
 
