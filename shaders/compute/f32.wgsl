@@ -46,11 +46,11 @@ fn pick(f: Compute, t: Compute, m: ComputeMask) -> Compute {
 
 fn f32_order(c: Compute) -> vec4<i32> {
     let magnitude = bitcast<vec4<i32>>(bitcast<vec4<u32>>(c) & vec4(0x7fffffffu));
-    return select(magnitude, -magnitude, bitcast<vec4<u32>>(c) >= vec4(0x80000000u));
+    return select(magnitude, -magnitude, bitcast<vec4<i32>>(c) < vec4(0));
 }
 
 fn f32_is_nan(c: Compute) -> vec4<bool> {
-    return (bitcast<vec4<u32>>(c) & vec4(0x7fffffffu)) > vec4(0x7f800000u);
+    return (bitcast<vec4<i32>>(c) & vec4(0x7fffffff)) > vec4(0x7f800000);
 }
 
 fn compute_is_nan(c: Compute) -> ComputeMask {
@@ -113,6 +113,6 @@ fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
 fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let p = hidden(mul(a, b));
     let e = product_error(a, b, p);
-    let finite = (bitcast<vec4<u32>>(p) & vec4(0x7fffffffu)) < vec4(0x7f800000u);
+    let finite = (bitcast<vec4<i32>>(p) & vec4(0x7fffffff)) < vec4(0x7f800000);
     return select(select(c + p, (c + p) + e, finite & (e != Compute(0.0))), p, (c == Compute(0.0)) & (p != Compute(0.0)));
 }

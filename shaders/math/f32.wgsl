@@ -414,10 +414,10 @@ fn hard_swish_gate(x: Compute) -> Compute {
 // `mul`, exact on a device that flushes subnormals, so a tiny x comes back as x itself. The
 // comparison is on the bits of |x|.
 fn softsign_quotient(x: Compute) -> Compute {
-    let bits = bitcast<vec4<u32>>(x) & vec4(0x7fffffffu);
+    let bits = bitcast<vec4<i32>>(x) & vec4(0x7fffffff);
     let a = bitcast<Compute>(bits);
     let y0 = quotient(Compute(1.0), 1.0 + a);
     let y = y0 + y0 * ((1.0 - y0) - a * y0); // reciprocal_of_one_plus_rounded, beyond u = 1
     let large = bitcast<Compute>(bitcast<vec4<u32>>(1.0 - y) | (bitcast<vec4<u32>>(x) & vec4(0x80000000u)));
-    return select(mul(x, y), large, bits >= vec4(0x3f800000u));
+    return select(mul(x, y), large, bits >= vec4(0x3f800000));
 }

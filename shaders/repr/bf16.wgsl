@@ -5,7 +5,7 @@
 
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xff80 is -inf, above it are the negative-signed NaNs.
-    return (l > Lanes(0x8000u)) & (l <= Lanes(0xff80u));
+    return (bitcast<vec4<i32>>(l) > vec4(0x8000)) & (bitcast<vec4<i32>>(l) <= vec4(0xff80));
 }
 
 fn is_zero(l: Lanes) -> Mask {
@@ -13,7 +13,7 @@ fn is_zero(l: Lanes) -> Mask {
 }
 
 fn is_nan(l: Lanes) -> Mask {
-    return (l & Lanes(0x7fffu)) > Lanes(0x7f80u);
+    return bitcast<vec4<i32>>(l & Lanes(0x7fffu)) > vec4(0x7f80);
 }
 
 fn to_compute(h: Lanes) -> Compute {

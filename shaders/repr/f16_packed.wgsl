@@ -8,7 +8,7 @@
 
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xfc00 is -inf, above it are the negative-signed NaNs.
-    return (l > Lanes(0x8000u)) & (l <= Lanes(0xfc00u));
+    return (bitcast<vec4<i32>>(l) > vec4(0x8000)) & (bitcast<vec4<i32>>(l) <= vec4(0xfc00));
 }
 
 fn is_zero(l: Lanes) -> Mask {
@@ -16,7 +16,7 @@ fn is_zero(l: Lanes) -> Mask {
 }
 
 fn is_nan(l: Lanes) -> Mask {
-    return (l & Lanes(0x7fffu)) > Lanes(0x7c00u);
+    return bitcast<vec4<i32>>(l & Lanes(0x7fffu)) > vec4(0x7c00);
 }
 
 fn to_compute(h: Lanes) -> Compute {
