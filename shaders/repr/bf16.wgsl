@@ -5,7 +5,9 @@
 
 fn is_negative(l: Lanes) -> Mask {
     // 0x8000 is -0.0, 0xff80 is -inf, above it are the negative-signed NaNs.
-    return (bitcast<vec4<i32>>(l) > vec4(0x8000)) & (bitcast<vec4<i32>>(l) <= vec4(0xff80));
+    // Signed compares of the 16 bits, as in repr/f32.wgsl (SwiftShader has no unsigned one).
+    let bits = bitcast<vec4<i32>>(l);
+    return (bits > vec4(0x8000)) & (bits <= vec4(0xff80));
 }
 
 fn is_zero(l: Lanes) -> Mask {
