@@ -45,8 +45,9 @@ fn pick(f: Compute, t: Compute, m: ComputeMask) -> Compute {
 }
 
 fn f32_order(c: Compute) -> vec4<i32> {
-    let magnitude = bitcast<vec4<i32>>(bitcast<vec4<u32>>(c) & vec4(0x7fffffffu));
-    return select(magnitude, -magnitude, bitcast<vec4<i32>>(c) < vec4(0));
+    let bits = bitcast<vec4<i32>>(c);
+    let magnitude = bits & vec4(0x7fffffff);
+    return select(magnitude, -magnitude, bits < vec4(0));
 }
 
 fn f32_is_nan(c: Compute) -> vec4<bool> {
