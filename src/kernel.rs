@@ -230,6 +230,30 @@ fn takes_no_products(step: &StepKind) -> bool {
         .contains(&op.onnx_name)
 }
 
+/// Whether `step`'s kernel on `repr` runs its math on the software-f64 interpreter
+/// (`compute/f64_program.wgsl`). Shader compilers inline each call of the interpreter, and
+/// compile time grows faster than the code: on lavapipe the five heaviest software-f64 steps fused
+/// took 97 s to compile where their five kernels took 22 s together. So a segment holds at most
+/// one such step; splitting costs a pass over memory, nothing beside binary64 on integers.
+pub(crate) fn interprets_math(repr: Repr, step: StepKind, tuning: Tuning) -> bool {
+    type Seen = std::sync::Mutex<Vec<(Repr, StepKind, bool)>>;
+    static SEEN: std::sync::OnceLock<Seen> = std::sync::OnceLock::new();
+    if repr.spec().native || repr.spec().dtype != crate::dtype::DType::F64 {
+        return false;
+    }
+    let Step::Unary(..) = step else { return false };
+    let seen = SEEN.get_or_init(Seen::default);
+    let found =
+        seen.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(r, s, _)| (*r, *s) == (repr, step)).map(|e| e.2);
+    found.unwrap_or_else(|| {
+        // The kernel's text, not the table: whether a function reaches the interpreter is what
+        // the expansion and pruning decide.
+        let interprets = KernelKey::new(repr, &[step], true, tuning).wgsl().contains("fn f64_program_run(");
+        seen.lock().unwrap_or_else(|p| p.into_inner()).push((repr, step, interprets));
+        interprets
+    })
+}
+
 /// Whether `wgsl` calls only [`PRODUCT_FREE_CALLS`] (a function it defines is no call).
 fn calls_no_products(wgsl: &str) -> bool {
     let code: String = wgsl.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");

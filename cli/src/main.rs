@@ -139,6 +139,10 @@ struct BenchArgs {
     /// H100 SXM): the copy kernel and LeakyRelu f32 are also reported as shares of it.
     #[arg(long, value_name = "GBPS", value_parser = parse_positive)]
     nominal_gbps: Option<f64>,
+    /// Instead of speeds, the first-use cost of each selected kernel (WGSL, pipeline and the
+    /// driver's compile): run with a cold driver cache, as `cargo xtask compile-times` does.
+    #[arg(long)]
+    compile_times: bool,
 }
 
 fn parse_positive(text: &str) -> Result<f64, String> {
@@ -484,6 +488,7 @@ fn bench(adapter: &AdapterArgs, args: &BenchArgs) -> Result<(), Failure> {
         json_file: args.json_file.clone(),
         shapes: args.shapes.clone(),
         nominal_gbps: args.nominal_gbps,
+        compile_times: args.compile_times,
     };
     let options = options(adapter).map_err(Failure::input)?;
     wgpu_activations::bench::run(&options, &config).map_err(|message| Failure { code: 1, message })

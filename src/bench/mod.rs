@@ -9,6 +9,7 @@
 //! memory. Kernel times come from timestamp queries where the adapter has them, otherwise from
 //! submit to completion. Every figure is a median.
 
+mod compile;
 mod plain;
 mod raw;
 
@@ -41,6 +42,9 @@ pub struct BenchConfig {
     /// to report the copy kernel and LeakyRelu f32 as shares of it (the target on a GPU:
     /// LeakyRelu f32 at 85% or more).
     pub nominal_gbps: Option<f64>,
+    /// Instead of speeds, what each selected kernel's first use costs: the WGSL, the pipeline
+    /// and the driver's compile (measure with a cold driver cache: `cargo xtask compile-times`).
+    pub compile_times: bool,
 }
 
 impl Default for BenchConfig {
@@ -54,6 +58,7 @@ impl Default for BenchConfig {
             json_file: None,
             shapes: Vec::new(),
             nominal_gbps: None,
+            compile_times: false,
         }
     }
 }
@@ -143,6 +148,10 @@ struct Report {
 
 /// Runs the benchmarks and prints the report (tables, or JSON).
 pub fn run(options: &ContextOptions, config: &BenchConfig) -> Result<(), String> {
+    if config.compile_times {
+        println!("{}", compile::compile_times(options, &config.ops, &config.dtypes)?);
+        return Ok(());
+    }
     let report = measure(options, config)?;
     println!("{}", if config.json { report.json() } else { report.tables() });
     if let Some(file) = &config.json_file {

@@ -9,7 +9,7 @@ use super::driver_lock::DriverLock;
 use super::info::{ContextInfo, DTypePath};
 use super::loss::DeviceLoss;
 use super::options::{ContextOptions, SubnormalProducts};
-use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats};
+use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats, WaitBudget};
 use super::poller::Poller;
 use super::pool::{BufferPool, PoolStats, PooledBuffer};
 use super::probe::Subnormals;
@@ -313,6 +313,13 @@ impl Context {
 
     pub(crate) fn kernel(&self, key: &KernelKey) -> Result<Arc<Kernel>> {
         self.inner.pipelines.get_or_build(&self.inner.device, key)
+    }
+
+    /// How long a wait for work submitted now may take: the readback timeout and the compile
+    /// allowance of the kernels that may still be compiling ([`super::pipelines::FirstRuns`]).
+    pub(crate) fn wait_budget(&self) -> WaitBudget {
+        let options = &self.inner.options;
+        self.inner.pipelines.first_runs.budget(options.readback_timeout, options.compile_allowance)
     }
 
     /// Refuses work once the device is lost, and reports what was found after earlier calls

@@ -14,7 +14,9 @@ use crate::broadcast::{SlopeAccess, SlopePlan, plan, unidirectional_slope_shape}
 use crate::cpu::divide::Divisor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding};
+use crate::kernel::{
+    KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, VECTOR_BYTES, binding, interprets_math,
+};
 use crate::ops::Step;
 use crate::repr::Repr;
 
@@ -175,7 +177,7 @@ impl Context {
                 }
             }
         }
-        let segments = self.segments(&planned, in_place)?;
+        let segments = self.segments(&planned, repr, in_place)?;
         let mut first_pass = true;
         let last = segments.len().saturating_sub(1);
         for (i, segment) in segments.iter().enumerate() {
@@ -248,8 +250,14 @@ impl Context {
     }
 
     /// Splits the chain into kernels: each binds at most `max_storage_buffers_per_shader_stage`
-    /// storage buffers (X, Y and one per PRelu step) and holds at most one general slope pattern.
-    fn segments<'p, 'a>(&self, planned: &'p [Planned<'a>], in_place: bool) -> Result<Vec<&'p [Planned<'a>]>> {
+    /// storage buffers (X, Y and one per PRelu step), holds at most one general slope pattern,
+    /// and at most one step whose math the software-f64 interpreter runs ([`interprets_math`]).
+    fn segments<'p, 'a>(
+        &self,
+        planned: &'p [Planned<'a>],
+        repr: Repr,
+        in_place: bool,
+    ) -> Result<Vec<&'p [Planned<'a>]>> {
         if planned.is_empty() {
             return Ok(vec![planned]);
         }
@@ -258,8 +266,14 @@ impl Context {
         let mut start = 0;
         while start < planned.len() {
             let io = if segments.is_empty() && !in_place { 2 } else { 1 };
-            let (mut slopes, mut general, mut end) = (0, false, start);
+            let (mut slopes, mut general, mut interpreted, mut end) = (0, false, false, start);
             while end < planned.len() {
+                if interprets_math(repr, planned[end].kind, self.inner.tuning) {
+                    if interpreted {
+                        break;
+                    }
+                    interpreted = true;
+                }
                 if let Step::Prelu(access) = planned[end].kind {
                     let is_general = access == SlopeAccess::General;
                     if io + slopes + 1 > storage || (is_general && general) {

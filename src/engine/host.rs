@@ -168,7 +168,7 @@ impl Context {
                 .await?;
             self.finish_read(&mut readback, wait, data.output(piece)).await?;
             if let Some(check) = check {
-                self.lost_or(check.outcome(self.inner.options.readback_timeout).await)?;
+                self.lost_or(check.outcome(self.wait_budget().timeout).await)?;
             }
         }
         self.check_ready()

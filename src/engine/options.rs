@@ -74,6 +74,7 @@ pub struct ContextOptions {
     pub(crate) max_buffer_bytes: Option<u64>,
     pub(crate) validation: bool,
     pub(crate) readback_timeout: Duration,
+    pub(crate) compile_allowance: Duration,
     pub(crate) pipeline_cache_capacity: usize,
     pub(crate) pool_capacity_bytes: u64,
     pub(crate) kernel_shape: Option<(u32, u32)>,
@@ -85,7 +86,7 @@ pub struct ContextOptions {
 
 impl Default for ContextOptions {
     /// High-performance adapter of any backend, the adapter's own limits, the default paths,
-    /// validation off, a 60 s readback timeout, 64 cached kernels, 128 MiB of pooled buffers,
+    /// validation off, a 60 s readback timeout and 120 s more per kernel compiling, 64 cached kernels, 128 MiB of pooled buffers,
     /// the default kernel shape; nothing read from the environment.
     fn default() -> Self {
         Self {
@@ -101,6 +102,7 @@ impl Default for ContextOptions {
             max_buffer_bytes: None,
             validation: false,
             readback_timeout: Duration::from_secs(60),
+            compile_allowance: Duration::from_secs(120),
             pipeline_cache_capacity: 64,
             pool_capacity_bytes: 128 << 20,
             kernel_shape: None,
@@ -231,9 +233,20 @@ impl ContextOptions {
     }
 
     /// How long a readback waits for the GPU before returning [`crate::Error::Timeout`]
-    /// (default: 60 s).
+    /// (default: 60 s), besides the compile allowance of the kernels it may be compiling
+    /// ([`ContextOptions::with_compile_allowance`]).
     pub fn with_readback_timeout(mut self, timeout: Duration) -> Self {
         self.readback_timeout = timeout;
+        self
+    }
+
+    /// How much longer a readback may wait for each kernel built since the last readback that
+    /// completed (default: 120 s; at most 10 minutes in all). CPU drivers such as lavapipe and
+    /// SwiftShader compile a kernel at its first dispatch, inside the work a readback waits for,
+    /// and a software-f64 kernel can take tens of seconds there: that is no hung device. Once a
+    /// readback completes, the kernels built before it have run, and the plain timeout applies.
+    pub fn with_compile_allowance(mut self, per_kernel: Duration) -> Self {
+        self.compile_allowance = per_kernel;
         self
     }
 

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Duration;
 
 use super::platform::caught_now;
 use crate::error::{Error, Result};
@@ -31,6 +32,7 @@ pub(crate) struct Kernel {
     rest: OnceLock<Pipeline>,
     tail: OnceLock<Pipeline>,
     listed: OnceLock<Pipeline>,
+    first_runs: Arc<FirstRuns>,
 }
 
 impl Kernel {
@@ -46,6 +48,7 @@ impl Kernel {
             return Ok(built);
         }
         let built = build_pipeline(device, &self.module, &self.label, &self.key, pass)?;
+        self.first_runs.built();
         Ok(lazy.get_or_init(|| built))
     }
 }
@@ -80,11 +83,13 @@ pub(crate) struct PipelineCache {
     compiled: AtomicU64,
     evicted: AtomicU64,
     capacity: usize,
+    pub(crate) first_runs: Arc<FirstRuns>,
 }
 
 impl PipelineCache {
     pub(crate) fn new(capacity: usize) -> Self {
         PipelineCache {
+            first_runs: Arc::default(),
             slots: RwLock::default(),
             clock: AtomicU64::new(0),
             compiled: AtomicU64::new(0),
@@ -108,7 +113,7 @@ impl PipelineCache {
         if let Some(built) = kernel.as_ref() {
             return Ok(Arc::clone(built));
         }
-        let built = Arc::new(build(device, key)?);
+        let built = Arc::new(build(device, key, &self.first_runs)?);
         self.compiled.fetch_add(1, Ordering::Relaxed);
         *kernel = Some(Arc::clone(&built));
         Ok(built)
@@ -136,7 +141,7 @@ impl PipelineCache {
     }
 }
 
-fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
+fn build(device: &wgpu::Device, key: &KernelKey, first_runs: &Arc<FirstRuns>) -> Result<Kernel> {
     let label = key.label();
     let wgsl = key.wgsl();
     let (module, caught) = caught_now(device, || {
@@ -149,7 +154,64 @@ fn build(device: &wgpu::Device, key: &KernelKey) -> Result<Kernel> {
         return Err(Error::Shader { label, message: error.to_string(), wgsl });
     }
     let main = build_pipeline(device, &module, &label, key, Pass::Main)?;
-    Ok(Kernel { key: *key, label, module, main, rest: OnceLock::new(), tail: OnceLock::new(), listed: OnceLock::new() })
+    first_runs.built();
+    Ok(Kernel {
+        key: *key,
+        label,
+        module,
+        main,
+        rest: OnceLock::new(),
+        tail: OnceLock::new(),
+        listed: OnceLock::new(),
+        first_runs: Arc::clone(first_runs),
+    })
+}
+
+/// Pipelines built whose first dispatch has not yet been seen to finish, so that a readback's
+/// timeout measures a device that makes no progress, not a driver that compiles.
+///
+/// CPU drivers (lavapipe, SwiftShader's Vulkan) compile a kernel at its first dispatch, not when
+/// its pipeline is made: the compile runs inside the submission that a readback waits for, and
+/// on two cores a software-f64 chain took tens of seconds there. A readback therefore waits its
+/// timeout plus an allowance for each pipeline built since the last readback that completed
+/// (every pipeline built before that one began had been dispatched and so compiled), at most
+/// [`MAX_COMPILE_ALLOWANCE`] in all. A device that hangs is still found: after the timeout when
+/// no kernel is new, after the allowance on top when some are. Another thread's kernels built
+/// meanwhile count for every readback, which errs on the side of waiting longer.
+#[derive(Default)]
+pub(crate) struct FirstRuns {
+    built: AtomicU64,
+    settled: AtomicU64,
+}
+
+/// The most a readback's compile allowance adds to its timeout, whatever the kernels built.
+pub(crate) const MAX_COMPILE_ALLOWANCE: Duration = Duration::from_secs(600);
+
+/// How long one readback may wait, and which builds its completion shows compiled.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WaitBudget {
+    pub(crate) timeout: Duration,
+    built_before: u64,
+}
+
+impl FirstRuns {
+    fn built(&self) {
+        self.built.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The wait for work submitted now: `timeout`, plus `allowance` per pipeline not yet seen
+    /// to run.
+    pub(crate) fn budget(&self, timeout: Duration, allowance: Duration) -> WaitBudget {
+        let built_before = self.built.load(Ordering::Acquire);
+        let fresh = built_before.saturating_sub(self.settled.load(Ordering::Acquire));
+        let extra = allowance.saturating_mul(u32::try_from(fresh).unwrap_or(u32::MAX)).min(MAX_COMPILE_ALLOWANCE);
+        WaitBudget { timeout: timeout.saturating_add(extra), built_before }
+    }
+
+    /// A readback waited with `budget` completed: the pipelines built before it have run.
+    pub(crate) fn settle(&self, budget: WaitBudget) {
+        self.settled.fetch_max(budget.built_before, Ordering::AcqRel);
+    }
 }
 
 fn build_pipeline(

@@ -351,9 +351,11 @@ impl Context {
         wait: Wait,
         out: &mut [T],
     ) -> Result<()> {
-        let result = readback
-            .read_into(&self.inner.poller, &self.inner.driver_lock, wait, self.inner.options.readback_timeout, out)
-            .await;
+        let budget = self.wait_budget();
+        let result = readback.read_into(&self.inner.poller, &self.inner.driver_lock, wait, budget.timeout, out).await;
+        if result.is_ok() {
+            self.inner.pipelines.first_runs.settle(budget);
+        }
         self.lost_or(result)
     }
 

@@ -120,7 +120,9 @@ impl Browser {
             .and_then(|l| l.local_addr())
             .map_err(|e| Error(format!("no free port for chromedriver: {e}")))?
             .port();
-        let driver = Command::new(CHROMEDRIVER)
+        let mut driver = Command::new(CHROMEDRIVER);
+        crate::with_driver_caches(&mut driver);
+        let driver = driver
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())

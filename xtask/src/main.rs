@@ -43,6 +43,10 @@ commands:
   bench [args]   set up, then `wgpu-act bench [args]` (every kernel at 2^24 elements; minutes),
                  then its ratios against those BENCHMARKS.md records for the same adapter and
                  size: fails naming each kernel that fell by more than the noise in two runs
+  compile-times [args]
+                 set up, then `wgpu-act bench --compile-times [args]` with the driver caches
+                 emptied first: each kernel's first-use cost, cold, on Vulkan (lavapipe) and on
+                 SwiftShader (pass --ops, --dtypes to narrow it)
   soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
   test-wasm      the browser suite: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version)
@@ -125,6 +129,7 @@ fn main() -> ExitCode {
             cargo(&["test", "--release", "--workspace", "--all-features", "--", "--ignored"], &rest, &[])
         }),
         "bench" => ensure_gpu_driver().and_then(|()| guard::bench(&rest)),
+        "compile-times" => ensure_gpu_driver().and_then(|()| compile_times(&rest)),
         "soak" => ensure_gpu_driver().and_then(|()| {
             let args =
                 if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
@@ -569,6 +574,8 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },
     ]);
+    let cache = cold_driver_caches()?;
+    println!("xtask: driver shader caches start empty in {} (what a new machine sees)", cache.display());
     let suite_started = std::time::Instant::now();
     for step in steps {
         println!("xtask: == {}", step.what);
@@ -602,6 +609,24 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     println!("xtask: -- the browser suite took {:.0} s", started.elapsed().as_secs_f64());
     println!("xtask: all checks passed in {:.0} s", suite_started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo xtask compile-times`: what each kernel's first use costs with cold driver caches, on
+/// the default Vulkan adapter (lavapipe here) and on SwiftShader.
+fn compile_times(extra: &[OsString]) -> Result<ExitCode> {
+    let cache = cold_driver_caches()?;
+    println!("xtask: driver shader caches start empty in {}", cache.display());
+    let icd = targets::swiftshader_icd()?.display().to_string();
+    let extra: Vec<&str> = extra.iter().filter_map(|a| a.to_str()).collect();
+    let args = [&[CLI, "bench", "--compile-times"][..], &extra].concat();
+    let mut outcome = ExitCode::SUCCESS;
+    for env in [&[("WGPU_BACKEND", "vulkan")][..], &[("WGPU_BACKEND", "vulkan"), ("VK_ICD_FILENAMES", &icd)]] {
+        let code = cli(&args[1..], env)?;
+        if code != ExitCode::SUCCESS {
+            outcome = code;
+        }
+    }
+    Ok(outcome)
 }
 
 /// The packages as crates.io would get them: `cargo package` of the library and the CLI, each
@@ -738,6 +763,7 @@ fn tool(program: &std::ffi::OsStr, base: &[&str], extra: &[OsString], env_vars: 
     if let Some(dir) = private_runtime_dir()? {
         cmd.env("XDG_RUNTIME_DIR", dir);
     }
+    with_driver_caches(&mut cmd);
     for (key, value) in env_vars {
         cmd.env(key, value);
     }
@@ -750,6 +776,32 @@ fn tool(program: &std::ffi::OsStr, base: &[&str], extra: &[OsString], env_vars: 
             ExitCode::FAILURE
         }
     })
+}
+
+/// The empty folder that this run's drivers keep their shader caches in, once
+/// [`cold_driver_caches`] made it.
+static DRIVER_CACHES: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Empties `target/driver-caches` and points every later child at it (Mesa's lavapipe and
+/// llvmpipe through `MESA_SHADER_CACHE_DIR` and `XDG_CACHE_HOME`, Chromium's disk caches through
+/// `XDG_CACHE_HOME`), so that a run compiles each kernel cold, as on a new machine: a test that
+/// passes only with a warm cache fails here every time (a fresh machine's first run once timed
+/// out in a readback that a developer's warm cache never saw). The run's own steps share it, as
+/// they would on that machine.
+pub(crate) fn cold_driver_caches() -> Result<PathBuf> {
+    let dir = workspace_root().join("target").join("driver-caches");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| Error(format!("could not empty {}: {e}", dir.display())))?;
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| Error(format!("could not create {}: {e}", dir.display())))?;
+    Ok(DRIVER_CACHES.get_or_init(|| dir).clone())
+}
+
+/// Points `cmd`'s driver caches at the run's empty folder, when [`cold_driver_caches`] made one.
+pub(crate) fn with_driver_caches(cmd: &mut Command) {
+    if let Some(dir) = DRIVER_CACHES.get() {
+        cmd.env("XDG_CACHE_HOME", dir).env("MESA_SHADER_CACHE_DIR", dir).env_remove("MESA_GLSL_CACHE_DIR");
+    }
 }
 
 /// `target/xdg-runtime` (mode 0700) when `XDG_RUNTIME_DIR` is unset or not a directory.
