@@ -141,3 +141,30 @@ fn prelu_elu_leaky_relu_runs_as_one_kernel() {
     let kernels = common::kernels_per_chain(&ctx) as u64;
     assert_eq!(ctx.pipeline_cache_stats().compiled - before, kernels, "one kernel (per pass) for the three steps");
 }
+
+/// On the software-f64 path a kernel runs at most one step whose math the interpreter runs
+/// (its compile time grows faster than its code when several are inlined together): Sigmoid,
+/// LeakyRelu, Tanh is two kernels there, one anywhere else, and equals the steps run one by one.
+#[test]
+fn software_f64_kernels_hold_one_interpreted_step() {
+    use wgpu_activations::{ContextOptions, DType, DTypePath, ops};
+    let options = ContextOptions::from_env().with_emulated(DType::F64, true);
+    let Some(ctx) = common::ctx_with(options) else { return };
+    assert!(matches!(ctx.dtype_path(DType::F64), DTypePath::Emulated(_)), "{}", ctx.dtype_path(DType::F64));
+    let x_values = to_dyn(samples::<f64>(300, 6), &[300]);
+    let x = ctx.upload(x_values.view()).unwrap();
+    let chain =
+        [Activation::with_defaults(&ops::SIGMOID), Activation::leaky_relu(0.1), Activation::with_defaults(&ops::TANH)];
+    let before = ctx.pipeline_cache_stats().compiled;
+    let fused = ctx.download::<f64>(&ctx.run_activations(&chain, &x).unwrap()).unwrap();
+    assert_eq!(ctx.pipeline_cache_stats().compiled - before, 2, "Sigmoid with LeakyRelu, then Tanh");
+    let mut one_by_one = x;
+    for step in &chain {
+        one_by_one = ctx.run_activations(std::slice::from_ref(step), &one_by_one).unwrap();
+    }
+    let one_by_one = ctx.download::<f64>(&one_by_one).unwrap();
+    assert_eq!(
+        bytemuck::cast_slice::<f64, u8>(fused.as_slice().unwrap()),
+        bytemuck::cast_slice::<f64, u8>(one_by_one.as_slice().unwrap())
+    );
+}

@@ -618,3 +618,26 @@ fn a_device_without_optional_features_runs_every_dtype() {
     let y = elu(&fallback, x.view(), 1.0).unwrap();
     assert_same_bits("CPU fallback", &y, &reference::elu(x.view(), 1.0));
 }
+
+/// A readback's timeout measures a device that makes no progress, not a driver compiling:
+/// with no time at all to wait, a call whose kernel is new still finishes (its compile allowance
+/// covers it, as CPU drivers compile at the first dispatch), and the same call once that kernel
+/// has run times out, as does any call without the allowance.
+#[test]
+fn a_readback_timeout_leaves_out_the_compile_of_new_kernels() {
+    let no_wait = ContextOptions::from_env().with_validation(false).with_readback_timeout(Duration::ZERO);
+    let Some(ctx) = common::ctx_with(no_wait.clone()) else { return };
+    let x = to_dyn(samples::<f32>(1000, 4), &[1000]);
+    let first = leaky_relu(&ctx, x.view(), 0.5).expect("a new kernel's first run has its compile allowance");
+    assert_same_bits("first run", &first, &reference::leaky_relu(x.view(), 0.5));
+    let again = leaky_relu(&ctx, x.view(), 0.5);
+    assert!(matches!(again, Err(Error::Timeout { during: "readback", after }) if after.is_zero()), "{again:?}");
+    elu(&ctx, x.view(), 1.0).expect("another new kernel has its allowance");
+
+    let Some(strict) = common::ctx_with(no_wait.with_compile_allowance(Duration::ZERO)) else { return };
+    let outcome = leaky_relu(&strict, x.view(), 0.5);
+    assert!(matches!(outcome, Err(Error::Timeout { during: "readback", .. })), "{outcome:?}");
+    // A context that timed out still works with time to wait.
+    let patient = common::ctx_with(ContextOptions::from_env()).expect("a context");
+    assert_same_bits("after", &leaky_relu(&patient, x.view(), 0.5).unwrap(), &first);
+}

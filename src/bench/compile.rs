@@ -53,7 +53,7 @@ pub(super) fn compile_times(options: &ContextOptions, ops: &[String], dtypes: &[
                     if std::ptr::eq(*op, &SWISH) {
                         attributes[0] = 1.702;
                     }
-                    Step::Unary(*op, attributes)
+                    Step::Unary(op, attributes)
                 })
                 .collect();
             rows.push(measure(&meter, "chain Gelu, Mish, Swish 1.702, Softplus, Sigmoid".into(), dtype, &steps)?);

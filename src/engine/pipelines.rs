@@ -297,3 +297,28 @@ impl PlainKernel {
         pass.dispatch_workgroups(groups.0, groups.1, 1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compile_allowance_counts_kernels_not_yet_seen_to_run_and_is_bounded() {
+        let (timeout, allowance) = (Duration::from_secs(60), Duration::from_secs(120));
+        let first_runs = FirstRuns::default();
+        assert_eq!(first_runs.budget(timeout, allowance).timeout, timeout);
+        first_runs.built();
+        first_runs.built();
+        let waited = first_runs.budget(timeout, allowance);
+        assert_eq!(waited.timeout, timeout + 2 * allowance);
+        // A kernel built while that readback waited is not known to have run when it completes.
+        first_runs.built();
+        first_runs.settle(waited);
+        assert_eq!(first_runs.budget(timeout, allowance).timeout, timeout + allowance);
+        // An older readback completing later settles nothing more.
+        first_runs.settle(FirstRuns::default().budget(timeout, allowance));
+        assert_eq!(first_runs.budget(timeout, allowance).timeout, timeout + allowance);
+        (0..100).for_each(|_| first_runs.built());
+        assert_eq!(first_runs.budget(timeout, allowance).timeout, timeout + MAX_COMPILE_ALLOWANCE);
+    }
+}
