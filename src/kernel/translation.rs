@@ -185,55 +185,84 @@ fn independent_check(output: &Output, label: &str) -> Option<String> {
 
 #[test]
 fn every_kernel_variant_translates_for_every_backend() {
-    let (spirv_val, glslang) = (tool("spirv-val"), tool("glslangValidator"));
+    let tools = (tool("spirv-val"), tool("glslangValidator"));
     let keys = all_variants();
+    // Each key alone, on every core: one thread took four minutes of the suite's Vulkan step,
+    // most of it waiting for spirv-val and glslangValidator.
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = keys.len().div_ceil(threads).max(1);
     let mut failures = Vec::new();
     let mut translated = [0usize; 4];
-    for key in &keys {
-        let module = match parse_and_validate(key) {
-            Ok(module) => module,
-            Err(e) => {
-                failures.push(e);
-                continue;
-            }
-        };
-        let caps = naga::valid::Capabilities::all();
-        let info = match naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module) {
-            Ok(info) => info,
-            Err(e) => {
-                failures.push(format!("{}: {e:?}", key.label()));
-                continue;
-            }
-        };
-        let feature = key.repr.spec().feature;
-        for (b, backend) in Backend::ALL.into_iter().enumerate() {
-            if !backend.features().contains(feature) {
-                continue; // never chosen there: the mapping test below
-            }
-            for pass in key.passes().into_iter().filter(|pass| *pass != Pass::Listed) {
-                let label = format!("{}.{}.{backend:?}", key.label(), pass.entry_point());
-                match translate(backend, &module, &info, key, pass) {
-                    Ok(output) => {
-                        let checked = match output {
-                            Output::Spirv(_) => spirv_val,
-                            Output::Glsl(_) => glslang,
-                            Output::Text(_) => true,
-                        };
-                        if let Some(problem) = checked.then(|| independent_check(&output, &label)).flatten() {
-                            failures.push(problem);
-                        }
-                        translated[b] += 1;
-                    }
-                    Err(e) => failures.push(format!("{label}: {e}")),
-                }
-            }
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = keys
+            .chunks(chunk)
+            .map(|keys| {
+                scope.spawn(move || {
+                    let mut outcome = (Vec::new(), [0usize; 4]);
+                    keys.iter().for_each(|key| translate_key(key, tools, &mut outcome.0, &mut outcome.1));
+                    outcome
+                })
+            })
+            .collect();
+        for worker in workers {
+            let (found, counts) = worker.join().expect("a translation thread panicked");
+            failures.extend(found);
+            translated.iter_mut().zip(counts).for_each(|(total, count)| *total += count);
         }
-    }
+    });
     for (backend, count) in Backend::ALL.iter().zip(translated) {
         println!("{backend:?}: {count} entry points translated");
         assert!(count >= 200, "{backend:?}: only {count} entry points");
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// Translates every pass of `key` for every backend that may run it, checking SPIR-V with
+/// spirv-val and GLSL with glslangValidator where `tools` says they are present.
+fn translate_key(
+    key: &KernelKey,
+    (spirv_val, glslang): (bool, bool),
+    failures: &mut Vec<String>,
+    translated: &mut [usize; 4],
+) {
+    let module = match parse_and_validate(key) {
+        Ok(module) => module,
+        Err(e) => {
+            failures.push(e);
+            return;
+        }
+    };
+    let caps = naga::valid::Capabilities::all();
+    let info = match naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps).validate(&module) {
+        Ok(info) => info,
+        Err(e) => {
+            failures.push(format!("{}: {e:?}", key.label()));
+            return;
+        }
+    };
+    let feature = key.repr.spec().feature;
+    for (b, backend) in Backend::ALL.into_iter().enumerate() {
+        if !backend.features().contains(feature) {
+            continue; // never chosen there: the mapping test below
+        }
+        for pass in key.passes().into_iter().filter(|pass| *pass != Pass::Listed) {
+            let label = format!("{}.{}.{backend:?}", key.label(), pass.entry_point());
+            match translate(backend, &module, &info, key, pass) {
+                Ok(output) => {
+                    let checked = match output {
+                        Output::Spirv(_) => spirv_val,
+                        Output::Glsl(_) => glslang,
+                        Output::Text(_) => true,
+                    };
+                    if let Some(problem) = checked.then(|| independent_check(&output, &label)).flatten() {
+                        failures.push(problem);
+                    }
+                    translated[b] += 1;
+                }
+                Err(e) => failures.push(format!("{label}: {e}")),
+            }
+        }
+    }
 }
 
 /// A representation needing a feature a backend never offers is never chosen there: the
