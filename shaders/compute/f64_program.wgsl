@@ -6,12 +6,13 @@
 // {{F64_FUNCTIONS}}) that this loop runs with one copy of each step, whatever the function.
 // CPU twin: `run` in src/kernel/f64_program.rs's tests, against the math's software twin.
 //
-// Instruction: (op | destination << 8 | immediate << 16, a, b, c), register numbers. Integers
-// (exponents) sit in a register's low word, comparisons' outcomes as 0 or 1. F64_PROGRAM and
-// F64_CONSTANTS are private variables, not constants: naga's SPIR-V copies a constant array
-// that is indexed at run time into a local variable at every access (the whole program, per
-// instruction), and the expansion places only the functions the kernel calls (lavapipe's
-// compile time grows with the program's length).
+// Instruction: (op | destination << 8 | immediate << 16, a | b << 10 | c << 20), with a, b
+// and c register numbers. Integers (exponents) sit in a register's low word, comparisons'
+// outcomes as 0 or 1. F64_PROGRAM and F64_CONSTANTS are private variables, not constants:
+// naga's SPIR-V copies a constant array that is indexed at run time into a local variable at
+// every access (the whole program, per instruction). Every invocation initialises them, and
+// lavapipe's compile time grows with their length: hence two words an instruction (four took
+// Gelu's kernel from 3.1 s to 10.2 s there), and only the functions the kernel calls.
 
 // An integer register's value, and the register holding an integer.
 fn f64_register_int(r: U64) -> i32 {
@@ -58,9 +59,9 @@ fn f64_program_run(start: u32, end: u32, result: u32, x: U64, y: U64) -> U64 {
     for (var pc = start; pc < end + opaque_zero; pc++) {
         let instruction = F64_PROGRAM[pc];
         let op = instruction.x & 0xffu;
-        let a = f64_read(&r, instruction.y);
-        let b = f64_read(&r, instruction.z);
-        let c = f64_read(&r, instruction.w);
+        let a = f64_read(&r, instruction.y & 0x3ffu);
+        let b = f64_read(&r, (instruction.y >> 10u) & 0x3ffu);
+        let c = f64_read(&r, instruction.y >> 20u);
         var out: U64;
         if (op <= F64_OP_ADD_UNLESS_ZERO) {
             let sum = f64_add(a, select(b, f64_negate(b), op == F64_OP_SUB));

@@ -505,11 +505,14 @@ fn software_functions(wanted: &impl Fn(&str) -> bool) -> String {
     }
     let _ = writeln!(
         out,
-        "var<private> F64_PROGRAM: array<vec4<u32>, {0}> = array<vec4<u32>, {0}>(",
+        "var<private> F64_PROGRAM: array<vec2<u32>, {0}> = array<vec2<u32>, {0}>(",
         program.instructions.len()
     );
-    for [x, a, b, c] in &program.instructions {
-        let _ = writeln!(out, "    vec4<u32>({x:#x}u, {a}u, {b}u, {c}u),");
+    // Two words an instruction, the three operands' registers in ten bits each: the array is
+    // written into every invocation's registers, and lavapipe's compile time grew with it.
+    for &[x, a, b, c] in &program.instructions {
+        assert!(a.max(b).max(c) < 1 << 10, "register {} beyond ten bits", a.max(b).max(c));
+        let _ = writeln!(out, "    vec2<u32>({x:#x}u, {:#x}u),", a | b << 10 | c << 20);
     }
     out.push_str(");\n");
     let _ = writeln!(out, "const F64_TEMPORARIES: u32 = {}u;", program.temporaries);
