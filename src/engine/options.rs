@@ -86,8 +86,9 @@ pub struct ContextOptions {
 
 impl Default for ContextOptions {
     /// High-performance adapter of any backend, the adapter's own limits, the default paths,
-    /// validation off, a 60 s readback timeout and 120 s more per kernel compiling, 64 cached kernels, 128 MiB of pooled buffers,
-    /// the default kernel shape; nothing read from the environment.
+    /// validation off, a 60 s readback timeout and 120 s more per kernel compiling, 64 cached
+    /// kernels, 128 MiB of pooled buffers, the default kernel shape; nothing read from the
+    /// environment.
     fn default() -> Self {
         Self {
             power_preference: wgpu::PowerPreference::HighPerformance,

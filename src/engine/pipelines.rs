@@ -172,12 +172,14 @@ fn build(device: &wgpu::Device, key: &KernelKey, first_runs: &Arc<FirstRuns>) ->
 ///
 /// CPU drivers (lavapipe, SwiftShader's Vulkan) compile a kernel at its first dispatch, not when
 /// its pipeline is made: the compile runs inside the submission that a readback waits for, and
-/// on two cores a software-f64 chain took tens of seconds there. A readback therefore waits its
-/// timeout plus an allowance for each pipeline built since the last readback that completed
-/// (every pipeline built before that one began had been dispatched and so compiled), at most
+/// on two cores a fused software-f64 chain took 97 s there. A readback therefore waits its
+/// timeout plus an allowance for each pipeline built since the last readback that completed (a
+/// pipeline built before that one began was dispatched in work it waited for), at most
 /// [`MAX_COMPILE_ALLOWANCE`] in all. A device that hangs is still found: after the timeout when
-/// no kernel is new, after the allowance on top when some are. Another thread's kernels built
-/// meanwhile count for every readback, which errs on the side of waiting longer.
+/// no kernel is new, after the allowance on top when some are. With several threads the count
+/// is approximate: another thread's kernels built meanwhile lengthen every readback's wait, and
+/// one built before a readback began but submitted after it counts as run once that readback
+/// completes.
 #[derive(Default)]
 pub(crate) struct FirstRuns {
     built: AtomicU64,
