@@ -139,7 +139,7 @@ struct Report {
     subnormals: String,
     /// The driver's form: whole workgroups in straight-line code, or every Vector in a loop
     /// (`ContextOptions::with_straight_line`).
-    driver: &'static str,
+    driver: String,
     kernels: Vec<KernelRow>,
     fused: Vec<FusedRow>,
     host: Vec<HostRow>,
@@ -234,10 +234,16 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         (false, _) => "f32 products on the float unit (one pass)",
     };
     let subnormals = format!("{}; {products}", ctx.info().subnormals);
-    let driver = if ctx.inner.tuning.straight_line {
-        "whole workgroups in straight-line code, the Vectors after them in a loop (f64: every Vector in a loop)"
+    let straight_line = "whole workgroups in straight-line code, the Vectors after them in a loop";
+    let driver = if ctx.inner.tuning.straight_line && ctx.inner.options.straight_line.is_none() {
+        format!(
+            "from {} workgroups, {straight_line}; smaller tensors and f64: every Vector in a loop",
+            crate::engine::STRAIGHT_LINE_MIN_WORKGROUPS
+        )
+    } else if ctx.inner.tuning.straight_line {
+        format!("{straight_line} (f64: every Vector in a loop)")
     } else {
-        "every Vector in a loop"
+        "every Vector in a loop".to_string()
     };
     Ok(Report {
         adapter: info.name.clone(),

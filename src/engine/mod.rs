@@ -30,7 +30,7 @@ pub use probe::Subnormals;
 pub use tensor::GpuTensor;
 
 #[cfg(feature = "bench")]
-pub(crate) use dispatch::{Job, JobStep, KeepAlive, SlopeWindow};
+pub(crate) use dispatch::{Job, JobStep, KeepAlive, STRAIGHT_LINE_MIN_WORKGROUPS, SlopeWindow};
 pub(crate) use host::{HostData, HostSlope, HostStep, check_chain, check_dtype, host_steps};
 #[cfg(feature = "bench")]
 pub(crate) use pipelines::PlainKernel;

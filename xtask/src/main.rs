@@ -16,6 +16,7 @@
 mod accuracy;
 mod browser;
 mod guard;
+mod host_cost;
 mod public_api;
 mod targets;
 mod web;
@@ -47,6 +48,10 @@ commands:
                  set up, then `wgpu-act bench --compile-times [args]` with the driver caches
                  emptied first: each kernel's first-use cost, cold, on Vulkan (lavapipe) and on
                  SwiftShader (pass --ops, --dtypes to narrow it)
+  host-cost [args]
+                 set up, then models of 510 and 2,040 distinct fused chains (examples/
+                 chain_model.rs; args go to it, e.g. --elements 65536) run by `wgpu-act run` on
+                 lavapipe, first with empty driver caches, then warm: wall time and peak memory
   soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
   test-wasm      the browser suite: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version)
@@ -130,6 +135,7 @@ fn main() -> ExitCode {
         }),
         "bench" => ensure_gpu_driver().and_then(|()| guard::bench(&rest)),
         "compile-times" => ensure_gpu_driver().and_then(|()| compile_times(&rest)),
+        "host-cost" => ensure_gpu_driver().and_then(|()| host_cost::host_cost(&rest)),
         "soak" => ensure_gpu_driver().and_then(|()| {
             let args =
                 if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
@@ -741,15 +747,21 @@ fn merged_arguments(base: &[&str], extra: &[OsString]) -> Vec<OsString> {
 /// step's arguments (fresh after it; it puts that build's `wgpu-act` in place), then the binary
 /// itself, so that no build of the dependency stack with the CLI's own features is needed.
 fn cli(args: &[&str], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
+    let Some(release) = test_build()? else { return Ok(ExitCode::FAILURE) };
+    let binary = release.join(format!("{CLI}{}", env::consts::EXE_SUFFIX));
+    tool(binary.as_os_str(), args, &[], env_vars)
+}
+
+/// `cargo test --no-run` with the test step's arguments, which builds the CLI and the examples
+/// with every feature; the folder that holds them, or `None` when the build failed.
+fn test_build() -> Result<Option<PathBuf>> {
     let build = [&TEST_BUILD[..], &["--no-run", "--quiet"]].concat();
-    let code = cargo(&build, &[], &[])?;
-    if code != ExitCode::SUCCESS {
-        return Ok(code);
+    if cargo(&build, &[], &[])? != ExitCode::SUCCESS {
+        return Ok(None);
     }
     let target =
         env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace_root().join("target"), |d| workspace_root().join(d));
-    let binary = target.join("release").join(format!("{CLI}{}", env::consts::EXE_SUFFIX));
-    tool(binary.as_os_str(), args, &[], env_vars)
+    Ok(Some(target.join("release")))
 }
 
 /// Runs `program` from the workspace root with `base` then `extra` arguments and the variables
