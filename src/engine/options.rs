@@ -284,8 +284,11 @@ impl ContextOptions {
     /// Whether the kernels take whole workgroups' Vectors in straight-line code, loaded first,
     /// and the Vectors after them in a pass of their own (`true`), or every Vector in a loop,
     /// each behind a test (`false`); f64 kernels always loop. Default: straight-line on
-    /// llvmpipe (lavapipe, Mesa's GL), where it ran the heavy kernels up to a third faster, the
-    /// loop elsewhere (SwiftShader ran the straight-line form a quarter slower; BENCHMARKS.md).
+    /// llvmpipe (lavapipe, Mesa's GL), where it ran the heavy kernels up to a third faster, for
+    /// tensors of at least 256 workgroups (2^20 f32 elements), since its four copies of a chain's
+    /// math compile four times as long; the loop for smaller tensors there and on every other
+    /// adapter (SwiftShader ran the straight-line form a quarter slower; BENCHMARKS.md). Set,
+    /// the form holds for every tensor.
     pub fn with_straight_line(mut self, straight_line: bool) -> Self {
         self.straight_line = Some(straight_line);
         self
