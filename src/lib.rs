@@ -98,6 +98,7 @@ mod engine;
 mod error;
 mod kernel;
 pub mod ops;
+mod real;
 mod repr;
 pub mod ulp;
 

@@ -4,7 +4,7 @@
 // stays down, the float unit's product is IEEE's on any unit, flushing or not. The first pass's
 // products (f32_products_flagged.wgsl) raise it for the second pass, the exact products
 // (f32_products_exact.wgsl) take the integers only behind it. CPU twin: `needs_exact` in
-// src/cpu/compute_f32_products_flagged.rs, whose tests show the claim on units that flush
+// src/cpu/compute_f32_product_flag.rs, whose tests show the claim on units that flush
 // operands, results or both.
 fn product_may_be_wrong(a: Compute, b: Compute, product: Compute) -> vec4<bool> {
     // The smaller magnitude, signed (it is below 2^31): SwiftShader's JIT has no unsigned

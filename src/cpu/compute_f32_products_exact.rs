@@ -3,12 +3,7 @@
 //! as such a device does (subnormal operands and results become zeros of their sign), so the
 //! tests below show the algorithm exact without any help from the CPU's subnormal support.
 
-use super::compute_f32_products_flagged::needs_exact;
-
-/// `x`, or a zero of its sign where it is subnormal: what a flushing float unit sees or gives.
-pub(crate) fn flushed(x: f32) -> f32 {
-    if x.is_subnormal() { f32::from_bits(x.to_bits() & 0x8000_0000) } else { x }
-}
+use super::compute_f32_product_flag::{flushed, needs_exact};
 
 /// The product as the kernel computes it on a flushing device.
 pub(crate) fn mul(a: f32, b: f32) -> f32 {
@@ -59,8 +54,9 @@ fn round_shift(p: u64, s: u32) -> u32 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::cpu::compute_f32_product_flag::pattern;
 
     fn same(a: f32, b: f32) {
         let (got, want) = (mul(a, b), a * b);
@@ -72,28 +68,6 @@ pub(crate) mod tests {
             got.to_bits(),
             want.to_bits()
         );
-    }
-
-    /// Bit patterns with exponents where the cases are: 0 (subnormals), around the boundary
-    /// of subnormal products, and anywhere.
-    pub(crate) fn pattern(state: &mut u64) -> f32 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        let r = *state;
-        let exponent = match r % 5 {
-            0 => 0,
-            1 => (r >> 8) % 4 + 1,
-            2 => 60 + (r >> 8) % 10,
-            3 => 255,
-            _ => (r >> 8) % 256,
-        } as u32;
-        let fraction = match (r >> 20) % 4 {
-            0 => (r >> 32) as u32 & 0xf,
-            1 => 0x7f_fff0 | ((r >> 32) as u32 & 0xf),
-            _ => (r >> 32) as u32 & 0x7f_ffff,
-        };
-        f32::from_bits(((r >> 63) as u32) << 31 | exponent << 23 | fraction)
     }
 
     #[test]

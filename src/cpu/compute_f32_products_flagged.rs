@@ -1,73 +1,45 @@
-//! CPU twin of `shaders/compute/f32_products_flagged.wgsl`: the first pass's product on a
-//! device that flushes subnormals, and its flag (`needs_exact`, the twin of
-//! `f32_product_flag.wgsl`'s `product_may_be_wrong`, which the exact products take too). The
-//! tests show the claim both designs rest on: wherever the flag stays down, the flushing unit's
-//! product is the IEEE product, bit for bit, whichever way the unit flushes (operands, results,
-//! or both).
+//! CPU twin of `shaders/compute/f32_products_flagged.wgsl`: the first of two passes on a device
+//! that flushes subnormals takes the float unit's product and raises the Vector's flag where it
+//! may be wrong (`compute_f32_product_flag.rs`); the second pass computes the flagged Vectors
+//! again with the exact products (`compute_f32_products_exact.rs`).
 
-use super::compute_f32_products_exact::flushed;
+use super::compute_f32_product_flag::needs_exact;
 
-/// Where a flushing unit's `product` of `a` and `b` may be wrong: a subnormal operand, or a
-/// zero from two nonzero operands (as the shader decides it: the operands on their bits, the
-/// zero by the float unit's compare).
-pub(crate) fn needs_exact(a: f32, b: f32, product: f32) -> bool {
-    let smaller = (a.to_bits() & 0x7fff_ffff).min(b.to_bits() & 0x7fff_ffff);
-    smaller > 0 && (product == 0.0 || smaller < 0x0080_0000)
+/// The product as the first pass computes it on a unit whose product is `unit`: the unit's
+/// own, with `flag` raised (never lowered) where it may be wrong.
+pub(crate) fn mul(unit: super::compute_f32_product_flag::Unit, a: f32, b: f32, flag: &mut bool) -> f32 {
+    let product = unit(a, b);
+    *flag |= needs_exact(a, b, product);
+    product
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::compute_f32_products_exact::tests::pattern;
+    use crate::cpu::compute_f32_product_flag::{FLUSHING_UNITS, pattern};
 
-    /// A float unit's product.
-    type Unit = fn(f32, f32) -> f32;
-
-    /// The ways a unit may flush: operands (DAZ), results (FTZ), or both.
-    const UNITS: [(&str, Unit); 3] = [
-        ("DAZ and FTZ", |a, b| flushed(flushed(a) * flushed(b))),
-        ("DAZ", |a, b| flushed(a) * flushed(b)),
-        ("FTZ", |a, b| flushed(a * b)),
-    ];
-
-    fn unflagged_products_are_ieee(a: f32, b: f32) {
-        let ieee = a * b;
-        for (unit, product) in UNITS {
-            let got = product(a, b);
-            if !needs_exact(a, b, got) {
-                assert!(
-                    got.to_bits() == ieee.to_bits() || (got.is_nan() && ieee.is_nan()),
-                    "{unit}: {a:e} x {b:e} gave {got:e} unflagged, IEEE {ieee:e}"
-                );
+    /// A Vector's products, as the first pass takes them: where its flag stays down, every one
+    /// is the IEEE product, and once raised the flag stays up.
+    #[test]
+    fn an_unflagged_vector_holds_ieee_products() {
+        let mut state = 0x9e37_79b9_7f4a_7c15;
+        for (unit_name, unit) in FLUSHING_UNITS {
+            for _ in 0..200_000 {
+                let mut flag = false;
+                let pairs: Vec<(f32, f32)> = (0..4).map(|_| (pattern(&mut state), pattern(&mut state))).collect();
+                let products: Vec<f32> = pairs.iter().map(|&(a, b)| mul(unit, a, b, &mut flag)).collect();
+                let raised = pairs.iter().zip(&products).any(|(&(a, b), &p)| needs_exact(a, b, p));
+                assert_eq!(flag, raised, "{unit_name}: the flag is the OR of the Vector's");
+                if !flag {
+                    for (&(a, b), &p) in pairs.iter().zip(&products) {
+                        let ieee = a * b;
+                        assert!(
+                            p.to_bits() == ieee.to_bits() || (p.is_nan() && ieee.is_nan()),
+                            "{unit_name}: {a:e} x {b:e} gave {p:e} unflagged, IEEE {ieee:e}"
+                        );
+                    }
+                }
             }
         }
-    }
-
-    #[test]
-    fn where_the_flag_stays_down_a_flushing_unit_is_right() {
-        let mut state = 0x2545_f491_4f6c_dd1d;
-        for _ in 0..2_000_000 {
-            unflagged_products_are_ieee(pattern(&mut state), pattern(&mut state));
-        }
-        let specials =
-            [0.0f32, -0.0, f32::MIN_POSITIVE, f32::from_bits(1), f32::from_bits(0x8000_0001), f32::INFINITY, 0.5, 2.0];
-        for a in specials {
-            for b in specials {
-                unflagged_products_are_ieee(a, b);
-                unflagged_products_are_ieee(-a, b);
-            }
-        }
-    }
-
-    #[test]
-    fn the_flag_is_rare_on_ordinary_values_and_raised_where_it_must_be() {
-        let tiny = f32::from_bits(0x8000_0001);
-        let flush_both = UNITS[0].1;
-        assert!(needs_exact(tiny, 1.0, flush_both(tiny, 1.0)), "a subnormal operand");
-        assert!(needs_exact(f32::MIN_POSITIVE, 0.5, flush_both(f32::MIN_POSITIVE, 0.5)), "a subnormal result");
-        assert!(needs_exact(f32::INFINITY, tiny, flush_both(f32::INFINITY, tiny)), "infinity times a subnormal");
-        assert!(!needs_exact(0.0, 3.0, 0.0) && !needs_exact(-2.0, -0.0, 0.0), "a zero operand's zero is right");
-        assert!(!needs_exact(f32::NAN, 3.0, f32::NAN) && !needs_exact(f32::INFINITY, 0.0, f32::NAN), "NaN as IEEE's");
-        assert!(!needs_exact(-3.5, 0.01, -3.5 * 0.01) && !needs_exact(1e30, 1e-30, 1e30 * 1e-30));
     }
 }

@@ -484,7 +484,7 @@ mod tests {
 
     /// HardSwish, the operator's own twin in exact arithmetic.
     fn exact_hard_swish(x: f64) -> f64 {
-        use crate::cpu::{Exact, Real};
+        use crate::real::{Exact, Real};
         let attributes = [0.0; crate::ops::MAX_ATTRIBUTES];
         (crate::ops::HARD_SWISH.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
     }
@@ -495,7 +495,7 @@ mod tests {
     /// HardSigmoid with the attributes of `LINES_THROUGH_THEIR_ZERO`'s line `LINE`, the
     /// operator's own twin in exact arithmetic.
     fn exact_hard_sigmoid<const LINE: usize>(x: f64) -> f64 {
-        use crate::cpu::{Exact, Real};
+        use crate::real::{Exact, Real};
         let attributes = crate::ops::HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO[LINE];
         (crate::ops::HARD_SIGMOID.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
     }
@@ -507,7 +507,7 @@ mod tests {
     }
 
     fn exact_softsign(x: f64) -> f64 {
-        use crate::cpu::{Exact, Real};
+        use crate::real::{Exact, Real};
         let a = Exact::from_f64(x.abs());
         (a / (a + Exact::from_f64(1.0))).to_f64().copysign(x)
     }

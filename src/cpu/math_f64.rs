@@ -390,7 +390,7 @@ pub(crate) fn softsign_quotient<S: Steps>(x: S) -> S {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::{Exact, Real};
+    use crate::real::{Exact, Real};
     use crate::ulp::ulp_distance;
 
     /// Log-spaced magnitudes of both signs from 1e-300 to 800, and random bit patterns within.
@@ -472,7 +472,7 @@ mod tests {
 
     fn logistic_product_exact(x: f64, a: f64) -> f64 {
         let x = Exact::from_f64(x);
-        crate::cpu::times_logistic(x, Exact::from_f64(a) * x).to_f64()
+        crate::real::times_logistic(x, Exact::from_f64(a) * x).to_f64()
     }
 
     /// The worst ULP distance of `logistic_product` on both arithmetics over `n` inputs per a,

@@ -7,8 +7,9 @@
 //! | `src/ops/<op>.rs` (each unary operator's twin) | `shaders/ops/<op>.wgsl` |
 //! | `prelu.rs` | `shaders/ops/prelu.wgsl` |
 //! | `compute.rs` | the steps of `shaders/compute/f32.wgsl`, `f64.wgsl`, `f64_soft.wgsl` |
+//! | `compute_f32_product_flag.rs` | `shaders/compute/f32_product_flag.wgsl` |
 //! | `compute_f32_products_exact.rs` | `shaders/compute/f32_products_exact.wgsl` |
-//! | `compute_f32_products_flagged.rs` | `shaders/compute/f32_products_flagged.wgsl` and its test, `f32_product_flag.wgsl` |
+//! | `compute_f32_products_flagged.rs` | `shaders/compute/f32_products_flagged.wgsl` |
 //! | `math_f32.rs` | `shaders/math/f32.wgsl` |
 //! | `math_f64.rs` | the source of `shaders/math/f64.wgsl`'s functions (`src/kernel/f64_program.rs` records them) |
 //! | `soft_f64.rs` | `shaders/shared/soft_f64.wgsl` |
@@ -18,12 +19,14 @@
 //! tests check the kernels' algorithms with), but for the f64 math and its steps, which the
 //! kernel expansion records into the WGSL of both f64 paths (`src/kernel/f64_program.rs`). The operator twins compute in f64 and round once, so they give the correctly rounded result
 //! wherever f64 holds it exactly (every f32, f16 and bf16 product), and in [`Exact`] arithmetic
-//! for f64 results (`real.rs`); the twins of the math repeat the kernels' own steps in the
+//! for f64 results (`src/real.rs`); the twins of the math repeat the kernels' own steps in the
 //! kernels' precision, so the kernels' error bounds can be checked exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
 pub(crate) mod chain;
 pub(crate) mod compute;
+#[cfg(test)]
+pub(crate) mod compute_f32_product_flag;
 #[cfg(test)]
 pub(crate) mod compute_f32_products_exact;
 #[cfg(test)]
@@ -33,7 +36,6 @@ pub(crate) mod divide;
 pub(crate) mod math_f32;
 pub(crate) mod math_f64;
 pub(crate) mod prelu;
-pub(crate) mod real;
 #[cfg(test)]
 pub(crate) mod soft_f64;
 
@@ -42,9 +44,9 @@ use ndarray::{Array, ArrayView, Dimension};
 use crate::dtype::{DType, Element, FloatElement};
 use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
+pub(crate) use crate::real::{Exact, Real};
 pub use chain::{ChainStep, check_chain};
 pub use prelu::{prelu, prelu_scalar};
-pub(crate) use real::{Exact, Real, times_logistic};
 
 /// `op` on one element: its twin on the value widened exactly, rounded once to `T`, or `x`
 /// itself (bit for bit) where the operator passes X through. f64 results come from the twin in

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/celu.wgsl`: `alpha * Elu(X / alpha)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Below this magnitude of `X / alpha`, `alpha * expm1(X / alpha)` rounds to X in every dtype.
 const TINY_QUOTIENT: f64 = 7.888_609_052_210_118e-31; // 2^-100

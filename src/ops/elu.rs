@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/elu.wgsl`: `Where(X < 0, alpha * (exp(X) - 1), X)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Elu of one element: `alpha * expm1(x)` where `x < 0`, `None` (X passes through) elsewhere.
 /// `expm1` is accurate near 0, where the spec's literal `exp(x) - 1` loses all its digits.

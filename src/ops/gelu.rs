@@ -3,7 +3,7 @@
 //! Pow(X, 3)))))))`.
 
 use super::{Attributes, GELU};
-use crate::cpu::{Real, times_logistic};
+use crate::real::{Real, times_logistic};
 
 /// 2 sqrt(2/pi) and 0.044715, the real numbers, each as two doubles.
 const TWO_SQRT_TWO_OVER_PI: [f64; 2] = [1.595_769_121_605_730_8, -9.969_308_809_110_92e-17];

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/hard_sigmoid.wgsl`: `Max(Min(alpha * X + beta, 1), 0)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// HardSigmoid of one element: `max(0, min(1, alpha * x + beta))` with the f32 attributes,
 /// `None` (X passes through) for NaN. `alpha * x` of an f32 alpha and an f32, f16 or bf16 x is

@@ -3,7 +3,7 @@
 
 use super::Attributes;
 use super::hard_sigmoid::hard_sigmoid;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// The body's alpha: the f32 attribute 0.16666667, 0x3e2aaaab (not 1/6).
 const ALPHA: f32 = 0.166_666_67;

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/mish.wgsl`: `Mul(X, Tanh(Softplus(X)))`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Mish of one element: tanh(log(1 + w)) = u / (1 + u) with u = w (1 + w / 2), w = e^x, spelled
 /// `x / (1 + 2 v^2 / (1 + 2 v))` with v = e^-x for positive x (no overflow) and `x u / (1 + u)`

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/relu.wgsl`: `Max(X, 0)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Relu of one element: `None` (X passes through) where `x > 0` or NaN, +0 elsewhere (-0.0 and
 /// integer zero included).

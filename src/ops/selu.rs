@@ -2,7 +2,7 @@
 //! `Where(X < 0, gamma * (alpha * exp(X) - alpha), gamma * X)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Selu of one element: `gamma * alpha * expm1(x)` where `x < 0`, `gamma * x` elsewhere, and
 /// `None` (X passes through) for NaN. `gamma * alpha` of two f32 is exact in f64, and so is

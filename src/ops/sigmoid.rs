@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/sigmoid.wgsl`: `1 / (1 + exp(-X))`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Sigmoid of one element: `1 / (1 + e^-x)` for positive x and `e^x / (1 + e^x)` otherwise (no
 /// cancellation either way, no overflow), `None` (X passes through) for NaN.

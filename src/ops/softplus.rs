@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/softplus.wgsl`: `Log(Add(Exp(X), 1))`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Softplus of one element: `x + log1p(e^-x)` for positive x and `log1p(e^x)` otherwise (no
 /// overflow, no cancellation), `None` (X passes through) for NaN.

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/softsign.wgsl`: `Div(X, Add(1, Abs(X)))`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Softsign of one element: `x / (1 + |x|)`, `None` (X passes through) for NaN; +-inf give NaN,
 /// the function body's inf / inf.

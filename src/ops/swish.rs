@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/swish.wgsl`: `Mul(X, Sigmoid(Mul(CastLike(alpha, X), X)))`.
 
 use super::Attributes;
-use crate::cpu::{Real, times_logistic};
+use crate::real::{Real, times_logistic};
 
 /// Swish of one element: x sigmoid(alpha x) without cancellation or overflow (the reference
 /// takes alpha already rounded like X), `None` (X passes through) for NaN.

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/tanh.wgsl`: `tanh(X)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// Tanh of one element: `-expm1(-2|x|) / (2 + expm1(-2|x|))` with x's sign (no cancellation, no
 /// overflow), `None` (X passes through) for NaN.

@@ -1,7 +1,7 @@
 //! CPU twin of `shaders/ops/thresholded_relu.wgsl`: `Where(Less(CastLike(alpha, X), X), X, 0)`.
 
 use super::Attributes;
-use crate::cpu::Real;
+use crate::real::Real;
 
 /// ThresholdedRelu of one element, with alpha already rounded to X's dtype (the table's
 /// `attributes_like_x`): `None` (X passes through) where `x > alpha`, +0.0 elsewhere, NaN
