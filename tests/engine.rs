@@ -42,6 +42,28 @@ fn kernels_are_compiled_once_per_kernel() {
     assert_eq!(ctx.pipeline_cache_stats().compiled, 5 * k as u64);
 }
 
+/// On llvmpipe, where the straight-line form is the default, a tensor of fewer than 256 whole
+/// workgroups takes the loop form, which compiles faster: the same chain on a small and a large
+/// tensor is two kernels there, one kernel elsewhere or where a form is asked for, and right in
+/// each form.
+#[test]
+fn llvmpipe_takes_the_straight_line_for_large_tensors_only() {
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
+    let Some(asked) = common::ctx_with(ContextOptions::from_env().with_straight_line(true)) else { return };
+    let small = to_dyn(samples::<f32>(4096, 5), &[4096]);
+    let large = to_dyn(samples::<f32>(1 << 20, 6), &[1 << 20]);
+    for context in [&ctx, &asked] {
+        for x in [&small, &large] {
+            let y = elu(context, x.view(), 1.0).unwrap();
+            assert_close("elu", y.view(), reference::elu(x.view(), 1.0).view(), x.view(), 2);
+        }
+    }
+    let k = common::kernels_per_chain(&ctx) as u64;
+    let forms = if ctx.info().adapter.name.contains("llvmpipe") { 2 } else { 1 };
+    assert_eq!(ctx.pipeline_cache_stats().compiled, forms * k, "{}", ctx.info().adapter.name);
+    assert_eq!(asked.pipeline_cache_stats().compiled, k, "a form asked for holds for every tensor");
+}
+
 #[test]
 fn the_kernel_cache_is_bounded_and_counts_evictions() {
     let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_pipeline_cache_capacity(3)) else { return };

@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use super::{Error, Result, cold_driver_caches, command_line, private_runtime_dir, test_build, with_driver_caches};
+use super::{Error, Result, child, cold_driver_caches, command_line, run, test_build};
 
 /// The models: a name, the dtypes of its chains.
 const MODELS: [(&str, &[&str]); 2] =
@@ -26,8 +26,7 @@ pub(crate) fn host_cost(extra: &[OsString]) -> Result<ExitCode> {
         let _ = std::fs::remove_dir_all(&dir);
         let mut generate = Command::new(&generator);
         generate.arg(&dir).arg("--dtypes").arg(dtypes.join(",")).args(extra);
-        println!("xtask: running: {}", command_line(&generate));
-        if !generate.status().map_err(|e| Error(format!("could not start {}: {e}", generator.display())))?.success() {
+        if !run(&mut generate)?.success() {
             return Ok(ExitCode::FAILURE);
         }
         let mut runs = Vec::new();
@@ -37,19 +36,15 @@ pub(crate) fn host_cost(extra: &[OsString]) -> Result<ExitCode> {
             }
             let out = dir.join("out");
             let _ = std::fs::remove_dir_all(&out);
-            let mut run = Command::new(&cli);
-            run.arg("run").arg(dir.join("model.onnx")).arg("--output").arg(&out);
+            let mut model_run =
+                child(cli.as_os_str(), &[("WGPU_BACKEND", "vulkan"), ("WGPU_ACT_REPORT_PEAK_MEMORY", "1")])?;
+            model_run.arg("run").arg(dir.join("model.onnx")).arg("--output").arg(&out).stdout(Stdio::null());
             for dtype in *dtypes {
-                run.arg("--input").arg(format!("X_{dtype}={}", dir.join(format!("X_{dtype}.pb")).display()));
+                model_run.arg("--input").arg(format!("X_{dtype}={}", dir.join(format!("X_{dtype}.pb")).display()));
             }
-            run.env("WGPU_BACKEND", "vulkan").env("WGPU_ACT_REPORT_PEAK_MEMORY", "1").stdout(Stdio::null());
-            if let Some(runtime) = private_runtime_dir()? {
-                run.env("XDG_RUNTIME_DIR", runtime);
-            }
-            with_driver_caches(&mut run);
-            println!("xtask: running: {}", command_line(&run));
+            println!("xtask: running: {}", command_line(&model_run));
             let start = Instant::now();
-            let output = run.output().map_err(|e| Error(format!("could not start {}: {e}", cli.display())))?;
+            let output = model_run.output().map_err(|e| Error(format!("could not start {}: {e}", cli.display())))?;
             let seconds = start.elapsed().as_secs_f64();
             let stderr = String::from_utf8_lossy(&output.stderr);
             if !output.status.success() {

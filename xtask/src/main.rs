@@ -767,8 +767,24 @@ fn test_build() -> Result<Option<PathBuf>> {
 /// Runs `program` from the workspace root with `base` then `extra` arguments and the variables
 /// `env_vars`, as `cargo` describes.
 fn tool(program: &std::ffi::OsStr, base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
+    let mut cmd = child(program, env_vars)?;
+    cmd.args(base).args(extra);
+    let status = run(&mut cmd)?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1).max(1)),
+        None => {
+            eprintln!("xtask: {} was terminated by a signal", program.to_string_lossy());
+            ExitCode::FAILURE
+        }
+    })
+}
+
+/// `program` as every child of xtask runs: from the workspace root, with a GPU required under
+/// CI, a private runtime directory, the run's driver caches, then `env_vars`.
+fn child(program: &std::ffi::OsStr, env_vars: &[(&str, &str)]) -> Result<Command> {
     let mut cmd = Command::new(program);
-    cmd.args(base).args(extra).current_dir(workspace_root());
+    cmd.current_dir(workspace_root());
     if is_ci() {
         cmd.env("WGPU_ACTIVATIONS_REQUIRE_GPU", "1");
     }
@@ -779,15 +795,7 @@ fn tool(program: &std::ffi::OsStr, base: &[&str], extra: &[OsString], env_vars: 
     for (key, value) in env_vars {
         cmd.env(key, value);
     }
-    let status = run(&mut cmd)?;
-    Ok(match status.code() {
-        Some(0) => ExitCode::SUCCESS,
-        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1).max(1)),
-        None => {
-            eprintln!("xtask: {} was terminated by a signal", program.to_string_lossy());
-            ExitCode::FAILURE
-        }
-    })
+    Ok(cmd)
 }
 
 /// The empty folder that this run's drivers keep their shader caches in, once
