@@ -30,6 +30,7 @@ const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
 const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
 const REST: &str = include_str!("../shaders/driver/rest.wgsl");
 const GROUP: &str = include_str!("../shaders/driver/group.wgsl");
+const PROGRAM: &str = include_str!("../shaders/driver/program.wgsl");
 
 /// Binding numbers, as the driver and its IO files declare them.
 pub(crate) mod binding {
@@ -75,6 +76,13 @@ pub(crate) struct Tuning {
     /// 2^18 elements 0.3 ms slower. SwiftShader keeps the blocks: it held a loop's values in
     /// memory (Elu f32 0.39 of the copy kernel against 0.59).
     pub(crate) looped_groups: bool,
+    /// A chain of unary steps as a step program (`driver/program.wgsl`): the kernel holds each
+    /// distinct operator once and reads the chain from `params`, so every chain over the same
+    /// operators shares it (`KernelKey::new`). For small tensors on CPU drivers
+    /// (`Context::tuning_for`), where a kernel's compile costs more than its runs: the loop and
+    /// its cases cost lavapipe 0.03-0.1 ms a call at 2^14-2^16 f32 elements, a new kernel's
+    /// compile 40 ms (f32) to 95 ms (f16) cold, about 6 ms warm.
+    pub(crate) step_program: bool,
 }
 
 /// The products of the f32 arithmetic (f32, and the 16-bit floats computed in f32): the
@@ -139,6 +147,7 @@ impl Tuning {
             products: Products::Hardware,
             straight_line,
             looped_groups: false,
+            step_program: false,
         }
     }
 
@@ -168,6 +177,7 @@ impl Default for Tuning {
             products: Products::Hardware,
             straight_line: false,
             looped_groups: false,
+            step_program: false,
         }
     }
 }
@@ -285,8 +295,25 @@ impl KernelKey {
     /// A representation without the f32 arithmetic has one kind of products, and a chain whose
     /// steps take none (a copy, Relu, ThresholdedRelu) computes the same with any: their keys
     /// say [`Products::Hardware`], one pass where a flushing device would take two.
+    ///
+    /// Where the tuning asks for a step program and the chain has two steps or more, all unary,
+    /// the key holds each distinct step kind once, in the table's order: the chain itself is
+    /// then `params`' to say ([`KernelKey::program_case`]), and every chain over the same
+    /// operators has this key. A single step keeps its written kernel: it is one kernel per
+    /// operator either way, and the written one runs faster.
     pub(crate) fn new(repr: Repr, steps: &[StepKind], in_place: bool, mut tuning: Tuning) -> Self {
         assert!(steps.len() <= MAX_CHAIN, "a kernel runs at most {MAX_CHAIN} steps");
+        let mut program: Vec<StepKind> = Vec::new();
+        if tuning.step_program {
+            if steps.len() > 1 && steps.iter().all(|s| matches!(s, Step::Unary(..))) {
+                program = steps.to_vec();
+                program.sort_by_key(program_order);
+                program.dedup();
+            } else {
+                tuning.step_program = false;
+            }
+        }
+        let steps = if tuning.step_program { &program } else { steps };
         let mut slots = [None; MAX_CHAIN];
         for (slot, step) in slots.iter_mut().zip(steps) {
             *slot = Some(*step);
@@ -327,8 +354,16 @@ impl KernelKey {
             .collect()
     }
 
+    /// The steps, in chain order; for a step program, its distinct operators.
     pub(crate) fn steps(&self) -> impl Iterator<Item = StepKind> + '_ {
         self.steps.iter().map_while(|s| *s)
+    }
+
+    /// A step program's case for `step` (`params.steps[s].slope.x`, `driver/program.wgsl`):
+    /// 1 and up, in the order of [`KernelKey::steps`]; 0, which no case takes, for a step the
+    /// kernel does not hold.
+    pub(crate) fn program_case(&self, step: StepKind) -> u32 {
+        self.steps().position(|s| s == step).map_or(0, |i| i as u32 + 1)
     }
 
     /// Label of the GPU objects built from this key: `wgpu-activations.<steps>.<dtype>`.
@@ -340,7 +375,11 @@ impl KernelKey {
                 Step::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
             })
             .collect();
-        let chain = if names.is_empty() { "copy".to_string() } else { names.join("+") };
+        let chain = match (names.is_empty(), self.tuning.step_program) {
+            (true, _) => "copy".to_string(),
+            (false, false) => names.join("+"),
+            (false, true) => format!("program[{}]", names.join("|")),
+        };
         let place = if self.in_place { ".in_place" } else { "" };
         let products = match self.tuning.products {
             Products::Hardware => "",
@@ -400,7 +439,19 @@ impl KernelKey {
             }
         }
         let mut text = StepText::default();
-        for (k, step) in self.steps().enumerate() {
+        if self.tuning.step_program {
+            let mut cases = String::new();
+            for step in self.steps() {
+                if let Step::Unary(op, variant) = step {
+                    include(op.wgsl);
+                    let function = op.kernel_function(variant);
+                    let case = self.program_case(step);
+                    let _ = writeln!(cases, "        case {case}u: {{ b = {function}(b, attributes); }}");
+                }
+            }
+            text.both(&without_comments(&fill(PROGRAM, &[("{{CASES}}", &cases)])));
+        }
+        for (k, step) in self.steps().enumerate().filter(|_| !self.tuning.step_program) {
             match step {
                 Step::Unary(op, variant) => {
                     include(op.wgsl);
@@ -545,6 +596,16 @@ fn with_math_f64(src: &str, native: bool) -> String {
     with(&|name| every.contains(&format!("fn {name}(")))
 }
 
+/// The order of a step program's operators: the table's, then the kernel variant's.
+fn program_order(step: &StepKind) -> (usize, u8) {
+    match step {
+        Step::Unary(op, variant) => {
+            (crate::ops::UNARY_OPS.iter().position(|o| std::ptr::eq(*o, *op)).unwrap_or(usize::MAX), *variant)
+        }
+        Step::Prelu(_) => (usize::MAX, u8::MAX),
+    }
+}
+
 /// The text each chain step contributes to the driver's placeholders.
 #[derive(Default)]
 struct StepText {
@@ -671,7 +732,8 @@ fn f64_constants(text: &str, native: bool) -> String {
 #[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct StepParams {
     pub(crate) attributes: [f32; 4],
-    /// Run length, channels, flat index of the first bound slope element, unused.
+    /// Run length, channels, flat index of the first bound slope element, unused; in a step
+    /// program, a unary step's case ([`KernelKey::program_case`]) first.
     pub(crate) slope: [u32; 4],
     /// The channel cursor's move between an invocation's Vectors: (run, channel, unused, unused).
     pub(crate) jump: [u32; 4],
@@ -694,7 +756,8 @@ pub(crate) struct Params {
     pub(crate) zero: u32,
     /// The most workgroups a second pass over marked Vectors dispatches (`driver/marks.wgsl`).
     pub(crate) max_listed_groups: u32,
-    pub(crate) padding: u32,
+    /// A step program's length (`driver/program.wgsl`); 0 in other kernels.
+    pub(crate) program_steps: u32,
     pub(crate) general_dims: [u32; MAX_RANK],
     pub(crate) general_strides: [u32; MAX_RANK],
     /// `general_dims` prepared for division (`Divisor`): magic numbers, and modes.
@@ -797,6 +860,15 @@ pub(crate) mod tests {
             for chain in chains.iter().filter(|c| c.len() == 1 || c.len() == MAX_CHAIN) {
                 keys.push(KernelKey::new(spec.repr, chain, false, compact));
             }
+            // A step program over every operator of the dtype (two on the software-f64 path,
+            // which holds one interpreter a kernel), in place, on each kind of products.
+            let software_f64 = spec.dtype == DType::F64 && !spec.native;
+            let program: Vec<StepKind> =
+                ops.iter().take(if software_f64 { 2 } else { MAX_CHAIN }).map(|op| Step::Unary(op, 0)).collect();
+            for &products in products.iter().filter(|p| **p != Products::OnIntegers) {
+                let tuning = Tuning { products, step_program: true, ..compact };
+                keys.push(KernelKey::new(spec.repr, &program, true, tuning));
+            }
         }
         keys
     }
@@ -879,6 +951,7 @@ pub(crate) mod tests {
             ("general_rank", offset_of!(Params, general_rank)),
             ("zero", offset_of!(Params, zero)),
             ("max_listed_groups", offset_of!(Params, max_listed_groups)),
+            ("program_steps", offset_of!(Params, program_steps)),
             ("general_dims", offset_of!(Params, general_dims)),
             ("general_strides", offset_of!(Params, general_strides)),
             ("general_magics", offset_of!(Params, general_magics)),

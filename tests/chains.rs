@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::{Sample, path_contexts, samples, to_dyn};
+use common::{Sample, path_contexts, path_contexts_with, samples, to_dyn};
 use half::{bf16, f16};
 use ndarray::ArrayD;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use wgpu_activations::ops::UNARY_OPS;
-use wgpu_activations::{Activation, Error, GpuTensor, activations};
+use wgpu_activations::ops::{ELU, LEAKY_RELU, SIGMOID, SOFTSIGN, UNARY_OPS};
+use wgpu_activations::{Activation, DType, DTypePath, Error, GpuTensor, activations};
 
 /// Slope shapes over X [4, 6, 36]: scalar, per channel, trailing (36 values: whole Vectors of
 /// 4-byte and 8-byte elements, not of 2-byte ones), same shape, mixed.
@@ -91,6 +91,64 @@ fn f16_bf16_f64_fused_chains_equal_unfused() {
     fused_equals_unfused::<f16>(true);
     fused_equals_unfused::<bf16>(true);
     fused_equals_unfused::<f64>(true);
+}
+
+/// A chain of unary steps run as a step program (one kernel for every chain over the same
+/// operators, the chain read from its parameters) gives the bits of the kernel written for that
+/// chain, on every float dtype and path, in orders and lengths up to the longest; and compiles
+/// one kernel per set of operators (a single step keeps its operator's kernel).
+fn step_programs_equal_kernels_per_chain<T: Sample>() {
+    let shape = [4usize, 6, 36];
+    let x_values = to_dyn(samples::<T>(shape.iter().product(), 3), &shape);
+    let written = path_contexts_with(|options| options.with_step_programs(false));
+    let programs = path_contexts_with(|options| options.with_step_programs(true));
+    for ((path, written), (_, programs)) in written.iter().zip(&programs) {
+        // The software-f64 path takes a kernel per chain unless asked (its segments hold one
+        // interpreter each, so a program there is little more than its steps' kernels).
+        if T::DTYPE == DType::F64 && matches!(programs.dtype_path(DType::F64), DTypePath::Emulated(_)) {
+            continue;
+        }
+        let mut rng = StdRng::seed_from_u64(7);
+        let ops = [&LEAKY_RELU, &ELU, &SIGMOID, &SOFTSIGN];
+        let mut sets = std::collections::HashSet::new();
+        let before = programs.pipeline_cache_stats().compiled;
+        for len in [2, 3, 8, 5] {
+            let chain: Vec<Activation> = (0..len)
+                .map(|_| {
+                    let op = ops[rng.random_range(0..ops.len())];
+                    let values: Vec<f32> =
+                        op.attributes.iter().map(|_| [0.01, 1.0, 0.7][rng.random_range(0..3)]).collect();
+                    Activation::with_attributes(op, &values)
+                })
+                .collect();
+            let mut set: Vec<&str> = chain.iter().map(|a| a.onnx_name()).collect();
+            set.sort_unstable();
+            set.dedup();
+            sets.insert(set);
+            let run = |ctx: &wgpu_activations::Context| {
+                let x = ctx.upload(x_values.view()).unwrap();
+                ctx.download::<T>(&ctx.run_activations(&chain, &x).unwrap()).unwrap()
+            };
+            let (expected, actual) = (run(written), run(programs));
+            assert_eq!(
+                bytemuck::cast_slice::<T, u8>(actual.as_slice().unwrap()),
+                bytemuck::cast_slice::<T, u8>(expected.as_slice().unwrap()),
+                "{} {path}: {chain:?}",
+                T::DTYPE
+            );
+        }
+        let compiled = programs.pipeline_cache_stats().compiled - before;
+        let kernels = common::kernels_per_chain(programs) as u64;
+        assert_eq!(compiled, sets.len() as u64 * kernels, "{} {path}: one kernel per set of operators", T::DTYPE);
+    }
+}
+
+#[test]
+fn step_programs_equal_kernels_written_per_chain() {
+    step_programs_equal_kernels_per_chain::<f32>();
+    step_programs_equal_kernels_per_chain::<f16>();
+    step_programs_equal_kernels_per_chain::<bf16>();
+    step_programs_equal_kernels_per_chain::<f64>();
 }
 
 #[test]

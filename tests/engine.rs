@@ -19,7 +19,7 @@ use wgpu_activations::{
 
 #[test]
 fn kernels_are_compiled_once_per_kernel() {
-    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_step_programs(false)) else { return };
     let x = to_dyn(samples::<f32>(100, 9), &[100]);
     let k = common::kernels_per_chain(&ctx);
     leaky_relu(&ctx, x.view(), 0.1).unwrap();
@@ -42,14 +42,66 @@ fn kernels_are_compiled_once_per_kernel() {
     assert_eq!(ctx.pipeline_cache_stats().compiled, 5 * k as u64);
 }
 
+/// A step program is one kernel for every chain over the same operators: Elu twice and three
+/// times share one, and Elu with LeakyRelu in any order another; a single step keeps its own.
+#[test]
+fn a_step_program_serves_every_chain_over_its_operators() {
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_step_programs(true)) else { return };
+    let x = to_dyn(samples::<f32>(100, 9), &[100]);
+    let k = common::kernels_per_chain(&ctx) as u64;
+    let (e, l) = (Activation::elu(1.0), Activation::leaky_relu(0.1));
+    let step = |step: &Activation, x: ndarray::ArrayD<f32>| activations(&ctx, std::slice::from_ref(step), x.view());
+    step(&e, x.clone()).unwrap();
+    step(&l, x.clone()).unwrap();
+    assert_eq!(ctx.pipeline_cache_stats().compiled, 2 * k, "Elu and LeakyRelu alone");
+    let chains = [
+        vec![e.clone(), e.clone()],
+        vec![e.clone(), e.clone(), e.clone()],
+        vec![e.clone(), l.clone()],
+        vec![l, e.clone(), e],
+    ];
+    for chain in chains {
+        let y = activations(&ctx, &chain, x.view()).unwrap();
+        let expected = chain.iter().fold(x.clone(), |x, s| step(s, x).unwrap());
+        assert_same_bits("step program", &y, &expected);
+    }
+    assert_eq!(ctx.pipeline_cache_stats().compiled, 4 * k, "and the programs {{Elu}} and {{Elu, LeakyRelu}}");
+}
+
+/// On a CPU adapter, where compiling a kernel costs more than running it on a small tensor,
+/// chains run as step programs below 16 workgroups (one kernel for both orders of two
+/// operators) and as a kernel per chain from there; elsewhere always a kernel per chain.
+#[test]
+fn cpu_adapters_run_small_tensors_chains_as_step_programs() {
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
+    let k = common::kernels_per_chain(&ctx) as u64;
+    let cpu = ctx.info().adapter.device_type == wgpu::DeviceType::Cpu;
+    let (e, l) = (Activation::elu(1.0), Activation::leaky_relu(0.1));
+    let mut compiled = Vec::new();
+    for elements in [4096, 1 << 20] {
+        let x = to_dyn(samples::<f32>(elements, 4), &[elements]);
+        for chain in [[e.clone(), l.clone()], [l.clone(), e.clone()]] {
+            let y = activations(&ctx, &chain, x.view()).unwrap();
+            let steps = activations(&ctx, &chain[1..], activations(&ctx, &chain[..1], x.view()).unwrap().view());
+            assert_same_bits("chain", &y, &steps.unwrap());
+        }
+        compiled.push(ctx.pipeline_cache_stats().compiled);
+    }
+    // Each size also compiled its two single steps (one kernel each).
+    let small = if cpu { 3 * k } else { 4 * k };
+    assert_eq!(compiled[0], small, "{}", ctx.info().adapter.name);
+    assert_eq!(compiled[1] - compiled[0], 4 * k, "a kernel per chain and per step at 2^20 elements");
+}
+
 /// On llvmpipe, where the straight-line form is the default, a tensor of fewer than 256 whole
 /// workgroups takes the loop form, which compiles faster: the same chain on a small and a large
 /// tensor is two kernels there, one kernel elsewhere or where a form is asked for, and right in
 /// each form.
 #[test]
 fn llvmpipe_takes_the_straight_line_for_large_tensors_only() {
-    let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
-    let Some(asked) = common::ctx_with(ContextOptions::from_env().with_straight_line(true)) else { return };
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_step_programs(false)) else { return };
+    let asked = ContextOptions::from_env().with_straight_line(true).with_step_programs(false);
+    let Some(asked) = common::ctx_with(asked) else { return };
     let small = to_dyn(samples::<f32>(4096, 5), &[4096]);
     let large = to_dyn(samples::<f32>(1 << 20, 6), &[1 << 20]);
     for context in [&ctx, &asked] {
@@ -66,7 +118,8 @@ fn llvmpipe_takes_the_straight_line_for_large_tensors_only() {
 
 #[test]
 fn the_kernel_cache_is_bounded_and_counts_evictions() {
-    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_pipeline_cache_capacity(3)) else { return };
+    let options = ContextOptions::from_env().with_pipeline_cache_capacity(3).with_step_programs(false);
+    let Some(ctx) = common::ctx_with(options) else { return };
     let x = to_dyn(samples::<f32>(64, 1), &[64]);
     let chains = [
         vec![Activation::elu(1.0)],

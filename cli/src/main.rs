@@ -73,6 +73,13 @@ struct AdapterArgs {
     /// more (2^20 f32), where it was measured faster; the loop otherwise.
     #[arg(long, global = true, value_name = "FORM", value_parser = ["straight-line", "loop"])]
     driver: Option<String>,
+    /// Chains of unary activations as step programs (`on`: one kernel for every chain over the
+    /// same operators, the chain read from the kernel's parameters) or a kernel written per
+    /// chain (`off`); the same results bit for bit. Default: on for CPU adapters (lavapipe,
+    /// SwiftShader) for tensors under 16 workgroups (2^16 f32 on lavapipe), where compiling
+    /// costs more than running; off otherwise.
+    #[arg(long, global = true, value_name = "ON|OFF", value_parser = ["on", "off"])]
+    step_programs: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -429,6 +436,9 @@ fn options(adapter: &AdapterArgs) -> Result<ContextOptions, String> {
     }
     if let Some(form) = &adapter.driver {
         options = options.with_straight_line(form == "straight-line");
+    }
+    if let Some(programs) = &adapter.step_programs {
+        options = options.with_step_programs(programs == "on");
     }
     Ok(options)
 }

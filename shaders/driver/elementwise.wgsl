@@ -42,7 +42,8 @@
 struct Step {
     // A unary step's attributes, in the order of the operator table (src/ops.rs).
     attributes: vec4<f32>,
-    // A PRelu step's slope pattern, the cursor's jump and its divisors (ops/prelu_slope.wgsl).
+    // A PRelu step's slope pattern, the cursor's jump and its divisors (ops/prelu_slope.wgsl);
+    // in a step program (driver/program.wgsl), slope.x is a unary step's case.
     slope: vec4<u32>,
     jump: vec4<u32>,
     divide: vec4<u32>,
@@ -66,6 +67,8 @@ struct Params {
     // The most workgroups the second pass over marked Vectors may dispatch (the device's
     // max_compute_workgroups_per_dimension); its workgroups then take several listed ones.
     max_listed_groups: u32,
+    // A step program's length (driver/program.wgsl); 0 in other kernels.
+    program_steps: u32,
     general_dims: array<vec4<u32>, MAX_RANK / 4u>,
     general_strides: array<vec4<u32>, MAX_RANK / 4u>,
     // general_dims prepared for divide() (shared/divide.wgsl): magic numbers, and modes.

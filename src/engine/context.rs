@@ -205,6 +205,7 @@ impl Context {
         let contiguous = options.contiguous_vectors.unwrap_or(cpu_adapter);
         let mut tuning = Tuning::for_limits(&info.limits, options.kernel_shape, contiguous, cpu_adapter, straight_line);
         tuning.products = products;
+        tuning.step_program = options.step_programs.unwrap_or(cpu_adapter);
         Self {
             inner: Arc::new(ContextInner {
                 id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),

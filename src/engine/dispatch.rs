@@ -47,6 +47,16 @@ impl<'a> SlopeWindow<'a> {
 /// calls at 2^20 elements of f32 (256 workgroups), after hundreds below it.
 pub(crate) const STRAIGHT_LINE_MIN_WORKGROUPS: u64 = 256;
 
+/// Whole workgroups below which a chain of unary steps runs as a step program where that is
+/// the adapter's default ([`crate::ContextOptions::with_step_programs`]): one kernel for every
+/// chain over the same operators. On lavapipe with two cores a kernel's first dispatch compiles
+/// it, cold, in about 40 ms (f32) to 95 ms (f16 on words), 6 ms with a warm driver cache; the
+/// program's loop and cases cost a call 0.03-0.05 ms at 2^14 f32 elements (4 workgroups),
+/// 0.05-0.1 ms at 2^16 (16), and 0.7 ms at 2^18, where the written LeakyRelu f32 kernel takes
+/// 0.5 ms (BENCHMARKS.md, "Many distinct kernels"). Below 16 workgroups, a warm compile is
+/// repaid after some 75 calls, a cold one after hundreds.
+pub(crate) const STEP_PROGRAM_MAX_WORKGROUPS: u64 = 16;
+
 /// One step as the engine runs it.
 pub(crate) type JobStep<'a> = Step<SlopeWindow<'a>>;
 
@@ -216,15 +226,24 @@ impl Context {
     /// the adapter's default (not asked for), a tensor of fewer than
     /// [`STRAIGHT_LINE_MIN_WORKGROUPS`] whole workgroups takes the smallest code instead, the
     /// loop with its groups in a loop too ([`Tuning::looped_groups`]).
+    ///
+    /// Where step programs are the adapter's default (CPU adapters, not asked for), a tensor
+    /// takes one below [`STEP_PROGRAM_MAX_WORKGROUPS`] whole workgroups, except on the
+    /// software-f64 path ([`Tuning::step_program`]).
     pub(crate) fn tuning_for(&self, repr: Repr, elements: u64) -> Tuning {
         let mut tuning = self.inner.tuning;
         let workgroup_elements = tuning.vectors_per_workgroup() * repr.spec().vector_lanes();
+        let workgroups = elements / workgroup_elements;
         if tuning.straight_line
             && self.inner.options.straight_line.is_none()
-            && elements / workgroup_elements < STRAIGHT_LINE_MIN_WORKGROUPS
+            && workgroups < STRAIGHT_LINE_MIN_WORKGROUPS
         {
             tuning.straight_line = false;
             tuning.looped_groups = true;
+        }
+        if self.inner.options.step_programs.is_none() {
+            let software_f64 = repr.dtype() == DType::F64 && !repr.spec().native;
+            tuning.step_program &= workgroups < STEP_PROGRAM_MAX_WORKGROUPS && !software_f64;
         }
         tuning
     }
@@ -379,6 +398,12 @@ impl Context {
         let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
         template.max_listed_groups = limits.max_compute_workgroups_per_dimension.max(1);
         let kernel = kernels.first;
+        if kernel.key.tuning.step_program {
+            template.program_steps = segment.len() as u32;
+            for (k, p) in segment.iter().enumerate() {
+                template.steps[k].slope[0] = kernel.key.program_case(p.kind);
+            }
+        }
         // Where steps take their channel from the grid (one pattern per job): the workgroups in
         // a run, a power of two whose log2 their kernel shifts by, and the channels.
         let mut grid_channels = None;

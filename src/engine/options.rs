@@ -80,6 +80,7 @@ pub struct ContextOptions {
     pub(crate) kernel_shape: Option<(u32, u32)>,
     pub(crate) contiguous_vectors: Option<bool>,
     pub(crate) straight_line: Option<bool>,
+    pub(crate) step_programs: Option<bool>,
     pub(crate) subnormal_products: SubnormalProducts,
     pub(crate) corrupt_results: bool,
 }
@@ -109,6 +110,7 @@ impl Default for ContextOptions {
             kernel_shape: None,
             contiguous_vectors: None,
             straight_line: None,
+            step_programs: None,
             subnormal_products: SubnormalProducts::ByProbe,
             corrupt_results: false,
         }
@@ -291,6 +293,21 @@ impl ContextOptions {
     /// the form holds for every tensor.
     pub fn with_straight_line(mut self, straight_line: bool) -> Self {
         self.straight_line = Some(straight_line);
+        self
+    }
+
+    /// Whether a chain of unary activations runs as a step program (`true`): one kernel for
+    /// every chain over the same operators, which reads the chain from its parameters, instead
+    /// of a kernel written for each distinct chain (`false`). Results are the same bit for bit.
+    /// Default: step programs on CPU adapters (lavapipe, SwiftShader) for chains of two steps
+    /// or more on tensors under 16 workgroups (2^16 f32 elements on lavapipe), where compiling
+    /// a kernel costs more than the program's loop costs its runs (a model of 510 distinct
+    /// LeakyRelu and Elu chains compiles 5 kernels, not 510; BENCHMARKS.md), except on the
+    /// software-f64 path, whose interpreter a kernel holds once; a kernel per chain otherwise.
+    /// Set, the choice holds for every tensor and adapter; a single step always takes its
+    /// operator's own kernel.
+    pub fn with_step_programs(mut self, step_programs: bool) -> Self {
+        self.step_programs = Some(step_programs);
         self
     }
 

@@ -101,15 +101,20 @@ pub const FORCEABLE: [(DType, wgpu::Features); 4] = [
 /// A context with every native path the device has, and one with every emulated path, each
 /// checked to take the path it claims; the same contexts every dtype test runs on.
 pub fn path_contexts() -> Vec<(&'static str, Context)> {
+    path_contexts_with(|options| options)
+}
+
+/// [`path_contexts`], each context's options first passed through `adjust`.
+pub fn path_contexts_with(adjust: impl Fn(ContextOptions) -> ContextOptions) -> Vec<(&'static str, Context)> {
     let mut out = Vec::new();
-    if let Some(native) = ctx_with(ContextOptions::from_env().all_native()) {
+    if let Some(native) = ctx_with(adjust(ContextOptions::from_env().all_native())) {
         for (dtype, feature) in FORCEABLE {
             let native_path = matches!(native.dtype_path(dtype), DTypePath::Native(_));
             assert_eq!(native_path, native.info().features.contains(feature), "{dtype}: {}", native.dtype_path(dtype));
         }
         out.push(("native paths", native));
     }
-    if let Some(emulated) = ctx_with(ContextOptions::from_env().all_emulated()) {
+    if let Some(emulated) = ctx_with(adjust(ContextOptions::from_env().all_emulated())) {
         for dtype in [DType::F16, DType::BF16, DType::I64, DType::U64] {
             assert!(matches!(emulated.dtype_path(dtype), DTypePath::Emulated(_)), "{dtype} must be emulated");
         }
