@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Sample, assert_same_bits, path_contexts, samples, to_dyn};
+use common::{Sample, assert_same_bits, new_path, path_contexts, samples, to_dyn};
 use half::{bf16, f16};
 use ndarray::{ArrayD, array};
 use wgpu_activations::{
@@ -173,15 +173,17 @@ fn prelu_only<T: Sample>(ctx: &Context) -> Vec<Activation> {
 
 #[test]
 fn work_recorded_between_the_callers_passes_on_every_path() {
-    for (path, ctx) in path_contexts() {
-        encoded_between_app_passes::<f32>(&ctx, path, &|ctx| float_chain::<f32>(ctx));
-        encoded_between_app_passes::<f16>(&ctx, path, &|ctx| float_chain::<f16>(ctx));
-        encoded_between_app_passes::<bf16>(&ctx, path, &|ctx| float_chain::<bf16>(ctx));
-        encoded_between_app_passes::<f64>(&ctx, path, &|ctx| float_chain::<f64>(ctx));
-        encoded_between_app_passes::<i32>(&ctx, path, &|ctx| prelu_only::<i32>(ctx));
-        encoded_between_app_passes::<i64>(&ctx, path, &|ctx| prelu_only::<i64>(ctx));
-        encoded_between_app_passes::<u32>(&ctx, path, &|ctx| prelu_only::<u32>(ctx));
-        encoded_between_app_passes::<u64>(&ctx, path, &|ctx| prelu_only::<u64>(ctx));
+    let contexts = path_contexts();
+    for (i, (path, ctx)) in contexts.iter().enumerate() {
+        let new = |dtype| new_path(&contexts, i, dtype);
+        new(DType::F32).then(|| encoded_between_app_passes::<f32>(ctx, path, &|ctx| float_chain::<f32>(ctx)));
+        new(DType::F16).then(|| encoded_between_app_passes::<f16>(ctx, path, &|ctx| float_chain::<f16>(ctx)));
+        new(DType::BF16).then(|| encoded_between_app_passes::<bf16>(ctx, path, &|ctx| float_chain::<bf16>(ctx)));
+        new(DType::F64).then(|| encoded_between_app_passes::<f64>(ctx, path, &|ctx| float_chain::<f64>(ctx)));
+        new(DType::I32).then(|| encoded_between_app_passes::<i32>(ctx, path, &|ctx| prelu_only::<i32>(ctx)));
+        new(DType::I64).then(|| encoded_between_app_passes::<i64>(ctx, path, &|ctx| prelu_only::<i64>(ctx)));
+        new(DType::U32).then(|| encoded_between_app_passes::<u32>(ctx, path, &|ctx| prelu_only::<u32>(ctx)));
+        new(DType::U64).then(|| encoded_between_app_passes::<u64>(ctx, path, &|ctx| prelu_only::<u64>(ctx)));
     }
 }
 

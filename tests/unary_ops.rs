@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{Sample, assert_close, assert_unary_passthrough, max_ulp, path_contexts, samples, to_dyn};
+use common::{
+    Sample, assert_close, assert_unary_passthrough, max_ulp, new_path, path_contexts, path_contexts_for, samples,
+    to_dyn,
+};
 use half::{bf16, f16};
 use ndarray::{Array, ArrayD, Axis, IxDyn, s};
 use wgpu_activations::ops::{Attributes, UNARY_OPS, UnaryOp};
@@ -52,12 +55,15 @@ fn run<T: Element>(ctx: &Context, op: &'static UnaryOp, values: &[f32], x: &Arra
 
 fn every_16_bit_pattern<T: FloatElement>() {
     let bits: Vec<u16> = (0..=u16::MAX).collect();
-    for (path, ctx) in path_contexts() {
-        let x = to_dyn(bytemuck::pod_collect_to_vec::<u16, T>(&bits), &[1 << 16]);
-        for op in UNARY_OPS {
-            let bound = op.max_ulp.for_dtype(T::DTYPE);
-            for values in attribute_sets(op) {
-                let (y, expected) = run(&ctx, op, &values, &x);
+    let x = to_dyn(bytemuck::pod_collect_to_vec::<u16, T>(&bits), &[1 << 16]);
+    let contexts = path_contexts_for(T::DTYPE);
+    for op in UNARY_OPS {
+        let bound = op.max_ulp.for_dtype(T::DTYPE);
+        for values in attribute_sets(op) {
+            // One reference for both paths.
+            let expected = reference::unary(op, &attributes(op, &values), x.view());
+            for (path, ctx) in &contexts {
+                let y = activations(ctx, &[Activation::with_attributes(op, &values)], x.view()).unwrap();
                 let what = format!("{}({values:?}) {} {path}", op.onnx_name, T::DTYPE);
                 let worst = max_ulp(&what, &y, &expected, &x);
                 println!("{what}: max error {worst} ULP over all 65536 bit patterns");
@@ -89,7 +95,7 @@ const SHAPES: [&[usize]; 14] = [
 ];
 
 fn shapes_and_layouts<T: Sample>() {
-    for (path, ctx) in path_contexts() {
+    for (path, ctx) in path_contexts_for(T::DTYPE) {
         for op in UNARY_OPS.iter().filter(|op| op.accepts(T::DTYPE)) {
             let bound = op.max_ulp.for_dtype(T::DTYPE);
             for (i, shape) in SHAPES.iter().enumerate() {
@@ -155,7 +161,7 @@ fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {
 fn f64_products_that_overflow_follow_the_reference() {
     let big: Vec<f64> = [5e269, 1e270, 1e300, f64::MAX].iter().flat_map(|&v| [v, -v]).collect();
     let x = to_dyn(big.clone(), &[big.len()]);
-    for (path, ctx) in path_contexts() {
+    for (path, ctx) in path_contexts_for(DType::F64) {
         for op in UNARY_OPS.iter().filter(|op| !op.attributes.is_empty()) {
             for value in [1e38f32, -1e38, 3.4e38] {
                 let values = vec![value; op.attributes.len()];
@@ -183,10 +189,12 @@ fn hard_sigmoid_with_an_infinite_beta_is_the_clamped_beta_where_x_is_finite() {
             assert_close(&what, y.view(), expected.view(), x.view(), 1);
         }
     }
-    for (path, ctx) in path_contexts() {
-        check::<bf16>(path, &ctx, &[3.0e38, 1e38, 2.0, f64::INFINITY]);
-        check::<f32>(path, &ctx, &[3.0e38, 1e38, 2.0, f64::INFINITY]);
-        check::<f64>(path, &ctx, &[1.7e308, 1e300, 2.0, f64::INFINITY]);
+    let contexts = path_contexts();
+    for (i, (path, ctx)) in contexts.iter().enumerate() {
+        let new = |dtype| new_path(&contexts, i, dtype);
+        new(DType::BF16).then(|| check::<bf16>(path, ctx, &[3.0e38, 1e38, 2.0, f64::INFINITY]));
+        new(DType::F32).then(|| check::<f32>(path, ctx, &[3.0e38, 1e38, 2.0, f64::INFINITY]));
+        new(DType::F64).then(|| check::<f64>(path, ctx, &[1.7e308, 1e300, 2.0, f64::INFINITY]));
     }
 }
 
@@ -211,7 +219,7 @@ fn f32_log_spaced_sweeps_within_each_bound() {
 
 #[test]
 fn f64_log_spaced_sweeps_random_values_and_specials() {
-    for (path, ctx) in path_contexts() {
+    for (path, ctx) in path_contexts_for(DType::F64) {
         for op in UNARY_OPS {
             // 2^16 log-spaced values over the operator's sweep, random values, specials.
             let mut xs = op.sweep.values(1 << 16, true);
@@ -305,11 +313,13 @@ fn exact_on_integers<T: Sample>(ctx: &Context, what: &str, x: Vec<T>) {
 /// and on u32 pairs), exactly the reference.
 #[test]
 fn integer_inputs_are_exact_on_every_path() {
-    for (path, ctx) in path_contexts() {
-        exact_on_integers(&ctx, path, (i8::MIN..=i8::MAX).collect());
-        exact_on_integers(&ctx, path, (i16::MIN..=i16::MAX).collect());
-        exact_on_integers(&ctx, path, samples::<i32>(65_537, 32));
-        exact_on_integers(&ctx, path, samples::<i64>(65_537, 64));
+    let contexts = path_contexts();
+    for (i, (path, ctx)) in contexts.iter().enumerate() {
+        let new = |dtype| new_path(&contexts, i, dtype);
+        new(DType::I8).then(|| exact_on_integers(ctx, path, (i8::MIN..=i8::MAX).collect()));
+        new(DType::I16).then(|| exact_on_integers(ctx, path, (i16::MIN..=i16::MAX).collect()));
+        new(DType::I32).then(|| exact_on_integers(ctx, path, samples::<i32>(65_537, 32)));
+        new(DType::I64).then(|| exact_on_integers(ctx, path, samples::<i64>(65_537, 64)));
     }
 }
 

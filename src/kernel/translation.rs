@@ -148,6 +148,30 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// GLSL sources a worker validates in one `glslangValidator` run: a run per entry point spent
+/// most of the test's time starting processes.
+const GLSL_BATCH: usize = 128;
+
+/// `glslangValidator` on every source of `batch` (label, GLSL) in one run, each alone again
+/// only where the run refuses one of them, to name it.
+fn check_glsl_batch(batch: &[(String, String)], failures: &mut Vec<String>) {
+    if batch.is_empty() {
+        return;
+    }
+    static NEXT_BATCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let number = NEXT_BATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let files: Vec<PathBuf> = (0..batch.len()).map(|i| scratch(&format!("batch{number}-{i}.comp"))).collect();
+    let written = batch.iter().zip(&files).all(|((_, source), file)| std::fs::write(file, source).is_ok());
+    let accepted =
+        written && Command::new("glslangValidator").args(&files).output().is_ok_and(|output| output.status.success());
+    files.iter().for_each(|file| drop(std::fs::remove_file(file)));
+    if !accepted {
+        for (label, source) in batch {
+            failures.extend(independent_check(&Output::Glsl(source.clone()), label));
+        }
+    }
+}
+
 /// `spirv-val` or `glslangValidator` on one output: `None` when it accepts it.
 fn independent_check(output: &Output, label: &str) -> Option<String> {
     let (program, args, file, bytes): (&str, Vec<&str>, PathBuf, Vec<u8>) = match output {
@@ -198,9 +222,16 @@ fn every_kernel_variant_translates_for_every_backend() {
             .chunks(chunk)
             .map(|keys| {
                 scope.spawn(move || {
-                    let mut outcome = (Vec::new(), [0usize; 4]);
-                    keys.iter().for_each(|key| translate_key(key, tools, &mut outcome.0, &mut outcome.1));
-                    outcome
+                    let (mut failures, mut counts, mut glsl) = (Vec::new(), [0usize; 4], Vec::new());
+                    for key in keys {
+                        translate_key(key, tools, &mut failures, &mut counts, &mut glsl);
+                        if glsl.len() >= GLSL_BATCH {
+                            check_glsl_batch(&glsl, &mut failures);
+                            glsl.clear();
+                        }
+                    }
+                    check_glsl_batch(&glsl, &mut failures);
+                    (failures, counts)
                 })
             })
             .collect();
@@ -218,12 +249,14 @@ fn every_kernel_variant_translates_for_every_backend() {
 }
 
 /// Translates every pass of `key` for every backend that may run it, checking SPIR-V with
-/// spirv-val and GLSL with glslangValidator where `tools` says they are present.
+/// spirv-val where `tools` says it is present, and adding GLSL to `glsl` for glslangValidator
+/// (`check_glsl_batch`) where it is.
 fn translate_key(
     key: &KernelKey,
     (spirv_val, glslang): (bool, bool),
     failures: &mut Vec<String>,
     translated: &mut [usize; 4],
+    glsl: &mut Vec<(String, String)>,
 ) {
     let module = match parse_and_validate(key) {
         Ok(module) => module,
@@ -248,12 +281,14 @@ fn translate_key(
         for pass in key.passes().into_iter().filter(|pass| *pass != Pass::Listed) {
             let label = format!("{}.{}.{backend:?}", key.label(), pass.entry_point());
             match translate(backend, &module, &info, key, pass) {
+                Ok(Output::Glsl(source)) => {
+                    if glslang {
+                        glsl.push((label, source));
+                    }
+                    translated[b] += 1;
+                }
                 Ok(output) => {
-                    let checked = match output {
-                        Output::Spirv(_) => spirv_val,
-                        Output::Glsl(_) => glslang,
-                        Output::Text(_) => true,
-                    };
+                    let checked = matches!(output, Output::Text(_)) || spirv_val;
                     if let Some(problem) = checked.then(|| independent_check(&output, &label)).flatten() {
                         failures.push(problem);
                     }

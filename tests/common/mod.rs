@@ -104,6 +104,22 @@ pub fn path_contexts() -> Vec<(&'static str, Context)> {
     path_contexts_with(|options| options)
 }
 
+/// Whether the context at `index` of `contexts` runs `dtype` on a path no earlier one does.
+/// Where two take the same path (f32 has one, bf16 is always emulated) their kernels and results
+/// are the same, and a test need not compile and run them twice: SwiftShader compiles a kernel
+/// in up to 2 s.
+pub fn new_path(contexts: &[(&'static str, Context)], index: usize, dtype: DType) -> bool {
+    let path = contexts[index].1.dtype_path(dtype);
+    contexts[..index].iter().all(|(_, earlier)| earlier.dtype_path(dtype) != path)
+}
+
+/// [`path_contexts`], less those that run `dtype` on a path an earlier one runs ([`new_path`]).
+pub fn path_contexts_for(dtype: DType) -> Vec<(&'static str, Context)> {
+    let all = path_contexts();
+    let new: Vec<bool> = (0..all.len()).map(|i| new_path(&all, i, dtype)).collect();
+    all.into_iter().zip(new).filter_map(|(context, new)| new.then_some(context)).collect()
+}
+
 /// [`path_contexts`], each context's options first passed through `adjust`.
 pub fn path_contexts_with(adjust: impl Fn(ContextOptions) -> ContextOptions) -> Vec<(&'static str, Context)> {
     let mut out = Vec::new();
