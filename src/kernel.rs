@@ -303,20 +303,17 @@ impl KernelKey {
     /// operator either way, and the written one runs faster.
     pub(crate) fn new(repr: Repr, steps: &[StepKind], in_place: bool, mut tuning: Tuning) -> Self {
         assert!(steps.len() <= MAX_CHAIN, "a kernel runs at most {MAX_CHAIN} steps");
-        let mut program: Vec<StepKind> = Vec::new();
-        if tuning.step_program {
-            if steps.len() > 1 && steps.iter().all(|s| matches!(s, Step::Unary(..))) {
-                program = steps.to_vec();
-                program.sort_by_key(program_order);
-                program.dedup();
-            } else {
-                tuning.step_program = false;
+        tuning.step_program &= steps.len() > 1 && steps.iter().all(|s| matches!(s, Step::Unary(..)));
+        let mut slots = [None; MAX_CHAIN];
+        let mut held = 0;
+        for step in steps {
+            if !tuning.step_program || !slots[..held].contains(&Some(*step)) {
+                slots[held] = Some(*step);
+                held += 1;
             }
         }
-        let steps = if tuning.step_program { &program } else { steps };
-        let mut slots = [None; MAX_CHAIN];
-        for (slot, step) in slots.iter_mut().zip(steps) {
-            *slot = Some(*step);
+        if tuning.step_program {
+            slots[..held].sort_by_key(|slot| slot.as_ref().map(program_order));
         }
         if steps.iter().all(takes_no_products)
             || !repr.spec().files().any(|f| crate::repr::exact_subnormal_products(f).is_some())
@@ -668,7 +665,12 @@ impl StepText {
                 }
                 self.both(&format!("b = prelu(b, uniform_{k});"));
             }
-            SlopeAccess::General => self.both(&format!("b = prelu(b, slope_general_{k}(element, g));")),
+            SlopeAccess::General => {
+                self.prepare_all(&format!("var general_{k} = general_cursor(first_element);"));
+                let _ = writeln!(self.main, "            b = prelu(b, slope_general_at_{k}(general_{k}, g));");
+                let _ = writeln!(self.tail, "        b = prelu(b, slope_general_{k}(element, g));");
+                let _ = writeln!(self.advance, "        general_{k} = slope_general_jump_{k}(general_{k});");
+            }
         }
     }
 }
@@ -802,6 +804,21 @@ pub(crate) mod tests {
         let f32_repr = REPRS.iter().find(|spec| spec.dtype == crate::DType::F32).unwrap().repr;
         assert_eq!(KernelKey::new(f32_repr, &[relu, relu], false, flagged).tuning.products, Products::Hardware);
         assert_eq!(KernelKey::new(f32_repr, &[relu, leaky], false, flagged).tuning.products, Products::Flagged);
+    }
+
+    #[test]
+    fn chains_over_the_same_operators_share_one_step_program() {
+        let (leaky, elu) = (Step::Unary(&crate::ops::LEAKY_RELU, 0), Step::Unary(&crate::ops::ELU, 0));
+        let program = Tuning { step_program: true, ..Tuning::default() };
+        let key = |steps: &[StepKind], tuning| KernelKey::new(Repr::F32, steps, false, tuning);
+        assert_eq!(key(&[elu, leaky, elu], program), key(&[leaky, leaky, elu], program));
+        assert_ne!(key(&[elu, leaky], program), key(&[elu, leaky], Tuning::default()));
+        let both = key(&[elu, leaky], program);
+        assert_eq!((both.program_case(leaky), both.program_case(elu)), (1, 2), "the table's order");
+        assert_eq!(both.program_case(Step::Unary(&crate::ops::GELU, 0)), 0, "no case");
+        assert_eq!(key(&[elu, elu], program).steps().count(), 1);
+        assert!(!key(&[elu], program).tuning.step_program, "a single step keeps its written kernel");
+        assert!(!key(&[elu, Step::Prelu(SlopeAccess::Scalar)], program).tuning.step_program, "PRelu is no case");
     }
 
     /// Every key the validation test covers: each representation with the empty chain (the

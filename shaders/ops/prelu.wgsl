@@ -6,30 +6,56 @@ fn prelu(x: Lanes, slope: Lanes) -> Lanes {
     return select(x, multiply(x, slope), is_negative(x));
 }
 
-// The flat slope index of flat X index i for the general broadcast pattern, and i's position
-// in the innermost collapsed dim: a walk over the collapsed dims (params.general_dims),
-// innermost last, adding the slope stride of each. It divides by each extent with divide()
-// (multiplies: a u32 division is a call per lane on CPU drivers and slow on GPUs).
-fn general_slope_start(i: u32) -> vec2<u32> {
+// The general broadcast pattern's cursor at flat X index i: (flat slope index, position in the
+// innermost collapsed dim, position in the next one, i), by a walk over the collapsed dims
+// (params.general_dims), innermost last, adding the slope stride of each. It divides by each
+// extent with divide() (multiplies: a u32 division is a call per lane on CPU drivers and slow
+// on GPUs). The pattern has three collapsed dims at least (fewer are the others).
+fn general_cursor(i: u32) -> vec4<u32> {
     var rest = i;
     var s = 0u;
-    var position = 0u;
+    var positions = vec2<u32>(0u, 0u);
     for (var d = params.general_rank; d > 0u; d--) {
         let v = (d - 1u) / 4u;
         let c = (d - 1u) % 4u;
         let outer = divide(rest, params.general_magics[v][c], params.general_modes[v][c]);
         let here = rest - outer * params.general_dims[v][c];
         if (d == params.general_rank) {
-            position = here;
+            positions.x = here;
+        } else if (d + 1u == params.general_rank) {
+            positions.y = here;
         }
         s += here * params.general_strides[v][c];
         rest = outer;
     }
-    return vec2<u32>(s, position);
+    return vec4<u32>(s, positions, i);
 }
 
-// The innermost collapsed dim of the general pattern: (extent, slope stride).
-fn general_inner() -> vec2<u32> {
-    let d = max(params.general_rank, 1u) - 1u;
-    return vec2<u32>(params.general_dims[d / 4u][d % 4u], params.general_strides[d / 4u][d % 4u]);
+// The cursor one element on: a step along the innermost dim, carried into the next one where
+// it wraps, and a walk only where that one wraps too (on the rank-6 pattern of the bench, once
+// in 64 elements where every other element walked).
+fn general_next(c: vec4<u32>) -> vec4<u32> {
+    let d0 = max(params.general_rank, 2u) - 1u;
+    let d1 = d0 - 1u;
+    let extent0 = params.general_dims[d0 / 4u][d0 % 4u];
+    let stride0 = params.general_strides[d0 / 4u][d0 % 4u];
+    var n = vec4<u32>(c.x + stride0, c.y + 1u, c.z, c.w + 1u);
+    if (n.y == extent0) {
+        n.x = n.x - extent0 * stride0 + params.general_strides[d1 / 4u][d1 % 4u];
+        n.y = 0u;
+        n.z += 1u;
+        if (n.z == params.general_dims[d1 / 4u][d1 % 4u]) {
+            return general_cursor(n.w);
+        }
+    }
+    return n;
+}
+
+// The cursor `by` elements on (`by` is a few elements).
+fn general_advance(c: vec4<u32>, by: u32) -> vec4<u32> {
+    var n = c;
+    for (var i = 0u; i < by; i++) {
+        n = general_next(n);
+    }
+    return n;
 }

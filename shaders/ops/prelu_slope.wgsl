@@ -120,20 +120,30 @@ fn slope_trailing_{{K}}(cursor: vec2<u32>, g: u32) -> Lanes {
     return group(slope_vectors_{{K}}[(cursor.y - params.steps[{{K}}].slope.z) / VECTOR_LANES], g);
 }
 
-// Any other pattern: a walk over the collapsed dims (prelu.wgsl) for the group's first element;
-// the lanes after it step along the innermost dim, and walk again only where they leave it.
-fn slope_general_{{K}}(element: u32, g: u32) -> Lanes {
-    let first = element + group_offset(g);
-    let start = general_slope_start(first);
-    let inner = general_inner();
-    var l = splat(slope_element_{{K}}(start.x));
+// Any other pattern, from a cursor at the Vector's first element (prelu.wgsl's
+// general_cursor): the group's first lane group_offset(g) elements on, the others LANE_STEP
+// apart, each a step of the cursor. The main pass keeps one cursor per invocation and moves it
+// from Vector to Vector (slope_general_jump); the tail walks to its Vector's.
+fn slope_general_at_{{K}}(cursor: vec4<u32>, g: u32) -> Lanes {
+    var c = general_advance(cursor, group_offset(g));
+    var l = splat(slope_element_{{K}}(c.x));
     for (var i = 1u; i < GROUP_LANES; i++) {
-        let j = i * LANE_STEP;
-        var s = start.x + j * inner.y;
-        if (start.y + j >= inner.x) {
-            s = general_slope_start(first + j).x;
-        }
-        l = with_lane(l, i, slope_element_{{K}}(s));
+        c = general_advance(c, LANE_STEP);
+        l = with_lane(l, i, slope_element_{{K}}(c.x));
     }
     return l;
+}
+
+fn slope_general_{{K}}(element: u32, g: u32) -> Lanes {
+    return slope_general_at_{{K}}(general_cursor(element), g);
+}
+
+// The cursor of the invocation's next Vector, VECTOR_STRIDE * VECTOR_LANES elements on: stepped
+// where an invocation's Vectors are consecutive (CPU drivers), walked anew where they are a
+// workgroup apart (GPUs).
+fn slope_general_jump_{{K}}(cursor: vec4<u32>) -> vec4<u32> {
+    if (VECTOR_STRIDE == 1u) {
+        return general_advance(cursor, VECTOR_LANES);
+    }
+    return general_cursor(cursor.w + VECTOR_STRIDE * VECTOR_LANES);
 }
