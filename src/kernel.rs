@@ -66,6 +66,9 @@ pub(crate) struct Tuning {
     pub(crate) contiguous: bool,
     /// Which products the f32 arithmetic takes.
     pub(crate) products: Products,
+    /// A product's error from the device's fma (`compute/f32_product_error_fused.wgsl`), where
+    /// the context's probe found it rounding once, instead of Dekker's steps.
+    pub(crate) fused_product_errors: bool,
     /// Whole workgroups in straight-line code and the rest in a pass of its own, or every
     /// Vector in a loop (`KernelKey::straight_line`).
     pub(crate) straight_line: bool,
@@ -86,15 +89,20 @@ pub(crate) struct Tuning {
 }
 
 /// The products of the f32 arithmetic (f32, and the 16-bit floats computed in f32): the
-/// hardware's on a device that keeps subnormals; on one that flushes them, exact, either in
-/// one pass that checks every product for a subnormal and computes those on integers, or in two
-/// (the default): the hardware's products with a cheap flag, then the flagged Vectors again.
+/// hardware's on a device that keeps subnormals; on one that flushes them, exact: on a GPU in
+/// one pass that checks products only where a step's input lies outside its plain range (the
+/// default there), or that checks every product; elsewhere in two passes (the default): the
+/// hardware's products with a cheap flag, then the flagged Vectors again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Products {
     /// `compute/f32_products.wgsl`.
     Hardware,
-    /// `compute/f32_products_exact.wgsl`, one pass.
+    /// `compute/f32_products_exact.wgsl` for every product, one pass.
     OnIntegers,
+    /// `compute/f32_products_guarded.wgsl`, one pass: the float unit's products without a check
+    /// for a step whose input lies in its plain range (`UnaryOp::plain_products`), the exact
+    /// products elsewhere.
+    Guarded,
     /// The first of two passes: `compute/f32_products_flagged.wgsl`; a flagged Vector is left
     /// unwritten and marked (`driver/marks.wgsl`).
     Flagged,
@@ -145,6 +153,7 @@ impl Tuning {
             vectors_per_invocation: vectors.clamp(1, 32),
             contiguous,
             products: Products::Hardware,
+            fused_product_errors: false,
             straight_line,
             looped_groups: false,
             step_program: false,
@@ -175,6 +184,7 @@ impl Default for Tuning {
             vectors_per_invocation: 4,
             contiguous: false,
             products: Products::Hardware,
+            fused_product_errors: false,
             straight_line: false,
             looped_groups: false,
             step_program: false,
@@ -320,6 +330,8 @@ impl KernelKey {
         {
             tuning.products = Products::Hardware;
         }
+        // Only the f32 arithmetic takes a product's error from fma.
+        tuning.fused_product_errors &= repr.spec().files().any(crate::repr::is_product_error);
         KernelKey { repr, steps: slots, in_place, tuning }
     }
 
@@ -381,10 +393,12 @@ impl KernelKey {
         let products = match self.tuning.products {
             Products::Hardware => "",
             Products::OnIntegers => ".exact_subnormals",
+            Products::Guarded => ".guarded_subnormals",
             Products::Flagged => ".flagged_subnormals",
             Products::Listed => ".exact_subnormals.listed",
         };
-        format!("wgpu-activations.{chain}.{}{place}{products}", self.repr.dtype())
+        let fma = if self.tuning.fused_product_errors { ".fma" } else { "" };
+        format!("wgpu-activations.{chain}.{}{place}{products}{fma}", self.repr.dtype())
     }
 
     /// The bindings `pass` reads, in ascending order: what its bind group must hold.
@@ -430,12 +444,21 @@ impl KernelKey {
         };
         for file in spec.files() {
             match (crate::repr::exact_subnormal_products(file), self.tuning.products) {
-                (Some(exact), Products::OnIntegers | Products::Listed) => exact.iter().for_each(|f| include(f)),
+                (Some(exact), Products::OnIntegers | Products::Listed) => {
+                    exact.iter().chain(crate::repr::F32_PRODUCTS_ON_INTEGERS).for_each(|f| include(f))
+                }
+                (Some(exact), Products::Guarded) => {
+                    exact.iter().chain(crate::repr::F32_PRODUCTS_GUARDED).for_each(|f| include(f))
+                }
                 (Some(_), Products::Flagged) => crate::repr::F32_PRODUCTS_FLAGGED.iter().for_each(|f| include(f)),
+                _ if self.tuning.fused_product_errors && crate::repr::is_product_error(file) => {
+                    include(crate::repr::F32_PRODUCT_ERROR_FUSED)
+                }
                 _ => include(file),
             }
         }
         let mut text = StepText::default();
+        let guarded = self.tuning.products == Products::Guarded;
         if self.tuning.step_program {
             let mut cases = String::new();
             for step in self.steps() {
@@ -443,7 +466,12 @@ impl KernelKey {
                     include(op.wgsl);
                     let function = op.kernel_function(variant);
                     let case = self.program_case(step);
-                    let _ = writeln!(cases, "        case {case}u: {{ b = {function}(b, attributes); }}");
+                    let guard = if guarded {
+                        "products_plain = in_plain_range(to_compute(b), params.steps[s].slope.yz); "
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(cases, "        case {case}u: {{ {guard}b = {function}(b, attributes); }}");
                 }
             }
             text.both(&without_comments(&fill(PROGRAM, &[("{{CASES}}", &cases)])));
@@ -456,10 +484,17 @@ impl KernelKey {
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
                     // the fused 3 x LeakyRelu chain runs about 8% faster this way.
                     text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
+                    if guarded {
+                        text.prepare_all(&format!("let plain_range_{k} = params.steps[{k}].slope.yz;"));
+                        text.both(&format!("products_plain = in_plain_range(to_compute(b), plain_range_{k});"));
+                    }
                     text.both(&format!("b = {}(b, attributes_{k});", op.kernel_function(variant)));
                 }
                 Step::Prelu(access) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
+                    if guarded {
+                        text.both("products_plain = false;");
+                    }
                     text.slopes.push_str(&fill(
                         PRELU_SLOPE,
                         &[
@@ -734,8 +769,9 @@ fn f64_constants(text: &str, native: bool) -> String {
 #[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct StepParams {
     pub(crate) attributes: [f32; 4],
-    /// Run length, channels, flat index of the first bound slope element, unused; in a step
-    /// program, a unary step's case ([`KernelKey::program_case`]) first.
+    /// Run length, channels, flat index of the first bound slope element, unused; for a unary
+    /// step, its case in a step program ([`KernelKey::program_case`]), then its plain range's
+    /// words ([`crate::ops::PlainRange::words`], for [`Products::Guarded`]), unused.
     pub(crate) slope: [u32; 4],
     /// The channel cursor's move between an invocation's Vectors: (run, channel, unused, unused).
     pub(crate) jump: [u32; 4],
@@ -857,7 +893,7 @@ pub(crate) mod tests {
                 }
             }
             let products: &[Products] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
-                &[Products::Hardware, Products::OnIntegers, Products::Flagged, Products::Listed]
+                &[Products::Hardware, Products::OnIntegers, Products::Guarded, Products::Flagged, Products::Listed]
             } else {
                 &[Products::Hardware]
             };
@@ -865,8 +901,14 @@ pub(crate) mod tests {
                 for in_place in [false, true] {
                     for &products in products {
                         // Both driver forms: straight-line with Y apart, the loop in place.
-                        let tuning =
-                            Tuning { contiguous: in_place, products, straight_line: !in_place, ..Tuning::default() };
+                        // Both forms of a product's error: fma's with Y apart, Dekker's in place.
+                        let tuning = Tuning {
+                            contiguous: in_place,
+                            products,
+                            straight_line: !in_place,
+                            fused_product_errors: !in_place,
+                            ..Tuning::default()
+                        };
                         keys.push(KernelKey::new(spec.repr, chain, in_place, tuning));
                     }
                 }
@@ -883,7 +925,7 @@ pub(crate) mod tests {
             let program: Vec<StepKind> =
                 ops.iter().take(if software_f64 { 2 } else { MAX_CHAIN }).map(|op| Step::Unary(op, 0)).collect();
             for &products in products.iter().filter(|p| **p != Products::OnIntegers) {
-                let tuning = Tuning { products, step_program: true, ..compact };
+                let tuning = Tuning { products, step_program: true, fused_product_errors: true, ..compact };
                 keys.push(KernelKey::new(spec.repr, &program, true, tuning));
             }
         }

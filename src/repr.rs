@@ -187,10 +187,18 @@ const LANES_PACKED: &str = include_str!("../shaders/shared/lanes_packed.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
 const F16_BITS: &str = include_str!("../shaders/shared/f16_bits.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
+const F32_PRODUCT_ERROR: &str = include_str!("../shaders/compute/f32_product_error.wgsl");
+/// A product's error from the device's fma, where it rounds once (`kernel::Tuning::fused_product_errors`).
+pub(crate) const F32_PRODUCT_ERROR_FUSED: &str = include_str!("../shaders/compute/f32_product_error_fused.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
 const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
 /// Where a flushing unit's product may be wrong: the test both files below take.
 const F32_PRODUCT_FLAG: &str = include_str!("../shaders/compute/f32_product_flag.wgsl");
+/// `mul` as the exact product (`kernel::Products::OnIntegers` and `Listed`).
+pub(crate) const F32_PRODUCTS_ON_INTEGERS: &[&str] =
+    &[include_str!("../shaders/compute/f32_products_on_integers.wgsl")];
+/// `mul` exact only outside a step's plain range (`kernel::Products::Guarded`).
+pub(crate) const F32_PRODUCTS_GUARDED: &[&str] = &[include_str!("../shaders/compute/f32_products_guarded.wgsl")];
 /// The first pass's products on a device that flushes subnormals (`kernel::Products::Flagged`).
 pub(crate) const F32_PRODUCTS_FLAGGED: &[&str] =
     &[F32_PRODUCT_FLAG, include_str!("../shaders/compute/f32_products_flagged.wgsl")];
@@ -209,9 +217,9 @@ const NONE: wgpu::Features = wgpu::Features::empty();
 
 /// The files of the f32 arithmetic (f32, f16, bf16): the Compute interface, its products, the
 /// accurate functions, PRelu's product.
-const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY];
+const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY];
 /// The f32 arithmetic and float16's bit conversions, for both f16 rows.
-const F16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY, F16_BITS];
+const F16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY, F16_BITS];
 
 /// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
 const EVERY_ADAPTER: ReprSpec = ReprSpec {
@@ -337,6 +345,12 @@ impl Repr {
         };
         preferred.or_else(|| runnable().next()).map(|s| s.repr)
     }
+}
+
+/// Whether `file` is the product error that a device whose fma rounds once replaces
+/// ([`F32_PRODUCT_ERROR_FUSED`]).
+pub(crate) fn is_product_error(file: &'static str) -> bool {
+    file == F32_PRODUCT_ERROR
 }
 
 /// The files that replace `file` where products with subnormals are computed on integers

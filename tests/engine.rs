@@ -440,6 +440,8 @@ fn the_subnormal_probe_measures_every_native_context_and_chooses_the_products() 
             // Two passes where masked code runs on every lane (a CPU adapter), one on a GPU.
             let masked = matches!(info.adapter.device_type, wgpu::DeviceType::Cpu | wgpu::DeviceType::Other);
             assert_eq!(info.subnormal_products_in_two_passes, info.subnormals.may_flush() && masked, "{what}");
+            // The one pass checks products only outside each step's plain range.
+            assert_eq!(info.subnormal_products_guarded, info.subnormals.may_flush() && !masked, "{what}");
             if has_f64 {
                 let path = ctx.dtype_path(wgpu_activations::DType::F64);
                 let native = matches!(path, wgpu_activations::DTypePath::Native(_));
@@ -451,6 +453,7 @@ fn the_subnormal_probe_measures_every_native_context_and_chooses_the_products() 
     for (products, on_integers, two_passes) in [
         (wgpu_activations::SubnormalProducts::OnIntegers, true, true),
         (wgpu_activations::SubnormalProducts::OnIntegersInOnePass, true, false),
+        (wgpu_activations::SubnormalProducts::Guarded, true, false),
         (wgpu_activations::SubnormalProducts::OnHardware, false, false),
     ] {
         let forced = common::ctx_with(ContextOptions::from_env().with_subnormal_products(products)).unwrap();

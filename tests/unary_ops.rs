@@ -238,6 +238,67 @@ fn f64_log_spaced_sweeps_random_values_and_specials() {
     }
 }
 
+/// Products checked only outside each step's plain range (what a GPU that flushes subnormals
+/// runs), forced on whatever adapter runs the suite: on SwiftShader, which flushes, a range too
+/// wide shows as results off by the flushed products. f32 inputs dense on either side of the
+/// ranges' ends (`src/ops/plain_products.rs`: the constants, and 2^-125 over the attribute
+/// values the sets try), log-spaced over each sweep, and the specials; bf16 and f16 every bit
+/// pattern at the defaults.
+#[test]
+fn guarded_products_hold_every_bound() {
+    use wgpu_activations::{ContextOptions, SubnormalProducts};
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_subnormal_products(SubnormalProducts::Guarded))
+    else {
+        return;
+    };
+    assert!(ctx.info().subnormal_products_guarded);
+    // The ends of the plain ranges (src/ops/plain_products.rs) and of the kernels' own cases.
+    let power = |k: i32| 2f32.powi(k);
+    let ends: Vec<f32> = [power(-126), power(-124), power(-100), power(-96), power(-64), power(-25)]
+        .into_iter()
+        .chain([0.5, 10.0, 20.0, 80.0, 86.0])
+        .chain([1.0f32, 0.01, 0.7, 2.5, 3.0, 1.702].map(|a| power(-125) / a))
+        .collect();
+    let mut xs: Vec<f32> = Vec::new();
+    for end in ends {
+        for step in -64i32..=64 {
+            let bits = (end.to_bits() as i32 + step * 4099).max(0) as u32;
+            xs.extend([f32::from_bits(bits), -f32::from_bits(bits)]);
+        }
+    }
+    xs.extend(f32::specials());
+    for op in UNARY_OPS {
+        let mut inputs = xs.clone();
+        inputs.extend(op.sweep.values(1 << 14, false).into_iter().map(|v| v as f32));
+        let len = inputs.len();
+        let x = to_dyn(inputs, &[len]);
+        for values in attribute_sets(op) {
+            let (y, expected) = run(&ctx, op, &values, &x);
+            let what = format!("{}({values:?}) f32, guarded products", op.onnx_name);
+            let worst = max_ulp(&what, &y, &expected, &x);
+            assert!(worst <= op.max_ulp.f32, "{what}: {worst} ULP");
+            assert_unary_passthrough(&what, op, &attributes(op, &values), &y, &x);
+        }
+    }
+    for dtype in [DType::BF16, DType::F16] {
+        let bits: Vec<u16> = (0..=u16::MAX).collect();
+        for op in UNARY_OPS.iter().filter(|op| op.accepts(dtype)) {
+            let values = &op.default_attributes()[..op.attributes.len()];
+            let what = format!("{}({values:?}) {dtype}, guarded products", op.onnx_name);
+            let worst = if dtype == DType::BF16 {
+                let x = to_dyn(bytemuck::pod_collect_to_vec::<u16, bf16>(&bits), &[1 << 16]);
+                let (y, expected) = run(&ctx, op, values, &x);
+                max_ulp(&what, &y, &expected, &x)
+            } else {
+                let x = to_dyn(bytemuck::pod_collect_to_vec::<u16, f16>(&bits), &[1 << 16]);
+                let (y, expected) = run(&ctx, op, values, &x);
+                max_ulp(&what, &y, &expected, &x)
+            };
+            assert!(worst <= op.max_ulp.for_dtype(dtype), "{what}: {worst} ULP");
+        }
+    }
+}
+
 #[test]
 fn tiny_negatives_keep_their_sign() {
     let Some(ctx) = common::ctx() else { return };

@@ -1,7 +1,8 @@
 // The Compute interface (shaders/README.md) of the representations that compute in f32 (f32,
 // f16, bf16), four lanes at a time. Products come from compute/f32_products.wgsl, or from
-// compute/f32_products_exact.wgsl on a device that flushes subnormals; the accurate functions
-// from math/f32.wgsl. CPU twin: src/cpu/compute_f32.rs.
+// compute/f32_products_exact.wgsl on a device that flushes subnormals; a product's error from
+// compute/f32_product_error.wgsl, or compute/f32_product_error_fused.wgsl where the device's
+// fma rounds once; the accurate functions from math/f32.wgsl. CPU twin: src/cpu/compute.rs.
 //
 // Comparisons are decided on the bits (sign-magnitude mapped to a signed order), so a driver
 // that assumes float compares never see a NaN cannot turn a NaN into true.
@@ -75,12 +76,6 @@ fn clamp_to_unit(c: Compute) -> Compute {
     return select(clamp(c, Compute(0.0), Compute(1.0)), c, f32_is_nan(c) | (c == Compute(0.0)));
 }
 
-// a with its low 12 significand bits cleared: a's high half, whose products with another
-// half are exact. Built on the bits, so no compiler can fold it away.
-fn f32_high_half(a: Compute) -> Compute {
-    return bitcast<Compute>(bitcast<vec4<u32>>(a) & vec4(0xfffff000u));
-}
-
 // c itself, its bits through opaque_zero (0; driver/elementwise.wgsl), so that a compiler
 // cannot rewrite an expression with c by the algebra of real numbers.
 fn hidden(c: Compute) -> Compute {
@@ -94,20 +89,11 @@ fn rounded_product(a: Compute, b: Compute) -> Compute {
     return hidden(a * b);
 }
 
-// The rounding error of p = a * b: a * b = p + e exactly (Dekker: the halves' products are
-// exact, and so is each step summing them, for operands whose product is normal).
-fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
-    let ah = f32_high_half(a);
-    let al = a - ah;
-    let bh = f32_high_half(b);
-    let bl = b - bh;
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-}
-
 // a * b + c within an ULP, and correctly rounded where it cancels (c close to -a * b, a
 // residual). a * b = p + e exactly (product_error), then c + p, exact where it cancels,
 // then + e rounds once. WGSL's fma may round twice (lavapipe's does), and compilers may fuse
-// or split a * b + c, so the exact product is spelled out, p hidden (rounded_product). Where c
+// or split a * b + c, so the exact product is spelled out, p hidden (rounded_product), the
+// same steps whichever product_error the device takes. Where c
 // is zero and p is not, the product itself is the result (a device that flushes subnormal
 // operands would drop a subnormal p in c + p; zeros add as IEEE says, -0 + 0 = +0); where p is
 // infinite (or NaN), or e is zero, c + p.

@@ -9,9 +9,11 @@
 // operand, or one whose result may be subnormal, is computed on integers: the 24 x 24-bit
 // significand product (wide_u32.wgsl), shifted to the result's unit and rounded to nearest, ties
 // to even. So every product is the correctly rounded one, as on an IEEE device, bit for bit and
-// sign included.
+// sign included. `exact_product` is `mul` itself where every product takes it
+// (compute/f32_products_on_integers.wgsl), and the checked side of the guarded products
+// (compute/f32_products_guarded.wgsl).
 
-fn mul(a: Compute, b: Compute) -> Compute {
+fn exact_product(a: Compute, b: Compute) -> Compute {
     let hardware = a * b;
     // One cheap test for every product (compute/f32_product_flag.wgsl), the rest only where a
     // lane fails it (on an H200 in one pass, LeakyRelu f32 0.93 of the copy kernel, against

@@ -230,6 +230,9 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         (true, true) => {
             "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)"
         }
+        (true, false) if ctx.info().subnormal_products_guarded => {
+            "f32 products exact: checked where a step's input lies outside its plain range (one pass)"
+        }
         (true, false) => "f32 products exact: each checked, the rare flagged one on integers (one pass)",
         (false, _) => "f32 products on the float unit (one pass)",
     };

@@ -112,7 +112,7 @@ impl Context {
     ) -> Self {
         // The browser's thread cannot wait for the probe here; `from_device_async` awaits it.
         #[cfg(target_arch = "wasm32")]
-        return Self::assemble(device, queue, adapter, options, [Subnormals::NotMeasured; 2]);
+        return Self::assemble(device, queue, adapter, options, [Subnormals::NotMeasured; 2], false);
         #[cfg(not(target_arch = "wasm32"))]
         pollster::block_on(Self::measured(device, queue, adapter, options))
     }
@@ -145,27 +145,31 @@ impl Context {
             adapter.clone(),
             options.clone(),
             [Subnormals::NotMeasured; 2],
+            false,
         );
         let subnormals = measuring.probe_subnormals().await.unwrap_or(Subnormals::NotMeasured);
         let subnormals_f64 = measuring.probe_subnormals_f64().await.unwrap_or(Subnormals::NotMeasured);
+        let fused = measuring.probe_fused_multiply_add().await.unwrap_or(false);
         drop(measuring);
-        Self::assemble(device, queue, adapter, options, [subnormals, subnormals_f64])
+        Self::assemble(device, queue, adapter, options, [subnormals, subnormals_f64], fused)
     }
 
     /// The context of a device whose f32 and f64 units do what `[subnormals, subnormals_f64]`
-    /// say with subnormals.
+    /// say with subnormals, and whose fma rounds once where `fused`.
     fn assemble(
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
         [subnormals, subnormals_f64]: [Subnormals; 2],
+        fused: bool,
     ) -> Self {
         let products = match options.subnormal_products {
             SubnormalProducts::ByProbe if subnormals.may_flush() => exact_products_for(adapter.device_type),
             SubnormalProducts::ByProbe | SubnormalProducts::OnHardware => Products::Hardware,
             SubnormalProducts::OnIntegers => Products::Flagged,
             SubnormalProducts::OnIntegersInOnePass => Products::OnIntegers,
+            SubnormalProducts::Guarded => Products::Guarded,
         };
         let on_integers = products.exact_on_flushing_devices();
         let info = ContextInfo {
@@ -176,6 +180,9 @@ impl Context {
             subnormals_f64,
             subnormal_products_on_integers: on_integers,
             subnormal_products_in_two_passes: products == Products::Flagged,
+            subnormal_products_guarded: products == Products::Guarded,
+            fused_multiply_add: fused,
+            fused_product_errors: options.fused_product_errors.unwrap_or(fused),
         };
         let loss = DeviceLoss::watch(&device);
         let cpu_adapter = info.adapter.device_type == wgpu::DeviceType::Cpu;
@@ -205,6 +212,7 @@ impl Context {
         let contiguous = options.contiguous_vectors.unwrap_or(cpu_adapter);
         let mut tuning = Tuning::for_limits(&info.limits, options.kernel_shape, contiguous, cpu_adapter, straight_line);
         tuning.products = products;
+        tuning.fused_product_errors = info.fused_product_errors;
         tuning.step_program = options.step_programs.unwrap_or(cpu_adapter);
         Self {
             inner: Arc::new(ContextInner {
@@ -515,7 +523,8 @@ fn one_line(report: &str) -> String {
 }
 
 /// Exact products on a device that flushes subnormals: in one pass on a GPU, whose lanes skip a
-/// branch that none of them takes (the integer products sit behind one), in two elsewhere
+/// branch that none of them takes (the integer products sit behind one, and behind the step's
+/// plain range: `Products::Guarded`), in two elsewhere
 /// (SwiftShader, and adapters that do not say what they are, as in a browser), where masked
 /// code runs on every lane. On an H200, 2^24 f32, share of the copy kernel, two passes / one
 /// pass / the float unit's products: LeakyRelu 0.81 / 0.93 / 0.97, Elu 0.78 / 0.85 / 0.95,
@@ -524,7 +533,7 @@ fn one_line(report: &str) -> String {
 fn exact_products_for(device_type: wgpu::DeviceType) -> Products {
     match device_type {
         wgpu::DeviceType::DiscreteGpu | wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::VirtualGpu => {
-            Products::OnIntegers
+            Products::Guarded
         }
         wgpu::DeviceType::Cpu | wgpu::DeviceType::Other => Products::Flagged,
     }

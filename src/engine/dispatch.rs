@@ -726,7 +726,9 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
     for (k, p) in segment.iter().enumerate() {
         match (p.step, &p.plan) {
             (Step::Unary(op, attributes), _) => {
-                params.steps[k] = StepParams { attributes: (op.kernel_parameters)(attributes), ..Default::default() }
+                let parameters = (op.kernel_parameters)(attributes);
+                let [lo, hi] = (op.plain_products)(&parameters).words();
+                params.steps[k] = StepParams { attributes: parameters, slope: [0, lo, hi, 0], ..Default::default() }
             }
             (Step::Prelu(_), Some(plan)) => {
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));

@@ -50,6 +50,16 @@ pub struct ContextInfo {
     /// the flagged Vectors on integers) rather than in one (each product checked, the rare
     /// one redone on integers): two on CPU adapters and unknown ones, one on GPUs.
     pub subnormal_products_in_two_passes: bool,
+    /// Whether the one pass checks products only for a step whose input lies outside the
+    /// magnitudes where none of its products can meet a subnormal (one comparison per element),
+    /// rather than every product: the default on GPUs that flush.
+    pub subnormal_products_guarded: bool,
+    /// Whether the device's `fma` rounds once, as a probe found when the context was made
+    /// (false where not measured: a device adopted in the browser without waiting).
+    pub fused_multiply_add: bool,
+    /// Whether the kernels take a product's rounding error from `fma`
+    /// ([`crate::ContextOptions::with_fused_product_errors`]; by default where it rounds once).
+    pub fused_product_errors: bool,
 }
 
 /// Element types `features` let a device handle with native WGSL types.
@@ -96,10 +106,16 @@ impl fmt::Display for ContextInfo {
         writeln!(f, "features:     {}", feature_names(self.features))?;
         let products = match (self.subnormal_products_on_integers, self.subnormal_products_in_two_passes) {
             (false, _) => "on the float unit",
+            (true, false) if self.subnormal_products_guarded => {
+                "on integers (one pass, where a step's input lies outside its plain range)"
+            }
             (true, false) => "on integers (one pass)",
             (true, true) => "on integers (two passes)",
         };
         writeln!(f, "subnormals:   {}; products with subnormals {products}", self.subnormals)?;
+        let fma = if self.fused_multiply_add { "rounds once" } else { "rounds twice, or not measured" };
+        let errors = if self.fused_product_errors { "from fma" } else { "Dekker's" };
+        writeln!(f, "fma:          {fma}; products' errors {errors}")?;
         if self.features.contains(wgpu::Features::SHADER_F64) {
             writeln!(f, "f64 subnormals: {}", self.subnormals_f64)?;
         }

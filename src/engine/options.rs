@@ -13,8 +13,12 @@ pub const VALIDATE_ENV: &str = "WGPU_ACTIVATIONS_VALIDATE";
 pub const LIMITS_ENV: &str = "WGPU_ACTIVATIONS_LIMITS";
 
 /// Environment variable that sets [`ContextOptions::with_subnormal_products`] under [`ContextOptions::from_env`]:
-/// `integers`, `integers-one-pass` or `hardware` (anything else: by the probe).
+/// `integers`, `integers-one-pass`, `guarded` or `hardware` (anything else: by the probe).
 pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
+
+/// Environment variable that sets [`ContextOptions::with_fused_product_errors`] under
+/// [`ContextOptions::from_env`]: `on` or `off` (anything else: by the probe).
+pub const FMA_ENV: &str = "WGPU_ACTIVATIONS_FMA";
 
 /// Where the f32-computing kernels (f32, f16, bf16) take products that involve subnormals.
 #[non_exhaustive]
@@ -22,7 +26,7 @@ pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
 pub enum SubnormalProducts {
     /// On integers where the probe finds the device flushing subnormals (or could not ask it),
     /// on the float unit where it keeps them. The default. On integers means in one pass on a
-    /// GPU (as [`SubnormalProducts::OnIntegersInOnePass`]) and in two elsewhere (as
+    /// GPU (as [`SubnormalProducts::Guarded`]) and in two elsewhere (as
     /// [`SubnormalProducts::OnIntegers`]): a GPU skips the untaken branch to the integers, a CPU
     /// adapter (SwiftShader) runs it masked on every lane.
     ByProbe,
@@ -36,12 +40,17 @@ pub enum SubnormalProducts {
     /// Always on integers, in one pass that checks every product and computes the rare flagged
     /// one on integers (what the probe chooses on a GPU that flushes).
     OnIntegersInOnePass,
+    /// On integers in one pass, checked only where a step's input lies outside the magnitudes
+    /// for which none of its products can meet a subnormal (one comparison per element): what
+    /// the probe chooses on a GPU that flushes.
+    Guarded,
 }
 
 fn subnormals_from_env() -> SubnormalProducts {
     match std::env::var(SUBNORMALS_ENV).as_deref() {
         Ok("integers") => SubnormalProducts::OnIntegers,
         Ok("integers-one-pass") => SubnormalProducts::OnIntegersInOnePass,
+        Ok("guarded") => SubnormalProducts::Guarded,
         Ok("hardware") => SubnormalProducts::OnHardware,
         _ => SubnormalProducts::ByProbe,
     }
@@ -81,6 +90,7 @@ pub struct ContextOptions {
     pub(crate) contiguous_vectors: Option<bool>,
     pub(crate) straight_line: Option<bool>,
     pub(crate) step_programs: Option<bool>,
+    pub(crate) fused_product_errors: Option<bool>,
     pub(crate) subnormal_products: SubnormalProducts,
     pub(crate) corrupt_results: bool,
 }
@@ -111,6 +121,7 @@ impl Default for ContextOptions {
             contiguous_vectors: None,
             straight_line: None,
             step_programs: None,
+            fused_product_errors: None,
             subnormal_products: SubnormalProducts::ByProbe,
             corrupt_results: false,
         }
@@ -128,6 +139,11 @@ impl ContextOptions {
             limits: limits_from_env(),
             validation: std::env::var(VALIDATE_ENV).is_ok_and(|v| v == "1"),
             subnormal_products: subnormals_from_env(),
+            fused_product_errors: match std::env::var(FMA_ENV).as_deref() {
+                Ok("on") => Some(true),
+                Ok("off") => Some(false),
+                _ => None,
+            },
             ..Self::default()
         }
     }
@@ -308,6 +324,19 @@ impl ContextOptions {
     /// operator's own kernel.
     pub fn with_step_programs(mut self, step_programs: bool) -> Self {
         self.step_programs = Some(step_programs);
+        self
+    }
+
+    /// Whether the f32-computing kernels take a product's rounding error from the device's
+    /// `fma` (`true`: 2 steps) or from Dekker's exact product (`false`: 17 steps). WGSL lets
+    /// `fma` round twice (lavapipe's does), and then only Dekker's is right, so the default
+    /// asks a probe when the context is made and takes `fma` where it rounds once (NVIDIA's,
+    /// SwiftShader's): the same results bit for bit, for less arithmetic in the kernels that
+    /// take exact products (Gelu, Swish with alpha other than 1, Mish, HardSigmoid).
+    /// [`crate::ContextInfo::fused_multiply_add`] says what the probe found. `true` on a device
+    /// whose fma rounds twice gives wrong results: for measuring.
+    pub fn with_fused_product_errors(mut self, fused: bool) -> Self {
+        self.fused_product_errors = Some(fused);
         self
     }
 

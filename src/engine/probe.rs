@@ -69,6 +69,12 @@ const INPUT_F64: [u32; 8] = [1, 0x8000_0000, 0, 0x0010_0000, 0, 0x43b0_0000, 0, 
 /// -2^-1014 and 2^-1023: what an IEEE device writes to the first two values.
 const KEPT_F64: [u32; 4] = [0, 0x8090_0000, 0, 0x0008_0000];
 
+const PROBE_FMA: &str = include_str!("../../shaders/driver/probe_fma.wgsl");
+/// 1 + 2^-12 twice, then 1 + 2^-23 and 1 - 2^-24; see the shader.
+const INPUT_FMA: [u32; 4] = [0x3f80_0800, 0x3f80_0800, 0x3f80_0001, 0x3f7f_ffff];
+/// 2^-24 and 2^-24 - 2^-47: the products' errors, what an fma that rounds once gives.
+const FUSED: [u32; 2] = [0x3380_0000, 0x337f_fffe];
+
 impl Context {
     /// Runs the f32 probe on this context's device; the answer from its words.
     pub(crate) async fn probe_subnormals(&self) -> Result<Subnormals> {
@@ -83,11 +89,30 @@ impl Context {
         self.run_probe("wgpu-activations.probe_subnormals_f64", PROBE_F64, &INPUT_F64, &KEPT_F64).await
     }
 
+    /// Whether the device's `fma` rounds once: then the kernels take a product's error as
+    /// `fma(a, b, -p)`, 2 steps where Dekker's takes 17 (`shaders/compute/f32_product_error_fused.wgsl`).
+    pub(crate) async fn probe_fused_multiply_add(&self) -> Result<bool> {
+        let out = self.probe_words("wgpu-activations.probe_fma", PROBE_FMA, &INPUT_FMA).await?;
+        Ok(out.get(..2) == Some(&FUSED[..]))
+    }
+
     /// One invocation of `shader` over `input`; `kept` is what an IEEE device leaves in the
     /// first two values (as many words each as `kept` has over two).
     async fn run_probe(&self, label: &str, shader: &str, input: &[u32], kept: &[u32]) -> Result<Subnormals> {
+        let out = self.probe_words(label, shader, input).await?;
+        let value = kept.len() / 2;
+        let read = |i: usize| {
+            out.get(i * value..(i + 1) * value)
+                .ok_or(Error::Internal { what: "the subnormal probe read back too few words".into() })
+        };
+        let (operands, results) = (read(0)? != &kept[..value], read(1)? != &kept[value..]);
+        Ok(if operands || results { Subnormals::Flushed { operands, results } } else { Subnormals::Kept })
+    }
+
+    /// The words one invocation of `shader` leaves in its one binding, which starts as `input`.
+    async fn probe_words(&self, label: &str, shader: &str, input: &[u32]) -> Result<Vec<u32>> {
         let words = self.upload(arr1(input).view())?;
-        self.scoped("the subnormal probe", || {
+        self.scoped("a probe", || {
             let device = self.device();
             let kernel = PlainKernel::new(device, label, shader);
             let group = kernel.bind(
@@ -103,15 +128,7 @@ impl Context {
             self.queue().submit([encoder.finish()]);
             Ok(())
         })?;
-        let out = self.download_async::<u32>(&words).await?;
-        let out = out.as_slice().unwrap_or_default();
-        let value = kept.len() / 2;
-        let read = |i: usize| {
-            out.get(i * value..(i + 1) * value)
-                .ok_or(Error::Internal { what: "the subnormal probe read back too few words".into() })
-        };
-        let (operands, results) = (read(0)? != &kept[..value], read(1)? != &kept[value..]);
-        Ok(if operands || results { Subnormals::Flushed { operands, results } } else { Subnormals::Kept })
+        Ok(self.download_async::<u32>(&words).await?.into_raw_vec_and_offset().0)
     }
 }
 
@@ -126,9 +143,11 @@ mod tests {
     /// Both probes validate with naga, the f64 one with exactly the FLOAT64 capability.
     #[test]
     fn the_probes_validate_with_naga() {
-        for (shader, caps) in
-            [(PROBE, naga::valid::Capabilities::empty()), (PROBE_F64, naga::valid::Capabilities::FLOAT64)]
-        {
+        for (shader, caps) in [
+            (PROBE, naga::valid::Capabilities::empty()),
+            (PROBE_FMA, naga::valid::Capabilities::empty()),
+            (PROBE_F64, naga::valid::Capabilities::FLOAT64),
+        ] {
             let module =
                 naga::front::wgsl::parse_str(shader).unwrap_or_else(|e| panic!("{}", e.emit_to_string(shader)));
             naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
@@ -149,5 +168,10 @@ mod tests {
         assert!(v[0].is_subnormal() && v[0] < 0.0 && v[1] == f64::MIN_POSITIVE && (v[1] * v[3]).is_subnormal());
         assert_eq!(f64_words(&KEPT_F64), [v[0] * v[2], v[1] * v[3]]);
         assert!((v[0] * v[2]).is_normal(), "a normal product of a subnormal operand");
+        let fma = INPUT_FMA.map(f32::from_bits);
+        let errors = [(fma[0], fma[1]), (fma[2], fma[3])].map(|(a, b)| a.mul_add(b, -(a * b)).to_bits());
+        assert_eq!(errors, FUSED, "an fma that rounds once");
+        let twice = [(fma[0], fma[1]), (fma[2], fma[3])].map(|(a, b)| ((a * b) - (a * b)).to_bits());
+        assert_ne!(twice[..], FUSED[..], "an fma that rounds the product first");
     }
 }

@@ -176,6 +176,10 @@ pub struct UnaryOp {
     /// The kernel's parameter block from the attribute values (what the WGSL function receives
     /// as `attributes`): the values themselves unless the kernel wants something derived.
     pub(crate) kernel_parameters: fn(&Attributes) -> Attributes,
+    /// The magnitudes of x, from the kernel parameters, for which a device that flushes
+    /// subnormals may take the kernel's products on its float unit without a check
+    /// (`src/ops/plain_products.rs`, `Products::Guarded`).
+    pub(crate) plain_products: fn(&Attributes) -> super::PlainRange,
     /// The bench's target for the kernel, as a share of the copy kernel's speed.
     pub speed_target: SpeedTarget,
     /// The inputs the operator suites sweep, log-spaced: where the operator computes something.

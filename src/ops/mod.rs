@@ -10,7 +10,10 @@
 //! "adding one", has the commands).
 
 mod entry;
+mod plain_products;
 mod step;
+
+pub(crate) use plain_products::PlainRange;
 
 pub(crate) use entry::Twin;
 pub use entry::{Attribute, BinaryOp, OpVersion, OwnKernel, SpeedTarget, Sweep, UlpBounds, UnaryOp, markdown_table};
@@ -92,6 +95,7 @@ unary_ops! {
         expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::leaky_relu,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::NEGATIVES,
     }
@@ -111,6 +115,7 @@ unary_ops! {
         expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::elu,
         speed_target: SpeedTarget::EXPM1,
         sweep: Sweep::EXPM1_NEGATIVES,
     }
@@ -133,6 +138,7 @@ unary_ops! {
         expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
         attributes_like_x: false,
         kernel_parameters: selu::selu_parameters,
+        plain_products: plain_products::selu,
         speed_target: SpeedTarget::EXPM1,
         sweep: Sweep { positives: true, ..Sweep::EXPM1_NEGATIVES },
     }
@@ -148,6 +154,7 @@ unary_ops! {
         expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
         attributes_like_x: false,
         kernel_parameters: celu::celu_parameters,
+        plain_products: plain_products::celu,
         speed_target: SpeedTarget::EXPM1,
         sweep: Sweep::EXPM1_NEGATIVES,
     }
@@ -168,6 +175,7 @@ unary_ops! {
         expansion: "Max(X, 0)",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep { positives: true, ..Sweep::NEGATIVES },
     }
@@ -195,6 +203,7 @@ unary_ops! {
         expansion: "Max(Min(Add(Mul(X, alpha), beta), 1), 0)",
         attributes_like_x: false,
         kernel_parameters: hard_sigmoid::hard_sigmoid_parameters,
+        plain_products: plain_products::hard_sigmoid,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::AROUND_ONE,
     }
@@ -210,6 +219,7 @@ unary_ops! {
         expansion: "Mul(X, HardSigmoid[alpha=0.16666667, beta=0.5](X))",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::hard_swish,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::AROUND_ONE,
     }
@@ -225,6 +235,7 @@ unary_ops! {
         expansion: "Div(X, Add(1, Abs(X)))",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::softsign,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep { positives: true, ..Sweep::NEGATIVES },
     }
@@ -244,6 +255,7 @@ unary_ops! {
         expansion: "",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::exp_scaled,
         speed_target: SpeedTarget::EXP,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
@@ -263,6 +275,7 @@ unary_ops! {
         expansion: "",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::always,
         speed_target: SpeedTarget::EXP,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
@@ -278,6 +291,7 @@ unary_ops! {
         expansion: "Mul(X, Tanh(Softplus(X)))",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::mish,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
         sweep: Sweep::MISH,
     }
@@ -294,6 +308,7 @@ unary_ops! {
         expansion: "approximate=none: Mul(Mul(0.5, X), Sum(1, Erf(Div(X, Sqrt(2))))); approximate=tanh: Mul(Mul(0.5, X), Sum(1, Tanh(Mul(Sqrt(0.63661977236), Sum(X, Mul(0.044715, Pow(X, 3)))))))",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::gelu,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
         sweep: Sweep::GELU,
     }
@@ -309,6 +324,7 @@ unary_ops! {
         expansion: "Log(Add(Exp(X), 1))",
         attributes_like_x: false,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::exp_scaled,
         speed_target: SpeedTarget::EXP_LOG,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
@@ -329,6 +345,7 @@ unary_ops! {
         expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",
         attributes_like_x: true,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::swish,
         speed_target: SpeedTarget::EXP_LOG,
         sweep: Sweep::EXP_BOTH_SIGNS,
     }
@@ -344,6 +361,7 @@ unary_ops! {
         expansion: "Where(Less(alpha, X), X, 0)",
         attributes_like_x: true,
         kernel_parameters: same_parameters,
+        plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::AROUND_ONE,
     }
