@@ -442,26 +442,44 @@ fn f64_software_path_sweep_of_a_million_inputs() {
 /// choice of a STRING attribute: Gelu's two forms), the GPU against the CPU reference, with how
 /// many results differ from it at all (a driver that contracts products into sums, NVIDIA's,
 /// rounds some steps better than written). `WGPU_ACTIVATIONS_SWEEP_OPS` narrows it (ONNX
-/// names, commas): each operator takes about a minute on lavapipe.
+/// names, commas; `Name=a/b` for attribute values a, b instead of the defaults, e.g.
+/// `Swish=1.702`): each operator takes about a minute on lavapipe.
 #[test]
 #[ignore = "a sweep: cargo xtask sweep"]
 fn every_f32_input_against_the_reference() {
     const CHUNK: u64 = 1 << 24;
     let ctx = gpu_or_skip!();
     let only = std::env::var("WGPU_ACTIVATIONS_SWEEP_OPS").ok();
+    // Each entry's name, and its attribute values where it gives them.
+    type Asked<'a> = Vec<(&'a str, Option<Vec<f32>>)>;
+    let asked: Option<Asked<'_>> = only.as_deref().map(|names| {
+        names
+            .split(',')
+            .map(|entry| match entry.split_once('=') {
+                Some((name, values)) => {
+                    let values = values.split('/').map(|v| v.parse().expect("an attribute value")).collect();
+                    (name, Some(values))
+                }
+                None => (entry, None),
+            })
+            .collect()
+    });
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for op in UNARY_OPS {
-        if only.as_deref().is_some_and(|names| !names.split(',').any(|n| n == op.onnx_name)) {
-            continue;
-        }
+        let wanted: Vec<&Option<Vec<f32>>> = match &asked {
+            Some(asked) => asked.iter().filter(|(name, _)| *name == op.onnx_name).map(|(_, v)| v).collect(),
+            None => vec![&None],
+        };
         let defaults = op.default_attributes();
         let bound = op.max_ulp.for_dtype(DType::F32);
-        for values in attribute_sets(op) {
-            let at_defaults =
-                op.attributes.iter().zip(&values).zip(defaults).all(|((a, v), d)| a.is_choice() || *v == d);
-            if !at_defaults {
-                continue;
-            }
+        let mut sets: Vec<Vec<f32>> = wanted.iter().filter_map(|v| v.as_ref().cloned()).collect();
+        if wanted.iter().any(|v| v.is_none()) {
+            // At the defaults, each choice of a STRING attribute.
+            sets.extend(attribute_sets(op).into_iter().filter(|values| {
+                op.attributes.iter().zip(values).zip(defaults).all(|((a, v), d)| a.is_choice() || *v == d)
+            }));
+        }
+        for values in sets {
             let all = attributes(op, &values);
             let started = std::time::Instant::now();
             let (mut worst, mut differing) = ((0u64, 0u32), 0u64);

@@ -80,6 +80,10 @@ struct AdapterArgs {
     /// costs more than running; off otherwise.
     #[arg(long, global = true, value_name = "ON|OFF", value_parser = ["on", "off"])]
     step_programs: Option<String>,
+    /// MiB of idle buffers the context keeps for reuse (default 128), besides the last buffer
+    /// of each kind larger than that.
+    #[arg(long, global = true, value_name = "MIB")]
+    pool_mib: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -439,6 +443,9 @@ fn options(adapter: &AdapterArgs) -> Result<ContextOptions, String> {
     }
     if let Some(programs) = &adapter.step_programs {
         options = options.with_step_programs(programs == "on");
+    }
+    if let Some(mib) = adapter.pool_mib {
+        options = options.with_pool_capacity_bytes(mib.saturating_mul(1 << 20));
     }
     Ok(options)
 }

@@ -112,7 +112,7 @@ impl Context {
     ) -> Self {
         // The browser's thread cannot wait for the probe here; `from_device_async` awaits it.
         #[cfg(target_arch = "wasm32")]
-        return Self::assemble(device, queue, adapter, options, [Subnormals::NotMeasured; 2], false);
+        return Self::assemble(device, queue, adapter, options, Probed::NOT_MEASURED);
         #[cfg(not(target_arch = "wasm32"))]
         pollster::block_on(Self::measured(device, queue, adapter, options))
     }
@@ -139,30 +139,26 @@ impl Context {
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
     ) -> Self {
-        let measuring = Self::assemble(
-            device.clone(),
-            queue.clone(),
-            adapter.clone(),
-            options.clone(),
-            [Subnormals::NotMeasured; 2],
-            false,
-        );
-        let subnormals = measuring.probe_subnormals().await.unwrap_or(Subnormals::NotMeasured);
-        let subnormals_f64 = measuring.probe_subnormals_f64().await.unwrap_or(Subnormals::NotMeasured);
-        let fused = measuring.probe_fused_multiply_add().await.unwrap_or(false);
+        let measuring =
+            Self::assemble(device.clone(), queue.clone(), adapter.clone(), options.clone(), Probed::NOT_MEASURED);
+        let not_measured = |probe: Result<Subnormals>| probe.unwrap_or(Subnormals::NotMeasured);
+        let probed = Probed {
+            subnormals: not_measured(measuring.probe_subnormals().await),
+            subnormals_f16: not_measured(measuring.probe_subnormals_f16().await),
+            subnormals_f64: not_measured(measuring.probe_subnormals_f64().await),
+            fused_multiply_add: measuring.probe_fused_multiply_add().await.unwrap_or(false),
+        };
         drop(measuring);
-        Self::assemble(device, queue, adapter, options, [subnormals, subnormals_f64], fused)
+        Self::assemble(device, queue, adapter, options, probed)
     }
 
-    /// The context of a device whose f32 and f64 units do what `[subnormals, subnormals_f64]`
-    /// say with subnormals, and whose fma rounds once where `fused`.
+    /// The context of a device whose units do what `probed` says.
     fn assemble(
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter: wgpu::AdapterInfo,
         options: ContextOptions,
-        [subnormals, subnormals_f64]: [Subnormals; 2],
-        fused: bool,
+        Probed { subnormals, subnormals_f16, subnormals_f64, fused_multiply_add: fused }: Probed,
     ) -> Self {
         let products = match options.subnormal_products {
             SubnormalProducts::ByProbe if subnormals.may_flush() => exact_products_for(adapter.device_type),
@@ -177,6 +173,7 @@ impl Context {
             features: device.features(),
             limits: device.limits(),
             subnormals,
+            subnormals_f16,
             subnormals_f64,
             subnormal_products_on_integers: on_integers,
             subnormal_products_in_two_passes: products == Products::Flagged,
@@ -187,17 +184,19 @@ impl Context {
         let loss = DeviceLoss::watch(&device);
         let cpu_adapter = info.adapter.device_type == wgpu::DeviceType::Cpu;
         let driver_lock = DriverLock::for_backend(info.adapter.backend);
-        // A float unit that flushes is not trusted with native f16 or f64 either: their
-        // emulated paths compute on integers (f64) or through the exact f32 products (f16).
-        // Native f64 is trusted where its own probe found subnormals kept (an H200's f32 unit
-        // flushes, its f64 unit may not); not measured, it goes with the f32 unit.
+        // A float unit that flushes is not trusted with native f16 or f64 unless their own
+        // probes found subnormals kept: their emulated paths compute on integers (f64) or
+        // through the exact f32 products (f16). Native f16 computes through the same exact f32
+        // products, so its own conversions and compares are what its probe asks (an H200 keeps
+        // f16 subnormals where it flushes f32 ones). Native f64 is trusted where its own probe
+        // found them kept; not measured, it goes with the f32 unit.
         // Asked for by name (`ContextOptions::all_native`), the native path is still taken.
         let f64_may_flush = match subnormals_f64 {
             Subnormals::NotMeasured => subnormals.may_flush(),
             measured => measured.may_flush(),
         };
         let mut trusted = info.features;
-        if on_integers && subnormals.may_flush() {
+        if on_integers && subnormals.may_flush() && subnormals_f16.may_flush() {
             trusted.remove(wgpu::Features::SHADER_F16);
         }
         if on_integers && f64_may_flush {
@@ -520,6 +519,25 @@ fn gpu_error(during: &'static str, error: wgpu::Error) -> Error {
 fn one_line(report: &str) -> String {
     let parts: Vec<&str> = report.lines().map(str::trim).filter(|l| !l.is_empty() && *l != "Caused by:").collect();
     parts.join(": ")
+}
+
+/// What the probes found when the context was made.
+struct Probed {
+    subnormals: Subnormals,
+    subnormals_f16: Subnormals,
+    subnormals_f64: Subnormals,
+    fused_multiply_add: bool,
+}
+
+impl Probed {
+    /// A device not measured (in the browser, adopted without waiting): assumed to flush, and
+    /// its fma to round twice.
+    const NOT_MEASURED: Probed = Probed {
+        subnormals: Subnormals::NotMeasured,
+        subnormals_f16: Subnormals::NotMeasured,
+        subnormals_f64: Subnormals::NotMeasured,
+        fused_multiply_add: false,
+    };
 }
 
 /// Exact products on a device that flushes subnormals: in one pass on a GPU, whose lanes skip a

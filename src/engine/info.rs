@@ -43,6 +43,10 @@ pub struct ContextInfo {
     /// What its f64 unit does with them, where it has one (SHADER_F64; else not measured):
     /// native f64 runs by default only where they are kept.
     pub subnormals_f64: super::Subnormals,
+    /// What it does with f16 subnormals (conversions and compares), where it has f16
+    /// (SHADER_F16; else not measured): native f16 runs by default where its f32 unit keeps
+    /// subnormals, or this probe found them kept (its products go through the exact f32 ones).
+    pub subnormals_f16: super::Subnormals,
     /// Whether the f32-computing kernels take products with subnormals on integers (where the
     /// device flushes them, or as [`crate::ContextOptions::with_subnormal_products`] asks).
     pub subnormal_products_on_integers: bool,
@@ -116,6 +120,9 @@ impl fmt::Display for ContextInfo {
         let fma = if self.fused_multiply_add { "rounds once" } else { "rounds twice, or not measured" };
         let errors = if self.fused_product_errors { "from fma" } else { "Dekker's" };
         writeln!(f, "fma:          {fma}; products' errors {errors}")?;
+        if self.features.contains(wgpu::Features::SHADER_F16) {
+            writeln!(f, "f16 subnormals: {}", self.subnormals_f16)?;
+        }
         if self.features.contains(wgpu::Features::SHADER_F64) {
             writeln!(f, "f64 subnormals: {}", self.subnormals_f64)?;
         }

@@ -277,7 +277,9 @@ impl ContextOptions {
     }
 
     /// Bytes of idle buffers the pool keeps for reuse (default: 128 MiB); the least recently
-    /// returned ones go beyond this.
+    /// returned ones go beyond this. Besides, it keeps the last buffer returned of each usage
+    /// that is larger than this, so that repeated calls on one large tensor reuse their buffers
+    /// ([`crate::Context::release_idle_buffers`] frees every idle buffer).
     pub fn with_pool_capacity_bytes(mut self, bytes: u64) -> Self {
         self.pool_capacity_bytes = bytes;
         self

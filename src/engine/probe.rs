@@ -69,6 +69,13 @@ const INPUT_F64: [u32; 8] = [1, 0x8000_0000, 0, 0x0010_0000, 0, 0x43b0_0000, 0, 
 /// -2^-1014 and 2^-1023: what an IEEE device writes to the first two values.
 const KEPT_F64: [u32; 4] = [0, 0x8090_0000, 0, 0x0008_0000];
 
+const PROBE_F16: &str = include_str!("../../shaders/driver/probe_subnormals_f16.wgsl");
+/// The f16 -2^-24 in the low half, the f32 2^-20; see the shader.
+const INPUT_F16: [u32; 4] = [0x0000_8001, 0x3580_0000, 0, 0];
+/// -2^-24 as an f32, the f16 2^-20, and the compare's 1 (words 1 to 3): what a device that
+/// keeps f16 subnormals writes.
+const KEPT_F16: [u32; 3] = [0xb380_0000, 0x0000_0010, 1];
+
 const PROBE_FMA: &str = include_str!("../../shaders/driver/probe_fma.wgsl");
 /// 1 + 2^-12 twice, then 1 + 2^-23 and 1 - 2^-24; see the shader.
 const INPUT_FMA: [u32; 4] = [0x3f80_0800, 0x3f80_0800, 0x3f80_0001, 0x3f7f_ffff];
@@ -87,6 +94,17 @@ impl Context {
             return Ok(Subnormals::NotMeasured);
         }
         self.run_probe("wgpu-activations.probe_subnormals_f64", PROBE_F64, &INPUT_F64, &KEPT_F64).await
+    }
+
+    /// Runs the f16 probe, where the device has SHADER_F16 (else not measured).
+    pub(crate) async fn probe_subnormals_f16(&self) -> Result<Subnormals> {
+        if !self.info().features.contains(wgpu::Features::SHADER_F16) {
+            return Ok(Subnormals::NotMeasured);
+        }
+        let out = self.probe_words("wgpu-activations.probe_subnormals_f16", PROBE_F16, &INPUT_F16).await?;
+        let [operand, result, compare] = [0, 1, 2].map(|i| out.get(i + 1) == Some(&KEPT_F16[i]));
+        let (operands, results) = (!(operand && compare), !result);
+        Ok(if operands || results { Subnormals::Flushed { operands, results } } else { Subnormals::Kept })
     }
 
     /// Whether the device's `fma` rounds once: then the kernels take a product's error as
@@ -146,6 +164,7 @@ mod tests {
         for (shader, caps) in [
             (PROBE, naga::valid::Capabilities::empty()),
             (PROBE_FMA, naga::valid::Capabilities::empty()),
+            (PROBE_F16, naga::valid::Capabilities::SHADER_FLOAT16),
             (PROBE_F64, naga::valid::Capabilities::FLOAT64),
         ] {
             let module =
@@ -168,6 +187,13 @@ mod tests {
         assert!(v[0].is_subnormal() && v[0] < 0.0 && v[1] == f64::MIN_POSITIVE && (v[1] * v[3]).is_subnormal());
         assert_eq!(f64_words(&KEPT_F64), [v[0] * v[2], v[1] * v[3]]);
         assert!((v[0] * v[2]).is_normal(), "a normal product of a subnormal operand");
+        // f16 subnormals are below 2^-14 in magnitude, with a zero exponent field.
+        let subnormal = |h: half::f16| h.to_bits() & 0x7c00 == 0 && h.to_bits() & 0x3ff != 0;
+        let operand = half::f16::from_bits(INPUT_F16[0] as u16);
+        assert!(subnormal(operand) && operand < half::f16::ZERO);
+        assert_eq!(operand.to_f32().to_bits(), KEPT_F16[0]);
+        let result = half::f16::from_f32(f32::from_bits(INPUT_F16[1]));
+        assert!(subnormal(result) && u32::from(result.to_bits()) == KEPT_F16[1]);
         let fma = INPUT_FMA.map(f32::from_bits);
         let errors = [(fma[0], fma[1]), (fma[2], fma[3])].map(|(a, b)| a.mul_add(b, -(a * b)).to_bits());
         assert_eq!(errors, FUSED, "an fma that rounds once");

@@ -15,6 +15,7 @@
 
 mod accuracy;
 mod browser;
+mod gpu_bundle;
 mod guard;
 mod host_cost;
 mod public_api;
@@ -52,6 +53,9 @@ commands:
                  set up, then models of 510 and 2,040 distinct fused chains (examples/
                  chain_model.rs; args go to it, e.g. --elements 65536) run by `wgpu-act run` on
                  lavapipe, first with empty driver caches, then warm: wall time and peak memory
+  gpu-bundle     release builds of wgpu-act and the GPU suites, gzipped into .gpu/, and the
+                 Vulkan loader's packages in .gl/: what tools/gpu-run.sh needs on a machine with
+                 a real GPU and no Rust (BENCHMARKS.md, A short GPU run)
   soak  [args]   set up, then `wgpu-act soak [args]` (default --seconds 600)
   demo  [args]   set up, then `cargo run --release --example image_demo -- [args]`
   test-wasm      the browser suite: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version)
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
         "bench" => ensure_gpu_driver().and_then(|()| guard::bench(&rest)),
         "compile-times" => ensure_gpu_driver().and_then(|()| compile_times(&rest)),
         "host-cost" => ensure_gpu_driver().and_then(|()| host_cost::host_cost(&rest)),
+        "gpu-bundle" if rest.is_empty() => gpu_bundle::gpu_bundle(),
         "soak" => ensure_gpu_driver().and_then(|()| {
             let args =
                 if rest.is_empty() { vec![OsString::from("--seconds"), OsString::from("600")] } else { rest.clone() };
