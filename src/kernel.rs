@@ -447,9 +447,11 @@ impl KernelKey {
                 (Some(exact), Products::OnIntegers | Products::Listed) => {
                     exact.iter().chain(crate::repr::F32_PRODUCTS_ON_INTEGERS).for_each(|f| include(f))
                 }
-                (Some(exact), Products::Guarded) => {
-                    exact.iter().chain(crate::repr::F32_PRODUCTS_GUARDED).for_each(|f| include(f))
-                }
+                (Some(exact), Products::Guarded) => exact
+                    .iter()
+                    .chain(crate::repr::F32_PRODUCTS_ON_INTEGERS)
+                    .chain(crate::repr::F32_PRODUCTS_GUARDED)
+                    .for_each(|f| include(f)),
                 (Some(_), Products::Flagged) => crate::repr::F32_PRODUCTS_FLAGGED.iter().for_each(|f| include(f)),
                 _ if self.tuning.fused_product_errors && crate::repr::is_product_error(file) => {
                     include(crate::repr::F32_PRODUCT_ERROR_FUSED)
@@ -466,12 +468,14 @@ impl KernelKey {
                     include(op.wgsl);
                     let function = op.kernel_function(variant);
                     let case = self.program_case(step);
-                    let guard = if guarded {
-                        "products_plain = in_plain_range(to_compute(b), params.steps[s].slope.yz); "
+                    let call = if guarded {
+                        format!(
+                            "if (in_plain_range(to_compute(b), params.steps[s].slope.yz)) {{ b = {function}_plain(b, attributes); }} else {{ b = {function}(b, attributes); }}"
+                        )
                     } else {
-                        ""
+                        format!("b = {function}(b, attributes);")
                     };
-                    let _ = writeln!(cases, "        case {case}u: {{ {guard}b = {function}(b, attributes); }}");
+                    let _ = writeln!(cases, "        case {case}u: {{ {call} }}");
                 }
             }
             text.both(&without_comments(&fill(PROGRAM, &[("{{CASES}}", &cases)])));
@@ -484,17 +488,18 @@ impl KernelKey {
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
                     // the fused 3 x LeakyRelu chain runs about 8% faster this way.
                     text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
+                    let function = op.kernel_function(variant);
                     if guarded {
                         text.prepare_all(&format!("let plain_range_{k} = params.steps[{k}].slope.yz;"));
-                        text.both(&format!("products_plain = in_plain_range(to_compute(b), plain_range_{k});"));
+                        text.both(&format!(
+                            "if (in_plain_range(to_compute(b), plain_range_{k})) {{ b = {function}_plain(b, attributes_{k}); }} else {{ b = {function}(b, attributes_{k}); }}"
+                        ));
+                    } else {
+                        text.both(&format!("b = {function}(b, attributes_{k});"));
                     }
-                    text.both(&format!("b = {}(b, attributes_{k});", op.kernel_function(variant)));
                 }
                 Step::Prelu(access) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
-                    if guarded {
-                        text.both("products_plain = false;");
-                    }
                     text.slopes.push_str(&fill(
                         PRELU_SLOPE,
                         &[
@@ -605,6 +610,16 @@ impl KernelKey {
         }
         if self.tuning.products == Products::Listed {
             src.push_str(&fill(LISTED, &fills));
+        }
+        if guarded {
+            let roots: Vec<String> = self
+                .steps()
+                .filter_map(|step| match step {
+                    Step::Unary(op, variant) => Some(op.kernel_function(variant)),
+                    Step::Prelu(_) => None,
+                })
+                .collect();
+            src = prune::with_plain_copies(&src, &roots.iter().map(String::as_str).collect::<Vec<_>>());
         }
         with_math_f64(&src, spec.native)
     }

@@ -70,7 +70,8 @@ fn a_step_program_serves_every_chain_over_its_operators() {
 
 /// On a CPU adapter, where compiling a kernel costs more than running it on a small tensor,
 /// chains run as step programs below 16 workgroups (one kernel for both orders of two
-/// operators) and as a kernel per chain from there; elsewhere always a kernel per chain.
+/// operators) and as a kernel per chain from there; elsewhere always a kernel per chain, the
+/// same for both sizes (on the H200 the large tensor compiled none: the test expected two).
 #[test]
 fn cpu_adapters_run_small_tensors_chains_as_step_programs() {
     let Some(ctx) = common::ctx_with(ContextOptions::from_env()) else { return };
@@ -89,13 +90,8 @@ fn cpu_adapters_run_small_tensors_chains_as_step_programs() {
         }
         chain_kernels.push(ctx.pipeline_cache_stats().compiled - before);
     }
-    let small = if cpu { k } else { 2 * k };
-    assert_eq!(
-        chain_kernels,
-        [small, 2 * k],
-        "kernels of the two chains, small and large: {}",
-        ctx.info().adapter.name
-    );
+    let expected = if cpu { [k, 2 * k] } else { [2 * k, 0] };
+    assert_eq!(chain_kernels, expected, "kernels of the two chains, small and large: {}", ctx.info().adapter.name);
 }
 
 /// On llvmpipe, where the straight-line form is the default, a tensor of fewer than 256 whole

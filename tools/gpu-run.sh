@@ -8,15 +8,16 @@
 # repository with both folders, as root, e.g. through the device tool:
 #   run(command: "bash tools/gpu-run.sh", carry: [".gpu", ".gl"], timeout_s: 560)
 # Results go to $OUT (default ./gpu-out): log.txt, smi.csv (clocks, power and temperature every
-# 250 ms), and the bench JSONs.
+# 250 ms), and a JSON per bench part (at most 8 files come back from the device tool).
 #
-#   GPU_RUN_PARTS   which parts, in order (default: suite bench compare sweep suites)
+#   GPU_RUN_PARTS   which parts, in order (default: suite now26 before26 float26 narrow26 sweep
+#                   engine now24; also: suites, every GPU suite but the operators')
 #   NOMINAL_GBPS    the card's nominal bandwidth (default 4800, an H200; 3350 for an H100 SXM)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
-PARTS=${GPU_RUN_PARTS:-suite bench compare sweep suites}
+PARTS=${GPU_RUN_PARTS:-suite now26 before26 float26 narrow26 sweep engine now24}
 NOMINAL=${NOMINAL_GBPS:-4800}
 started=$(date +%s)
 say() { echo "== $(( $(date +%s) - started )) s: $*" | tee -a "$LOG"; }
@@ -53,34 +54,36 @@ smi=$!
 nvidia-smi >>"$LOG" 2>&1
 limited 20 bin/wgpu-act info
 
+# Each bench part is one process; within it every ratio alternates a kernel with the copy kernel
+# after both ran back to back for 0.3 s (the GPU's clocks up: src/bench/mod.rs).
+bench() {
+    local name=$1 seconds=$2
+    shift 2
+    say "bench $name: $*"
+    limited "$seconds" bin/wgpu-act "$@" --nominal-gbps "$NOMINAL" --json-file "$OUT/$name.json"
+}
 for part in $PARTS; do
     case $part in
     suite)
         say "the operator suite, validation mode on (the guarded products and fma's errors by default)"
         WGPU_ACTIVATIONS_VALIDATE=1 limited 100 bin/unary_ops --test-threads 8
         ;;
-    bench)
-        say "the bench at 2^24, every kernel"
-        limited 120 bin/wgpu-act bench --nominal-gbps "$NOMINAL" --json-file "$OUT/bench24.json"
-        say "the bench at 2^26: f32, the 16-bit types, f64"
-        limited 120 bin/wgpu-act bench --elems 67108864 --dtypes f32,f16,bf16,f64 --nominal-gbps "$NOMINAL" \
-            --json-file "$OUT/bench26.json"
+    now26) bench now26 90 bench --elems 67108864 --dtypes f32 ;;
+    before26)
+        # Every product checked and Dekker's errors: the kernels before issue 52's changes.
+        WGPU_ACTIVATIONS_SUBNORMALS=integers-one-pass WGPU_ACTIVATIONS_FMA=off \
+            bench before26 90 bench --elems 67108864 --dtypes f32
         ;;
-    compare)
-        say "2^24 f32, every product checked, Dekker's errors (before): then the float unit's products"
-        WGPU_ACTIVATIONS_SUBNORMALS=integers-one-pass WGPU_ACTIVATIONS_FMA=off limited 60 \
-            bin/wgpu-act bench --dtypes f32 --json-file "$OUT/before24.json"
-        WGPU_ACTIVATIONS_SUBNORMALS=hardware limited 60 bin/wgpu-act bench --dtypes f32 --json-file "$OUT/float24.json"
-        say "the in-process slowdown: f32 and f64 at 2^24 with a pool of 8 GiB (no buffer made twice)"
-        limited 60 bin/wgpu-act --pool-mib 8192 bench --dtypes f32,f64 --json-file "$OUT/pool24.json"
-        say "native f16 and f64 where the default may take another path, at 2^24"
-        limited 60 bin/wgpu-act --native f16,f64 bench --dtypes f16,f64 --ops leaky-relu,relu,elu,sigmoid,prelu \
-            --json-file "$OUT/native24.json"
-        ;;
+    float26)
+        # The float unit's products unchecked: wrong for subnormals on a device that flushes.
+        WGPU_ACTIVATIONS_SUBNORMALS=hardware bench float26 90 bench --elems 67108864 --dtypes f32 ;;
+    narrow26)
+        bench narrow26 60 bench --elems 67108864 --dtypes f16,bf16,f64 --ops leaky-relu,relu,elu,prelu,sigmoid ;;
+    now24) bench now24 90 bench --dtypes f32,f16,bf16,f64 ;;
     sweep)
         say "every f32 input against the CPU reference: the kernels whose products or errors changed"
-        WGPU_ACTIVATIONS_SWEEP_OPS=${SWEEP_OPS:-Gelu,Swish=1.702,Mish,Sigmoid,Softplus,Elu,Selu,LeakyRelu,HardSigmoid=0.25/0.4,Softsign,HardSwish,Celu} \
-            limited 220 bin/unary_ops --ignored --exact every_f32_input_against_the_reference --nocapture
+        WGPU_ACTIVATIONS_SWEEP_OPS=${SWEEP_OPS:-Gelu,Swish=1.702,Mish,Sigmoid,Softplus,Elu,Selu,HardSigmoid=0.25/0.4} \
+            limited 200 bin/unary_ops --ignored --exact every_f32_input_against_the_reference --nocapture
         ;;
     suites)
         say "the other GPU suites, validation mode on"
@@ -88,6 +91,7 @@ for part in $PARTS; do
             WGPU_ACTIVATIONS_VALIDATE=1 limited 45 "bin/$suite" --test-threads 8
         done
         ;;
+    engine) WGPU_ACTIVATIONS_VALIDATE=1 limited 45 bin/engine --test-threads 8 ;;
     esac
 done
 pkill -P "$smi" 2>/dev/null; kill "$smi" 2>/dev/null

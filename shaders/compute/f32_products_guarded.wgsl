@@ -1,24 +1,19 @@
 // The products of compute/f32.wgsl on a GPU that flushes subnormals, checked only where a step's
-// input needs it (`Products::Guarded`). Before each step the driver sets `products_plain` from
-// the step's input: true where every lane's magnitude lies in the step's plain range, the
-// magnitudes for which the host has shown that every `mul` the step takes has normal (or zero)
-// operands and a normal (or zero) result (`PlainRange`, src/ops/plain_products.rs, from the
-// operator and its attributes, in the step's `slope.yz`). There the float unit's product is
-// IEEE's on any unit, flushing or not, and `mul` takes it with no check; elsewhere, and for a
-// NaN or an infinity, every product takes the exact one-pass product
-// (compute/f32_products_exact.wgsl). One comparison per element instead of one test per product:
-// a GPU skips the branch that none of a subgroup's lanes takes. CPU twin: `plain_products` in
-// src/ops/plain_products.rs (the range test) and the exact products' twin.
+// input needs it (`Products::Guarded`). `mul` is the exact product
+// (compute/f32_products_on_integers.wgsl). The kernel also holds a copy of each function that
+// reaches `mul`, named with `_plain` after it, whose products are `mul_plain`'s, the float unit's
+// (src/kernel/prune.rs, `with_plain_copies`), and each step runs its operator's copy where every
+// lane's magnitude lies in the step's plain range: the magnitudes for which the host has shown
+// that every `mul` the step takes has normal (or zero) operands and a normal (or zero) result
+// (`PlainRange`, src/ops/plain_products.rs, from the operator and its attributes, in the step's
+// `slope.yz`). There the float unit's product is IEEE's on any unit, flushing or not; elsewhere,
+// and for a NaN or an infinity, the step runs with the exact products. One comparison per
+// element and one branch per step, instead of a test and a branch at every product: a GPU skips
+// the side that none of a subgroup's lanes takes, and the plain side is as straight as the float
+// unit's kernel. CPU twin: `PlainRange::holds` (the range test) and the exact products' twin.
 
-// Whether the step being computed may take the float unit's products; false outside a guarded
-// step (PRelu's products), so that a step without a range is exact.
-var<private> products_plain: bool;
-
-fn mul(a: Compute, b: Compute) -> Compute {
-    if (products_plain) {
-        return a * b;
-    }
-    return exact_product(a, b);
+fn mul_plain(a: Compute, b: Compute) -> Compute {
+    return a * b;
 }
 
 // Whether every lane of x lies in [range.x, range.y], as magnitudes' bits (a NaN lies above any

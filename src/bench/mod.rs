@@ -331,6 +331,13 @@ const MAX_PAIRS: u32 = 4;
 /// How long the untimed runs before a timed one keep the device busy, at least.
 const PREHEAT_SECONDS: f64 = 1e-3;
 
+/// How long a GPU runs both sides of a row back to back before they are timed. While the bench
+/// prepares a row on the CPU the GPU idles and lowers its clocks, and a timed run of a
+/// millisecond does not bring them back: on an H200 the SM clock fell from 1980 to 345 MHz a
+/// few seconds into a run and stayed there (nvidia-smi, every 250 ms), and the copy kernel took
+/// 2.5 times as long from then on (the in-process slowdown of BENCHMARKS.md).
+const CLOCK_RAMP_SECONDS: f64 = 0.3;
+
 struct Meter<'a> {
     ctx: &'a Context,
     query: Option<Queries>,
@@ -370,8 +377,8 @@ impl<'a> Meter<'a> {
     /// Seconds the work `record` records takes: the sum of its timestamp pairs, or submit to
     /// completion. With timestamps, `preheat` untimed runs go first in the same submission, so
     /// that a kernel of tens of microseconds is timed on a busy device, not one that idled
-    /// since the last submission. (It did not change the H200's slowdown within one process,
-    /// whose cause is not known: BENCHMARKS.md.)
+    /// since the last submission (a millisecond is too short for a GPU's clocks to rise again:
+    /// [`CLOCK_RAMP_SECONDS`]).
     fn once(&self, record: &Record<'_>, preheat: u32) -> Result<f64, String> {
         let device = self.ctx.device();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
@@ -409,11 +416,21 @@ impl<'a> Meter<'a> {
         self.alternate_pairs(iterations, a, b).map(|pairs| pairs.medians())
     }
 
-    /// Every alternating pair of `a` and `b`'s times, after one warm-up run of each; each timed
-    /// run preceded by enough untimed ones to keep the device busy for about a millisecond.
+    /// Every alternating pair of `a` and `b`'s times, after one warm-up run of each and, on a
+    /// GPU, [`CLOCK_RAMP_SECONDS`] of both back to back; each timed run preceded by enough
+    /// untimed ones to keep the device busy for about a millisecond.
     fn alternate_pairs(&self, iterations: usize, a: &Record<'_>, b: &Record<'_>) -> Result<Pairs, String> {
-        let preheat = |seconds: f64| (PREHEAT_SECONDS / seconds.max(1e-7)).ceil().clamp(1.0, 64.0) as u32 - 1;
-        let (preheat_a, preheat_b) = (preheat(self.once(a, 0)?), preheat(self.once(b, 0)?));
+        let runs = |busy: f64, seconds: f64| (busy / seconds.max(1e-7)).ceil().clamp(1.0, 64.0) as u32 - 1;
+        let (first_a, first_b) = (self.once(a, 0)?, self.once(b, 0)?);
+        let (preheat_a, preheat_b) = (runs(PREHEAT_SECONDS, first_a), runs(PREHEAT_SECONDS, first_b));
+        if !self.on_cpu {
+            let (ramp_a, ramp_b) = (runs(CLOCK_RAMP_SECONDS / 8.0, first_a), runs(CLOCK_RAMP_SECONDS / 8.0, first_b));
+            let ramp = Instant::now();
+            while ramp.elapsed().as_secs_f64() < CLOCK_RAMP_SECONDS {
+                self.once(a, ramp_a)?;
+                self.once(b, ramp_b)?;
+            }
+        }
         let mut pairs = Pairs::default();
         for _ in 0..iterations.max(1) {
             pairs.a.push(self.once(a, preheat_a)?);

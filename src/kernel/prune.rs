@@ -41,6 +41,62 @@ pub(crate) fn prune(source: &str) -> String {
     items.iter().zip(&kept).filter(|(_, keep)| **keep).map(|(item, _)| item.text).collect()
 }
 
+/// `source` with a copy of every function that reaches `mul` (the products a device that
+/// flushes subnormals takes exactly), and of each of `roots` (the operators' functions a
+/// guarded kernel calls), named with `_plain` after it, whose calls go to the copies and whose
+/// products are `mul_plain`'s (the float unit's, for a step whose input lies in its plain
+/// range: `Products::Guarded`). Entry points are not copied; the copies leave their comments
+/// behind, and `prune` drops those no entry point calls. A guarded kernel calls `op_plain` or
+/// `op` per Lanes, so that the plain side is straight code with no branch at each product.
+pub(crate) fn with_plain_copies(source: &str, roots: &[&str]) -> String {
+    let items = split(source);
+    let functions: Vec<(&str, &str)> = items
+        .iter()
+        .filter(|item| !item.entry)
+        .filter_map(|item| item.name.filter(|_| without_comments(item.text).contains("fn ")).map(|n| (n, item.text)))
+        .collect();
+    let mut reaching: std::collections::HashSet<&str> = std::collections::HashSet::from(["mul"]);
+    loop {
+        let before = reaching.len();
+        for (name, text) in &functions {
+            if !reaching.contains(name) && identifiers(text).any(|w| reaching.contains(w)) {
+                reaching.insert(name);
+            }
+        }
+        if reaching.len() == before {
+            break;
+        }
+    }
+    let mut out = source.to_string();
+    let copied = |name: &str| name != "mul" && (reaching.contains(name) || roots.contains(&name));
+    let renamed: std::collections::HashSet<&str> = functions
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| reaching.contains(name) || roots.contains(name))
+        .collect();
+    for (name, text) in functions.iter().filter(|(name, _)| copied(name)) {
+        let code = without_comments(text);
+        let mut copy = String::with_capacity(code.len() + 64);
+        let mut word = String::new();
+        for c in code.chars().chain(std::iter::once('\n')) {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            copy.push_str(&word);
+            if renamed.contains(word.as_str()) {
+                copy.push_str("_plain");
+            }
+            word.clear();
+            copy.push(c);
+        }
+        debug_assert!(copy.contains(&format!("fn {name}_plain(")));
+        out.push_str(copy.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// The top-level items of `source`.
 fn split(source: &str) -> Vec<Item<'_>> {
     let bytes = source.as_bytes();
@@ -131,6 +187,31 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_copies_reach_mul_plain_and_only_what_reaches_mul_is_copied() {
+        let source = "fn mul(a: f32, b: f32) -> f32 { return exact(a, b); }\n\
+            fn exact(a: f32, b: f32) -> f32 { return a * b; }\n\
+            // Calls mul.\n\
+            fn scaled(x: f32) -> f32 { return mul(x, 2.0) + other(x); }\n\
+            fn other(x: f32) -> f32 { return x; }\n\
+            fn op(x: f32) -> f32 { return scaled(x) * mul_add_like(x); }\n\
+            fn mul_add_like(x: f32) -> f32 { return x; }\n\
+            fn other_root(x: f32) -> f32 { return other(x); }\n\
+            @compute @workgroup_size(1)\n\
+            fn main() { op(1.0); }\n";
+        let copied = with_plain_copies(source, &["op", "other_root"]);
+        assert!(copied.starts_with(source));
+        let added = &copied[source.len()..];
+        assert!(added.contains("fn scaled_plain(x: f32) -> f32 { return mul_plain(x, 2.0) + other(x); }"), "{added}");
+        assert!(added.contains("fn op_plain(x: f32) -> f32 { return scaled_plain(x) * mul_add_like(x); }"), "{added}");
+        assert!(added.contains("fn other_root_plain(x: f32) -> f32 { return other(x); }"), "{added}");
+        let not_copied =
+            ["fn mul_plain", "fn exact_plain", "fn other_plain", "mul_add_like_plain", "Calls mul", "main_plain"];
+        for not_copied in not_copied {
+            assert!(!added.contains(not_copied), "{not_copied}:\n{added}");
+        }
+    }
 
     #[test]
     fn keeps_what_the_entry_points_reach_and_nothing_else() {
