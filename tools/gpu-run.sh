@@ -10,14 +10,14 @@
 # Results go to $OUT (default ./gpu-out): log.txt, smi.csv (clocks, power and temperature every
 # 250 ms), and a JSON per bench part (at most 8 files come back from the device tool).
 #
-#   GPU_RUN_PARTS   which parts, in order (default: suite now26 before26 float26 narrow26 sweep
+#   GPU_RUN_PARTS   which parts, in order (default: suite now26 before26 float26 sweep narrow26
 #                   engine now24; also: suites, every GPU suite but the operators')
 #   NOMINAL_GBPS    the card's nominal bandwidth (default 4800, an H200; 3350 for an H100 SXM)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
-PARTS=${GPU_RUN_PARTS:-suite now26 before26 float26 narrow26 sweep engine now24}
+PARTS=${GPU_RUN_PARTS:-suite now26 before26 float26 sweep narrow26 engine now24}
 NOMINAL=${NOMINAL_GBPS:-4800}
 started=$(date +%s)
 say() { echo "== $(( $(date +%s) - started )) s: $*" | tee -a "$LOG"; }
@@ -82,7 +82,7 @@ for part in $PARTS; do
     now24) bench now24 90 bench --dtypes f32,f16,bf16,f64 ;;
     sweep)
         say "every f32 input against the CPU reference: the kernels whose products or errors changed"
-        WGPU_ACTIVATIONS_SWEEP_OPS=${SWEEP_OPS:-Gelu,Swish=1.702,Mish,Sigmoid,Softplus,Elu,Selu,HardSigmoid=0.25/0.4} \
+        WGPU_ACTIVATIONS_SWEEP_OPS=${SWEEP_OPS:-HardSigmoid=0.25/0.4,Sigmoid,Mish,Gelu,Softplus,Swish=1.702} \
             limited 200 bin/unary_ops --ignored --exact every_f32_input_against_the_reference --nocapture
         ;;
     suites)
