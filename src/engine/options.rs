@@ -332,9 +332,10 @@ impl ContextOptions {
     /// Whether the f32-computing kernels take a product's rounding error from the device's
     /// `fma` (`true`: 2 steps) or from Dekker's exact product (`false`: 17 steps). WGSL lets
     /// `fma` round twice (lavapipe's does), and then only Dekker's is right, so the default
-    /// asks a probe when the context is made and takes `fma` where it rounds once (NVIDIA's,
-    /// SwiftShader's): the same results bit for bit, for less arithmetic in the kernels that
-    /// take exact products (Gelu, Swish with alpha other than 1, Mish, HardSigmoid).
+    /// asks a probe when the context is made and takes `fma` where it rounds once (an H200's;
+    /// lavapipe's, llvmpipe's and SwiftShader's round twice): the same results bit for bit where
+    /// the error is normal, for less arithmetic in the kernels that take exact products (Gelu,
+    /// Swish with alpha other than 1, Mish, HardSigmoid).
     /// [`crate::ContextInfo::fused_multiply_add`] says what the probe found. `true` on a device
     /// whose fma rounds twice gives wrong results: for measuring.
     pub fn with_fused_product_errors(mut self, fused: bool) -> Self {
