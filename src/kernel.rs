@@ -468,13 +468,7 @@ impl KernelKey {
                     include(op.wgsl);
                     let function = op.kernel_function(variant);
                     let case = self.program_case(step);
-                    let call = if guarded {
-                        format!(
-                            "if (in_plain_range(to_compute(b), params.steps[s].slope.yz)) {{ b = {function}_plain(b, attributes); }} else {{ b = {function}(b, attributes); }}"
-                        )
-                    } else {
-                        format!("b = {function}(b, attributes);")
-                    };
+                    let call = unary_call(&function, "attributes", guarded.then_some("params.steps[s].slope.yz"));
                     let _ = writeln!(cases, "        case {case}u: {{ {call} }}");
                 }
             }
@@ -488,15 +482,12 @@ impl KernelKey {
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
                     // the fused 3 x LeakyRelu chain runs about 8% faster this way.
                     text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
-                    let function = op.kernel_function(variant);
+                    let range = format!("plain_range_{k}");
                     if guarded {
-                        text.prepare_all(&format!("let plain_range_{k} = params.steps[{k}].slope.yz;"));
-                        text.both(&format!(
-                            "if (in_plain_range(to_compute(b), plain_range_{k})) {{ b = {function}_plain(b, attributes_{k}); }} else {{ b = {function}(b, attributes_{k}); }}"
-                        ));
-                    } else {
-                        text.both(&format!("b = {function}(b, attributes_{k});"));
+                        text.prepare_all(&format!("let {range} = params.steps[{k}].slope.yz;"));
                     }
+                    let attributes = format!("attributes_{k}");
+                    text.both(&unary_call(&op.kernel_function(variant), &attributes, guarded.then_some(&range)));
                 }
                 Step::Prelu(access) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
@@ -622,6 +613,18 @@ impl KernelKey {
             src = prune::with_plain_copies(&src, &roots.iter().map(String::as_str).collect::<Vec<_>>());
         }
         with_math_f64(&src, spec.native)
+    }
+}
+
+/// A unary step's statement on the group `b`: `function` with `attributes`, or in a guarded
+/// kernel (`range`: the step's plain range) its `_plain` copy where `b` lies in the range.
+fn unary_call(function: &str, attributes: &str, range: Option<&str>) -> String {
+    let call = format!("b = {function}(b, {attributes});");
+    match range {
+        Some(range) => format!(
+            "if (in_plain_range(to_compute(b), {range})) {{ b = {function}_plain(b, {attributes}); }} else {{ {call} }}"
+        ),
+        None => call,
     }
 }
 

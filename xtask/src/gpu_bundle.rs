@@ -9,7 +9,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::{Error, GPU_SUITES, Result, TEST_BUILD, cargo, run, workspace_root};
+use crate::{Error, GPU_SUITES, Result, TEST_BUILD, run, workspace_root};
 
 /// The Debian packages of the Vulkan loader (and GL's, for what else may need them).
 const LOADER_PACKAGES: &[&str] = &["libvulkan1", "libegl1", "libglvnd0", "libopengl0", "libgl1", "libglx0", "libgles2"];
@@ -19,17 +19,17 @@ pub(crate) fn gpu_bundle() -> Result<ExitCode> {
     let bundle = root.join(".gpu");
     fs::create_dir_all(&bundle).map_err(|e| Error(format!("cannot make {}: {e}", bundle.display())))?;
     println!("xtask: == the test step's release build");
-    if cargo(&[&TEST_BUILD[..], &["--no-run", "--quiet"]].concat(), &[], &[])? != ExitCode::SUCCESS {
-        return Ok(ExitCode::FAILURE);
-    }
-    // The same build again, for the executables' names (nothing to rebuild).
+    // One build, its messages for the executables' names (its progress and errors on stderr).
     let listing = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
         .args(TEST_BUILD)
-        .args(["--no-run", "--message-format=json"])
+        .args(["--no-run", "--message-format=json-render-diagnostics"])
         .current_dir(&root)
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| Error(format!("cannot list the test executables: {e}")))?;
+        .map_err(|e| Error(format!("cannot run the test build: {e}")))?;
+    if !listing.status.success() {
+        return Ok(ExitCode::FAILURE);
+    }
     let mut packed = 0;
     for line in String::from_utf8_lossy(&listing.stdout).lines() {
         let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
