@@ -230,7 +230,7 @@ impl Pass {
 }
 
 /// The functions an operator's WGSL may call and still take no float product: selects,
-/// comparisons on the bits, exact conversions and constructors (`takes_no_products`).
+/// comparisons on the bits, exact conversions and constructors, sums (`takes_no_products`).
 const PRODUCT_FREE_CALLS: &[&str] = &[
     "select",
     "Lanes",
@@ -242,6 +242,11 @@ const PRODUCT_FREE_CALLS: &[&str] = &[
     "to_compute",
     "from_compute",
     "from_attribute",
+    "less",
+    "lanes_from_attribute",
+    "negate",
+    "add",
+    "sub",
 ];
 
 /// Whether a step computes no float product: a unary operator whose WGSL calls only
@@ -847,10 +852,10 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn relu_and_thresholded_relu_alone_take_no_products() {
+    fn the_operators_that_only_compare_and_add_take_no_products() {
         let free: Vec<&str> =
             UNARY_OPS.iter().filter(|op| takes_no_products(&Step::Unary(op, 0))).map(|op| op.onnx_name).collect();
-        assert_eq!(free, ["Relu", "ThresholdedRelu"]);
+        assert_eq!(free, ["Relu", "ThresholdedRelu", "Clip", "Shrink"]);
         assert!(!takes_no_products(&Step::Prelu(SlopeAccess::Same)));
         let flagged = Tuning { products: Products::Flagged, ..Tuning::default() };
         let relu = Step::Unary(UNARY_OPS.iter().find(|op| op.onnx_name == "Relu").unwrap(), 0);

@@ -294,6 +294,8 @@ fn ops_json() -> String {
             .map(|v| serde_json::json!({"since": v.since, "dtypes": v.dtypes.iter().map(|d| d.name()).collect::<Vec<_>>()}))
             .collect()
     };
+    // JSON has no infinities: those defaults (Clip's bounds) are the strings Python's float() reads.
+    let number = |v: f32| if v.is_finite() { serde_json::json!(v) } else { serde_json::json!(v.to_string()) };
     let bounds = |b: UlpBounds| serde_json::json!({"bf16": b.bf16, "f16": b.f16, "f32": b.f32, "f64": b.f64});
     let mut ops: Vec<serde_json::Value> = UNARY_OPS
         .iter()
@@ -303,7 +305,13 @@ fn ops_json() -> String {
                 "cli_name": op.cli_name,
                 "inputs": ["X"],
                 "versions": versions(op.versions),
-                "attributes": op.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": a.default, "earlier_defaults": a.earlier_defaults, "choices": a.choices})).collect::<Vec<_>>(),
+                "attributes": op.attributes.iter().map(|a| serde_json::json!({
+                    "name": a.name,
+                    "default": number(a.default),
+                    "earlier_defaults": a.earlier_defaults.iter().map(|&(v, d)| serde_json::json!([v, number(d)])).collect::<Vec<_>>(),
+                    "choices": a.choices,
+                })).collect::<Vec<_>>(),
+                "attribute_inputs_since": op.attribute_inputs_since,
                 "formula": op.formula,
                 "attributes_like_x": op.attributes_like_x,
                 "expansion": op.expansion,

@@ -103,3 +103,14 @@ fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     let finite = (bitcast<vec4<i32>>(p) & vec4(0x7fffffff)) < vec4(0x7f800000);
     return select(select(c + p, (c + p) + e, finite & (e != Compute(0.0))), p, (c == Compute(0.0)) & (p != Compute(0.0)));
 }
+
+// Clip's comparison and bounds, on the element interface of every representation (the integers
+// define them too): a < b exactly (false for NaN, -0.0 equals +0.0), and an attribute cast like
+// X (rounded once).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return greater(to_compute(b), to_compute(a));
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    return from_compute(from_attribute(a));
+}

@@ -80,3 +80,14 @@ fn greater(a: Compute, b: Compute) -> ComputeMask {
 fn compute_is_nan(a: Compute) -> ComputeMask {
     return compute_mask(d_is_nan(lane(a, 0u)), d_is_nan(lane(a, 1u)));
 }
+
+// Clip's comparison and bounds, on the element interface of every representation (the integers
+// define them too): a < b exactly (false for NaN, -0.0 equals +0.0), and an attribute cast like
+// X (rounded once).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return greater(to_compute(b), to_compute(a));
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    return from_compute(from_attribute(a));
+}

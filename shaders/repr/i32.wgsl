@@ -14,3 +14,14 @@ fn multiply(a: Lanes, b: Lanes) -> Lanes {
 fn is_zero(l: Lanes) -> Mask {
     return l == Lanes(0u);
 }
+
+// Clip's comparison and bounds: signed order, and an attribute cast like X as Rust's `as` casts
+// it (toward zero, saturating, NaN to 0; f32 has no value between 2^31 - 128 and 2^31).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return bitcast<vec4<i32>>(a) < bitcast<vec4<i32>>(b);
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    let value = select(i32(max(a, -2147483648.0)), 2147483647, a >= 2147483648.0);
+    return Lanes(bitcast<u32>(select(value, 0, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u)));
+}

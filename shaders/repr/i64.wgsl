@@ -12,3 +12,15 @@ fn multiply(a: Lanes, b: Lanes) -> Lanes {
 fn is_zero(l: Lanes) -> Mask {
     return l == Lanes(0li);
 }
+
+// Clip's comparison and bounds: signed order, and an attribute cast like X as Rust's `as` casts
+// it (toward zero, saturating, NaN to 0).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return a < b;
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    let inside = i64(clamp(a, -9223372036854775808.0, 9223371487098961920.0));
+    let value = select(inside, 9223372036854775807li, a >= 9223372036854775808.0);
+    return Lanes(select(value, 0li, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
+}

@@ -14,3 +14,19 @@ fn multiply(a: Lanes, b: Lanes) -> Lanes {
 fn is_zero(l: Lanes) -> Mask {
     return pair_mask(all(l.xy == vec2(0u)), all(l.zw == vec2(0u)));
 }
+
+// Clip's comparison and bounds: signed order (the high words' signs flipped, then unsigned), and
+// an attribute cast like X as Rust's `as` casts it (toward zero, saturating, NaN to 0).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    let flip = vec2<u32>(0u, 0x80000000u);
+    return pair_mask(pair_below(a.xy ^ flip, b.xy ^ flip), pair_below(a.zw ^ flip, b.zw ^ flip));
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    var value = pair_from_magnitude(min(abs(a), 9223371487098961920.0));
+    value = select(value, pair_negated(value), a < 0.0);
+    value = select(value, vec2<u32>(0xffffffffu, 0x7fffffffu), a >= 9223372036854775808.0);
+    value = select(value, vec2<u32>(0u, 0x80000000u), a <= -9223372036854775808.0);
+    value = select(value, vec2<u32>(0u), (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u);
+    return Lanes(value, value);
+}

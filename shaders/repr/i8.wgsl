@@ -9,3 +9,14 @@ fn is_negative(l: Lanes) -> Mask {
 fn is_zero(l: Lanes) -> Mask {
     return l == Lanes(0u);
 }
+
+// Clip's comparison and bounds: signed order (the byte's sign moved to the top), and an
+// attribute cast like X as Rust's `as` casts it (toward zero, saturating, NaN to 0).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return bitcast<vec4<i32>>(a << Lanes(24u)) < bitcast<vec4<i32>>(b << Lanes(24u));
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    let value = select(i32(clamp(a, -128.0, 127.0)), 0, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u);
+    return Lanes(bitcast<u32>(value) & 0xffu);
+}

@@ -9,3 +9,14 @@ fn is_negative(l: Lanes) -> Mask {
 fn multiply(a: Lanes, b: Lanes) -> Lanes {
     return a * b;
 }
+
+// Clip's comparison and bounds: unsigned order, and an attribute cast like X as Rust's `as`
+// casts it (toward zero, saturating, NaN to 0).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return a < b;
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    let value = select(u32(max(a, 0.0)), 4294967295u, a >= 4294967296.0);
+    return Lanes(select(value, 0u, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
+}

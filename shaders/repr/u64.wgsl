@@ -8,3 +8,15 @@ fn is_negative(l: Lanes) -> Mask {
 fn multiply(a: Lanes, b: Lanes) -> Lanes {
     return a * b;
 }
+
+// Clip's comparison and bounds: unsigned order, and an attribute cast like X as Rust's `as`
+// casts it (toward zero, saturating, NaN to 0).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return a < b;
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    let inside = u64(clamp(a, 0.0, 18446742974197923840.0));
+    let value = select(inside, 18446744073709551615lu, a >= 18446744073709551616.0);
+    return Lanes(select(value, 0lu, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
+}

@@ -9,3 +9,16 @@ fn is_negative(l: Lanes) -> Mask {
 fn multiply(a: Lanes, b: Lanes) -> Lanes {
     return Lanes(mul_u64_pair(a.xy, b.xy), mul_u64_pair(a.zw, b.zw));
 }
+
+// Clip's comparison and bounds: unsigned order, and an attribute cast like X as Rust's `as`
+// casts it (toward zero, saturating, NaN to 0).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return pair_mask(pair_below(a.xy, b.xy), pair_below(a.zw, b.zw));
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    var value = pair_from_magnitude(clamp(a, 0.0, 18446742974197923840.0));
+    value = select(value, vec2<u32>(0xffffffffu), a >= 18446744073709551616.0);
+    value = select(value, vec2<u32>(0u), (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u);
+    return Lanes(value, value);
+}

@@ -20,6 +20,9 @@ pub(crate) struct Node {
     pub(crate) step: Step<()>,
     pub(crate) version: u32,
     pub(crate) inputs: Vec<String>,
+    /// Attributes given as inputs fed at run time (Clip's bounds from 11, when they are not
+    /// Constant nodes): (the attribute's slot, the value's name).
+    pub(crate) attribute_inputs: Vec<(usize, String)>,
     pub(crate) output: String,
     pub(crate) name: String,
 }
@@ -54,6 +57,9 @@ pub struct OnnxModel {
     /// The element type each input declares.
     pub(crate) input_dtypes: HashMap<String, DType>,
     pub(crate) outputs: Vec<String>,
+    /// The value each output is, in the order of `outputs`: itself, or what its Identity nodes
+    /// pass on.
+    pub(crate) sources: Vec<String>,
     pub(crate) initializers: HashMap<String, HostTensor>,
     pub(crate) chains: Vec<Chain>,
     pub(crate) nodes: Vec<Node>,
@@ -114,10 +120,11 @@ impl OnnxModel {
         if outputs.is_empty() {
             return Err(graph_error("the model has no outputs"));
         }
-        let nodes = recognise(&graph.node, opset, &outputs)?;
+        let (nodes, identities) = recognise(&graph.node, opset, &outputs)?;
         let available: HashSet<String> = inputs.iter().chain(initializers.keys()).cloned().collect();
-        let chains = schedule(&nodes, available, &outputs)?;
-        Ok(Self { opset, inputs, input_dtypes, outputs, initializers, chains, nodes })
+        let sources: Vec<String> = outputs.iter().map(|o| identities.source(o).to_string()).collect();
+        let chains = schedule(&nodes, available, &sources)?;
+        Ok(Self { opset, inputs, input_dtypes, outputs, sources, initializers, chains, nodes })
     }
 
     /// The default-domain opset the model imports.
@@ -192,7 +199,7 @@ fn attributes_of(node: &NodeProto, op: &UnaryOp, version: u32) -> OnnxResult<Att
 /// Turns the graph's nodes into operator nodes: the operators directly, and their function-body
 /// expansions recognised as the operator they expand (each operator's `expansion` pattern in
 /// the table); anything else is refused, naming the op.
-fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxResult<Vec<Node>> {
+fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxResult<(Vec<Node>, Identities)> {
     let mut producer: HashMap<&str, &NodeProto> = HashMap::new();
     for node in graph_nodes {
         for output in node.output.iter().filter(|o| !o.is_empty()) {
@@ -208,23 +215,37 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
     let matchable: HashMap<&str, &NodeProto> =
         producer.iter().filter(|(_, node)| exists_at(node.op_type(), opset)).map(|(&k, &v)| (k, v)).collect();
     let mut nodes = Vec::new();
+    let mut identities = Identities::default();
     for node in graph_nodes {
         let op_type = node.op_type();
         let domain = node.domain();
         if !(domain.is_empty() || domain == "ai.onnx") {
             continue; // refused below unless it is dead code
         }
+        if op_type == "Identity" && node.input.len() == 1 && node.output.len() == 1 {
+            identities.insert(node.output[0].clone(), node.input[0].clone());
+            continue;
+        }
         let recognised = match (Operator::find(op_type), op_type) {
             (Some(Step::Unary(unary, ())), _) => {
-                Some((Step::Unary(unary, attributes_of(node, unary, version(op_type)?)?), node.input.clone()))
+                let version = version(op_type)?;
+                let mut attributes = attributes_of(node, unary, version)?;
+                let (inputs, attribute_inputs) = match unary.attribute_inputs_since {
+                    Some(since) if version >= since => {
+                        let read_later = bound_attribute_inputs(node, unary, &mut attributes, &producer)?;
+                        (node.input.iter().take(1).cloned().collect(), read_later)
+                    }
+                    _ => (node.input.clone(), Vec::new()),
+                };
+                Some((Step::Unary(unary, attributes), inputs, attribute_inputs))
             }
-            (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone())),
+            (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone(), Vec::new())),
             // At any opset whose ops the body's nodes are: converters write the bodies with the
             // model's own opset (`Add(Abs(X), 1)` at opset 6).
             (None, _) if exists_at(op_type, opset) => match_expansion(node, &matchable),
             _ => None,
         };
-        let Some((step, inputs)) = recognised else { continue };
+        let Some((step, inputs, attribute_inputs)) = recognised else { continue };
         let wanted = step.inputs();
         if inputs.len() != wanted || inputs.iter().any(String::is_empty) {
             return Err(graph_error(format!("node {:?} ({}) needs {wanted} input(s)", node.name(), step.onnx_name())));
@@ -234,8 +255,14 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             .first()
             .cloned()
             .ok_or_else(|| graph_error(format!("node {:?} ({}) has no output", node.name(), step.onnx_name())))?;
-        nodes.push(Node { step, version: version(step.onnx_name())?, inputs, output, name: node.name().to_string() });
+        let name = node.name().to_string();
+        nodes.push(Node { step, version: version(step.onnx_name())?, inputs, attribute_inputs, output, name });
     }
+    for node in &mut nodes {
+        node.inputs.iter_mut().for_each(|input| *input = identities.source(input).to_string());
+        node.attribute_inputs.iter_mut().for_each(|(_, input)| *input = identities.source(input).to_string());
+    }
+    let outputs: Vec<String> = outputs.iter().map(|o| identities.source(o).to_string()).collect();
     // A recognised node inside another's expansion (Celu's body holds an Elu) feeds nothing
     // that is kept: drop such nodes until every one left feeds a node or a graph output.
     loop {
@@ -262,7 +289,82 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             });
         }
     }
-    Ok(nodes)
+    Ok((nodes, identities))
+}
+
+/// Identity nodes: each output stands for its input, and no kernel runs for it (Clip's function
+/// body without bounds is `Identity(X)`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Identities(HashMap<String, String>);
+
+impl Identities {
+    fn insert(&mut self, output: String, input: String) {
+        self.0.insert(output, input);
+    }
+
+    /// The value `name` stands for: itself, or the input at the end of its Identity nodes (a
+    /// malformed model's loop ends after as many steps as there are Identity nodes).
+    pub(crate) fn source<'a>(&'a self, name: &'a str) -> &'a str {
+        let mut name = name;
+        for _ in 0..=self.0.len() {
+            match self.0.get(name) {
+                Some(input) => name = input,
+                None => break,
+            }
+        }
+        name
+    }
+}
+
+/// The attributes a node gives as inputs after X (Clip's min and max from 11): a Constant's scalar
+/// goes into `attributes` now, a graph input's or initializer's name is returned with its slot
+/// for the run to read; an absent or empty input keeps the default.
+fn bound_attribute_inputs(
+    node: &NodeProto,
+    op: &UnaryOp,
+    attributes: &mut Attributes,
+    producer: &HashMap<&str, &NodeProto>,
+) -> OnnxResult<Vec<(usize, String)>> {
+    let given = node.input.len().saturating_sub(1);
+    if node.input.is_empty() || given > op.attributes.len() {
+        let most = op.attributes.len() + 1;
+        return Err(graph_error(format!(
+            "node {:?} ({}) takes 1 to {most} inputs, not {}",
+            node.name(),
+            op.onnx_name,
+            node.input.len()
+        )));
+    }
+    let mut runtime = Vec::new();
+    for (slot, name) in node.input.iter().skip(1).enumerate().filter(|(_, name)| !name.is_empty()) {
+        if producer.contains_key(name.as_str()) {
+            let value = constant_scalar(name, producer).ok_or_else(|| {
+                graph_error(format!(
+                    "node {:?}: {}'s {} must be a scalar graph input, initializer or Constant",
+                    node.name(),
+                    op.onnx_name,
+                    op.attributes[slot].name
+                ))
+            })?;
+            attributes[slot] = attribute_input_value(op, slot, value).map_err(graph_error)?;
+        } else {
+            runtime.push((slot, name.clone()));
+        }
+    }
+    Ok(runtime)
+}
+
+/// An attribute input's value as the f32 the kernel's parameter block holds: any f32 (NaN and
+/// the infinities included); a value of X's type that no f32 holds is refused.
+pub(crate) fn attribute_input_value(op: &UnaryOp, slot: usize, value: f64) -> Result<f32, String> {
+    let narrowed = value as f32;
+    if f64::from(narrowed) == value || value.is_nan() {
+        return Ok(narrowed);
+    }
+    Err(format!(
+        "{}'s {} {value} is not a float32 value: bounds beyond float32's precision are not supported yet",
+        op.onnx_name, op.attributes[slot].name
+    ))
 }
 
 /// The ops of the function bodies that the first opsets lack, with the opset that added them;
@@ -312,6 +414,10 @@ fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f
 struct Bindings {
     inputs: Vec<(String, String)>,
     attributes: Vec<(String, f64)>,
+    /// Attributes bound to graph inputs or initializers, read at run time: only where the
+    /// operator takes its attributes as inputs (Clip's bounds).
+    attribute_values: Vec<(String, String)>,
+    attribute_values_allowed: bool,
 }
 
 impl Bindings {
@@ -337,9 +443,14 @@ fn value_matches(pattern: &Pattern, value: &str, bound: &mut Bindings, producer:
         // A float32 constant stands for the decimal rounded to float32 (Gelu's 0.044715).
         Pattern::Number(number) => constant_scalar(value, producer)
             .is_some_and(|v| v == *number || (f64::from(v as f32) == v && v as f32 == *number as f32)),
-        Pattern::Attribute(name) => {
-            constant_scalar(value, producer).is_some_and(|v| Bindings::bind(&mut bound.attributes, name, v))
-        }
+        Pattern::Attribute(name) => match constant_scalar(value, producer) {
+            Some(v) => Bindings::bind(&mut bound.attributes, name, v),
+            None => {
+                bound.attribute_values_allowed
+                    && !producer.contains_key(value)
+                    && Bindings::bind(&mut bound.attribute_values, name, value.to_string())
+            }
+        },
         Pattern::Node { op, .. } => {
             produced_by(value, op, producer).is_some_and(|node| node_matches(pattern, node, bound, producer))
         }
@@ -437,18 +548,23 @@ fn expansions() -> &'static [Expansion] {
 /// Recognises the spec's function body of an operator of the table, rooted at `root` (the
 /// patterns in [`crate::ops::UnaryOp::expansion`] and `PRELU.expansion`), and returns the
 /// operator, its attributes and its inputs.
-fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(Step<()>, Vec<String>)> {
+fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<Recognised> {
     for expansion in expansions() {
-        let mut bound = Bindings::default();
+        let takes_attribute_inputs = expansion.op.unary_op().is_some_and(|op| op.attribute_inputs_since.is_some());
+        let mut bound = Bindings { attribute_values_allowed: takes_attribute_inputs, ..Bindings::default() };
         if !node_matches(&expansion.pattern, root, &mut bound, producer) {
             continue;
         }
+        let mut attribute_inputs = Vec::new();
         let step = match expansion.op {
             Step::Unary(unary, ()) => {
                 let mut attributes = unary.default_attributes();
-                for (slot, spec) in attributes.iter_mut().zip(unary.attributes) {
+                for (index, (slot, spec)) in attributes.iter_mut().zip(unary.attributes).enumerate() {
                     if let Some((_, value)) = bound.attributes.iter().find(|(n, _)| n == spec.name) {
                         *slot = *value as f32;
+                    }
+                    if let Some((_, value)) = bound.attribute_values.iter().find(|(n, _)| n == spec.name) {
+                        attribute_inputs.push((index, value.clone()));
                     }
                 }
                 for &(index, value) in &expansion.implies {
@@ -459,10 +575,14 @@ fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Op
             Step::Prelu(()) => Step::Prelu(()),
         };
         let values: Option<Vec<String>> = expansion.inputs.iter().map(|name| bound.input(name)).collect();
-        return Some((step, values?));
+        return Some((step, values?, attribute_inputs));
     }
     None
 }
+
+/// A node recognised as an operator: the step, its inputs, and the attributes it reads from
+/// graph values at run time (slot, value name).
+type Recognised = (Step<()>, Vec<String>, Vec<(usize, String)>);
 
 /// Orders the nodes so that every input is ready (any DAG; a cycle or an undefined value is an
 /// error), and appends each node to the chain of the node that produces its X when that value

@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 use super::error::{OnnxError, OnnxResult};
 use super::load::{HostElement, HostTensor};
-use super::plan::{Chain, Node, OnnxModel};
+use super::plan::{Chain, Node, OnnxModel, attribute_input_value};
 use super::versions::allows;
 use crate::Activation;
 use crate::broadcast::per_channel_slope_shape;
 use crate::dtype::DType;
 use crate::engine::{Context, GpuTensor};
 use crate::error::Error;
-use crate::ops::Step;
+use crate::ops::{Attributes, Step, UnaryOp};
 use crate::with_host_tensor;
 
 /// PRelu versions before 7 apply a 1-D slope per channel along axis 1.
@@ -49,6 +49,39 @@ impl OnnxModel {
         feeds.get(name).or_else(|| self.initializers.get(name))
     }
 
+    /// A unary node's attributes, with those it takes as inputs read from the feeds or the
+    /// initializers: each a scalar of X's type `dtype`.
+    fn node_attributes(
+        &self,
+        node: &Node,
+        op: &UnaryOp,
+        attributes: Attributes,
+        feeds: &HashMap<String, HostTensor>,
+        dtype: DType,
+    ) -> OnnxResult<Attributes> {
+        let mut attributes = attributes;
+        for (slot, name) in &node.attribute_inputs {
+            let what =
+                format!("node {:?}: {}-{}'s {}", node.name, op.onnx_name, node.version, op.attributes[*slot].name);
+            let tensor = self
+                .host(feeds, name)
+                .ok_or_else(|| graph_error(format!("{what} ({name:?}) must be a graph input or an initializer")))?;
+            if !tensor.shape().is_empty() {
+                return Err(graph_error(format!("{what} must be a scalar, not of shape {:?}", tensor.shape())));
+            }
+            if tensor.dtype() != dtype {
+                return Err(graph_error(format!(
+                    "{what} must be {} like X, not {}",
+                    dtype.onnx_name(),
+                    tensor.dtype().onnx_name()
+                )));
+            }
+            let value = tensor.first_as_f64().ok_or_else(|| graph_error(format!("{what} is empty")))?;
+            attributes[*slot] = attribute_input_value(op, *slot, value).map_err(graph_error)?;
+        }
+        Ok(attributes)
+    }
+
     /// Runs the model on the GPU. Intermediates stay on the device and are released after
     /// their last use; only the graph outputs are read back. Blocks until they are (not in the
     /// browser: use [`OnnxModel::run_async`]).
@@ -83,11 +116,11 @@ impl OnnxModel {
                     device.insert(input.to_string(), tensor.upload(ctx)?);
                 }
             }
-            let result = self.run_chain(ctx, chain, &device)?;
+            let result = self.run_chain(ctx, chain, &device, feeds)?;
             for input in chain.inputs() {
                 if let Some(uses) = remaining_uses.get_mut(input) {
                     *uses -= 1;
-                    if *uses == 0 && !self.outputs.iter().any(|n| n == input) {
+                    if *uses == 0 && !self.sources.iter().any(|n| n == input) {
                         device.remove(input);
                     }
                 }
@@ -95,11 +128,11 @@ impl OnnxModel {
             device.insert(chain.output.clone(), result);
         }
         let mut outputs = Vec::with_capacity(self.outputs.len());
-        for name in &self.outputs {
-            let value = match device.get(name) {
+        for (name, source) in self.outputs.iter().zip(&self.sources) {
+            let value = match device.get(source) {
                 Some(tensor) => HostTensor::download_async(ctx, tensor).await?,
                 None => self
-                    .host(feeds, name)
+                    .host(feeds, source)
                     .cloned()
                     .ok_or_else(|| graph_error(format!("output {name:?} is never produced")))?,
             };
@@ -108,13 +141,21 @@ impl OnnxModel {
         Ok(outputs)
     }
 
-    fn run_chain(&self, ctx: &Context, chain: &Chain, device: &HashMap<String, GpuTensor>) -> OnnxResult<GpuTensor> {
+    fn run_chain(
+        &self,
+        ctx: &Context,
+        chain: &Chain,
+        device: &HashMap<String, GpuTensor>,
+        feeds: &HashMap<String, HostTensor>,
+    ) -> OnnxResult<GpuTensor> {
         let x = &device[chain.input.as_str()];
         let mut steps = Vec::with_capacity(chain.nodes.len());
         for node in &chain.nodes {
             check_type(node, x.dtype())?;
             steps.push(match (node.step, node.slope()) {
-                (Step::Unary(op, attributes), _) => Activation(Step::Unary(op, attributes)),
+                (Step::Unary(op, attributes), _) => {
+                    Activation(Step::Unary(op, self.node_attributes(node, op, attributes, feeds, x.dtype())?))
+                }
                 (Step::Prelu(()), Some(slope)) => {
                     let slope = &device[slope];
                     if node.version < FIRST_BROADCASTING_PRELU {
@@ -145,14 +186,17 @@ impl OnnxModel {
             for node in &chain.nodes {
                 check_type(node, x.dtype())?;
                 x = match (node.step, node.slope()) {
-                    (Step::Unary(op, attributes), _) => reference_unary(op, &attributes, &x)?,
+                    (Step::Unary(op, attributes), _) => {
+                        let attributes = self.node_attributes(node, op, attributes, feeds, x.dtype())?;
+                        reference_unary(op, &attributes, &x)?
+                    }
                     (Step::Prelu(()), Some(slope)) => reference_prelu(node.version, &x, &get(&values, slope)?)?,
                     (Step::Prelu(()), None) => return Err(graph_error("a PRelu node without a slope")),
                 };
             }
             values.insert(chain.output.clone(), x);
         }
-        self.outputs.iter().map(|name| Ok((name.clone(), get(&values, name)?))).collect()
+        self.outputs.iter().zip(&self.sources).map(|(name, source)| Ok((name.clone(), get(&values, source)?))).collect()
     }
 }
 

@@ -173,6 +173,10 @@ pub struct UnaryOp {
     /// and the reference round them to the dtype first. False where the kernels compute with
     /// them as f32 (the older operators' products, as ONNX Runtime's kernels do).
     pub attributes_like_x: bool,
+    /// From this version on, the attributes are the node's optional inputs after X instead:
+    /// scalars of X's type, in the order of [`UnaryOp::attributes`], an absent one taking its
+    /// default (Clip's min and max from 11). `None` where they are attributes in every version.
+    pub attribute_inputs_since: Option<u32>,
     /// The kernel's parameter block from the attribute values (what the WGSL function receives
     /// as `attributes`): the values themselves unless the kernel wants something derived.
     pub(crate) kernel_parameters: fn(&Attributes) -> Attributes,

@@ -74,6 +74,21 @@ const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
 const FLOATS_BF16: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
 const FLOATS_SIGNED: &[DType] =
     &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64];
+/// Clip-12's types that the crate has (uint8 and uint16 are not among its dtypes).
+const CLIP_12: &[DType] =
+    &[DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64, DType::U32, DType::U64];
+const CLIP_13: &[DType] = &[
+    DType::BF16,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U32,
+    DType::U64,
+];
 const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
 #[cfg(any(feature = "onnx", feature = "bench"))]
@@ -94,6 +109,7 @@ unary_ops! {
         formula: "alpha * x if x < 0 else X",
         expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::leaky_relu,
         speed_target: SpeedTarget::STREAMING,
@@ -114,6 +130,7 @@ unary_ops! {
         formula: "alpha * expm1(x) if x < 0 else X",
         expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::elu,
         speed_target: SpeedTarget::EXPM1,
@@ -137,6 +154,7 @@ unary_ops! {
         formula: "gamma * alpha * expm1(x) if x < 0 else gamma * x",
         expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: selu::selu_parameters,
         plain_products: plain_products::selu,
         speed_target: SpeedTarget::EXPM1,
@@ -153,6 +171,7 @@ unary_ops! {
         formula: "alpha * expm1(x / alpha) if x / alpha < 0 else X",
         expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: celu::celu_parameters,
         plain_products: plain_products::celu,
         speed_target: SpeedTarget::EXPM1,
@@ -174,6 +193,7 @@ unary_ops! {
         formula: "0 if x <= 0 else X",
         expansion: "Max(X, 0)",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
@@ -202,6 +222,7 @@ unary_ops! {
         formula: "max(0, min(1, alpha * x + beta))",
         expansion: "Max(Min(Add(Mul(X, alpha), beta), 1), 0)",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: hard_sigmoid::hard_sigmoid_parameters,
         plain_products: plain_products::hard_sigmoid,
         speed_target: SpeedTarget::STREAMING,
@@ -218,6 +239,7 @@ unary_ops! {
         formula: "x * max(0, min(1, 0.1666666716337204 * x + 0.5))",
         expansion: "Mul(X, HardSigmoid[alpha=0.16666667, beta=0.5](X))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::hard_swish,
         speed_target: SpeedTarget::STREAMING,
@@ -234,6 +256,7 @@ unary_ops! {
         formula: "x / (1 + abs(x))",
         expansion: "Div(X, Add(1, Abs(X)))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::softsign,
         speed_target: SpeedTarget::STREAMING,
@@ -254,6 +277,7 @@ unary_ops! {
         formula: "1 / (1 + exp(-x))",
         expansion: "",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::exp_scaled,
         speed_target: SpeedTarget::EXP,
@@ -274,6 +298,7 @@ unary_ops! {
         formula: "tanh(x)",
         expansion: "",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::EXP,
@@ -290,6 +315,7 @@ unary_ops! {
         formula: "x * tanh(log1p(exp(x)))",
         expansion: "Mul(X, Tanh(Softplus(X)))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::mish,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
@@ -307,6 +333,7 @@ unary_ops! {
         formula: "x * erfc(-x / sqrt(2)) / 2 if approximate == 'none' else x / (1 + exp(-2 * sqrt(2 / pi) * (x + x**3 * 44715 / 1000000)))",
         expansion: "approximate=none: Mul(Mul(0.5, X), Sum(1, Erf(Div(X, Sqrt(2))))); approximate=tanh: Mul(Mul(0.5, X), Sum(1, Tanh(Mul(Sqrt(0.63661977236), Sum(X, Mul(0.044715, Pow(X, 3)))))))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::gelu,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
@@ -323,6 +350,7 @@ unary_ops! {
         formula: "log1p(exp(x))",
         expansion: "Log(Add(Exp(X), 1))",
         attributes_like_x: false,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::exp_scaled,
         speed_target: SpeedTarget::EXP_LOG,
@@ -344,6 +372,7 @@ unary_ops! {
         formula: "x / (1 + exp(-alpha * x))",
         expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",
         attributes_like_x: true,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::swish,
         speed_target: SpeedTarget::EXP_LOG,
@@ -360,6 +389,67 @@ unary_ops! {
         formula: "X if x > alpha else 0",
         expansion: "Where(Less(alpha, X), X, 0)",
         attributes_like_x: true,
+        attribute_inputs_since: None,
+        kernel_parameters: same_parameters,
+        plain_products: plain_products::always,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep::AROUND_ONE,
+    }
+
+    /// Clip: `Where(Less(max, T), max, T)` with `T = Where(Less(X, min), min, X)`, its function
+    /// body: NaN passes through, and min > max gives max. Its bounds are FLOAT attributes before version 11 (version 6's defaults are f32's
+    /// largest magnitude, for every dtype) and optional scalar inputs of X's type from 11
+    /// (absent: no bound).
+    CLIP = clip {
+        onnx_name: "Clip",
+        cli_name: "clip",
+        versions: &[
+            OpVersion { since: 1, dtypes: FLOATS },
+            OpVersion { since: 6, dtypes: FLOATS },
+            OpVersion { since: 11, dtypes: FLOATS },
+            OpVersion { since: 12, dtypes: CLIP_12 },
+            OpVersion { since: 13, dtypes: CLIP_13 },
+        ],
+        attributes: &[
+            Attribute {
+                name: "min",
+                default: f32::NEG_INFINITY,
+                earlier_defaults: &[(1, f32::MIN), (6, f32::MIN)],
+                choices: &[],
+                own_kernel: None,
+            },
+            Attribute {
+                name: "max",
+                default: f32::INFINITY,
+                earlier_defaults: &[(1, f32::MAX), (6, f32::MAX)],
+                choices: &[],
+                own_kernel: None,
+            },
+        ],
+        max_ulp: UlpBounds::EXACT,
+        formula: "max if max < (x if x >= min or x != x or min != min else min) else (X if x >= min or x != x or min != min else min)",
+        expansion: "Where(Less(max, Where(Less(X, min), min, X)), max, Where(Less(X, min), min, X)); \
+                    Where(Less(X, min), min, X); Where(Less(max, X), max, X)",
+        attributes_like_x: true,
+        attribute_inputs_since: Some(11),
+        kernel_parameters: same_parameters,
+        plain_products: plain_products::always,
+        speed_target: SpeedTarget::STREAMING,
+        sweep: Sweep::AROUND_ONE,
+    }
+
+    /// Shrink: `X + bias` where `X < -lambd`, `X - bias` where `X > lambd`, 0 elsewhere (NaN
+    /// included), lambd and bias cast like X (its function body, from ONNX 1.13's schemas).
+    SHRINK = shrink {
+        onnx_name: "Shrink",
+        cli_name: "shrink",
+        versions: &[OpVersion { since: 9, dtypes: FLOATS }],
+        attributes: &[Attribute::new("lambd", 0.5), Attribute::new("bias", 0.0)],
+        max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
+        formula: "x + bias if x < -lambd else (x - bias if x > lambd else 0)",
+        expansion: "Where(Less(X, Neg(lambd)), Add(X, bias), Where(Less(lambd, X), Sub(X, bias), 0))",
+        attributes_like_x: true,
+        attribute_inputs_since: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,

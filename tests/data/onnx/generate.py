@@ -367,12 +367,13 @@ def evaluate(formula: str, x: float, attributes: dict):
 
     def run(exact: bool):
         # A STRING attribute (Gelu's approximate) is its choice; the others are numbers.
+        # An attribute named like a function (Clip's min and max) is the attribute.
         if exact:
-            env = {k: v if isinstance(v, str) else mpmath.mpf(v) for k, v in attributes.items()}
-            env.update(EXACT_FUNCTIONS, x=mpmath.mpf(x))
+            env = dict(EXACT_FUNCTIONS, x=mpmath.mpf(x))
+            env.update({k: v if isinstance(v, str) else mpmath.mpf(v) for k, v in attributes.items()})
         else:
-            env = {k: v if isinstance(v, str) else np.float64(v) for k, v in attributes.items()}
-            env.update(IEEE_FUNCTIONS, x=np.float64(x))
+            env = dict(IEEE_FUNCTIONS, x=np.float64(x))
+            env.update({k: v if isinstance(v, str) else np.float64(v) for k, v in attributes.items()})
         env["X"] = PASS
         with np.errstate(all="ignore"):
             return eval(formula, {"__builtins__": {}}, env)  # noqa: S307 (the crate's own table)
@@ -638,13 +639,29 @@ def own_unary(root, op, opset, dtype, name_extra="", alpha=None, shape=(3, 4, 5)
     first = next(iter(defaults), None)
     if first is None:
         alpha = None
-    node = helper.make_node(op, ["X"], ["Y"], **({} if alpha is None else {first: alpha}))
-    node.attribute.extend(legacy_attrs(opset, op, consumed))
-    et = elem_type(dtype)
-    graph = helper.make_graph([node], name, [vi("X", et, shape)], [vi("Y", et, shape)])
     a = defaults.get(first) if alpha is None else alpha
     attributes = dict(defaults, **({first: a} if first else {}))
+    et = elem_type(dtype)
+    since = TABLE[op].get("attribute_inputs_since")
+    initializers = []
+    if since is not None and opset >= since:
+        # The attributes are scalar inputs of X's type here (Clip's bounds from 11): given as
+        # initializers, the last one (max) above the first; absent when alpha keeps the defaults.
+        if alpha is not None:
+            attributes = {k: a if k == first else 2 * abs(a) + 1 for k in defaults}
+            if dtype in INT_TYPES:
+                attributes = {k: int(f32(v)) for k, v in attributes.items()}  # toward zero
+            initializers = [make_tensor(k, dtype, round_f64(dtype, [f32(v)]).reshape(()) if dtype in FLOAT_FMTS
+                                        else np.array(v, dtype=INT_TYPES[dtype][3]), storage)
+                            for k, v in attributes.items()]
+        node = helper.make_node(op, ["X"] + [t.name for t in initializers], ["Y"])
+    else:
+        node = helper.make_node(op, ["X"], ["Y"], **({} if alpha is None else {first: alpha}))
+    node.attribute.extend(legacy_attrs(opset, op, consumed))
+    graph = helper.make_graph([node], name, [vi("X", et, shape)], [vi("Y", et, shape)], initializer=initializers)
     setting = f"{first}={'default ' if alpha is None else ''}{a}" if first else "no attributes"
+    if initializers:
+        setting = ", ".join(f"{k}={v} (an initializer)" for k, v in attributes.items())
     doc = f"{op}-{opset} {dtype} {setting}"
     model = finish_model(graph, opset, doc)
     sets = []

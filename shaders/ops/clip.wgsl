@@ -1,0 +1,14 @@
+// Clip (ONNX opsets 1, 6, 11, 12, 13): its function body, on whole Lanes:
+// T = Where(Less(X, min), min, X); Y = Where(Less(max, T), max, T). X passes through bit for bit
+// within the bounds, at a bound (-0.0 at a bound of +0.0 included) and as NaN; min > max gives
+// max; a NaN bound clips nothing (on the integers it is 0, as Rust casts it). The bounds are cast
+// like X first (before 11 they are FLOAT attributes, from 11 scalars of X's type): attributes.x
+// is min, attributes.y max; every representation defines `less` and `lanes_from_attribute`
+// (the floats in their Compute file, exact there). CPU twin: src/ops/clip.rs.
+
+fn clip(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    let low = lanes_from_attribute(attributes.x);
+    let high = lanes_from_attribute(attributes.y);
+    let raised = select(x, low, less(x, low));
+    return select(raised, high, less(high, raised));
+}

@@ -1,0 +1,44 @@
+//! CPU twin of `shaders/ops/clip.wgsl`: its function body,
+//! `Where(Less(max, T), max, T)` with `T = Where(Less(X, min), min, X)`.
+
+use super::Attributes;
+use crate::real::Real;
+
+/// Clip of one element, with min and max already cast to X's dtype (the table's
+/// `attributes_like_x`): min where X is below it, then max where that is above max; `None` (X
+/// passes through) elsewhere, NaN included.
+pub(crate) fn clip<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
+    let (low, high) = (f64::from(attributes[0]), f64::from(attributes[1]));
+    let value = x.to_f64();
+    let raised = (value < low).then_some(low);
+    if high < raised.unwrap_or(value) { Some(R::from_f64(high)) } else { raised.map(R::from_f64) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clipped(x: f64, low: f32, high: f32) -> Option<f64> {
+        clip(x, &[low, high, 0.0, 0.0])
+    }
+
+    #[test]
+    fn follows_the_function_body() {
+        assert_eq!(clipped(3.0, 0.0, 6.0), None);
+        assert_eq!(clipped(-1.0, 0.0, 6.0), Some(0.0));
+        assert_eq!(clipped(7.0, 0.0, 6.0), Some(6.0));
+        assert_eq!(clipped(6.0, 0.0, 6.0), None);
+        // min above max: max everywhere but NaN.
+        assert_eq!(clipped(-5.0, 2.0, 1.0), Some(1.0));
+        assert_eq!(clipped(5.0, 2.0, 1.0), Some(1.0));
+        assert_eq!(clipped(f64::NAN, 2.0, 1.0), None);
+        // A NaN bound clips nothing; infinite bounds clip nothing.
+        assert_eq!(clipped(-1.0, f32::NAN, 6.0), None);
+        assert_eq!(clipped(7.0, 0.0, f32::NAN), None);
+        assert_eq!(clipped(f64::NEG_INFINITY, f32::NEG_INFINITY, f32::INFINITY), None);
+        // Version 6's defaults clip an f64 beyond f32's range.
+        assert_eq!(clipped(1e300, f32::MIN, f32::MAX), Some(f64::from(f32::MAX)));
+        // -0.0 at a bound of +0.0 passes through.
+        assert_eq!(clipped(-0.0, 0.0, 6.0), None);
+    }
+}
