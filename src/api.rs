@@ -10,7 +10,7 @@ use crate::engine::{
     Activation, Context, GpuTensor, HostData, HostSlope, HostStep, Wait, check_chain, check_dtype, host_steps,
 };
 use crate::error::{Error, Result};
-use crate::ops::Step;
+use crate::ops::{AxisOp, Step};
 
 impl Context {
     /// Runs a chain of activations (fused into one kernel where the device's binding limits
@@ -271,3 +271,100 @@ fn blocking_wait() -> Wait {
     #[cfg(target_arch = "wasm32")]
     return Wait::Async;
 }
+
+/// `op` (its version `version`, the newest if `None`) over `axis` of a host array (a negative
+/// axis counts from the end), into a new array of X's shape in standard layout. f16, bf16 and
+/// f32 run on the device; f64 on the CPU reference. With validation on, the result is checked
+/// against the reference.
+pub fn axis_op<T: FloatElement + Blocking, D: Dimension>(
+    ctx: &Context,
+    op: &'static AxisOp,
+    version: Option<u32>,
+    x: ArrayView<'_, T, D>,
+    axis: i64,
+) -> Result<Array<T, D>> {
+    T::block_on(axis_impl(ctx, op, version, x, axis, blocking_wait()))
+}
+
+/// Async form of [`axis_op`].
+pub async fn axis_op_async<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    op: &'static AxisOp,
+    version: Option<u32>,
+    x: ArrayView<'_, T, D>,
+    axis: i64,
+) -> Result<Array<T, D>> {
+    axis_impl(ctx, op, version, x, axis, Wait::Async).await
+}
+
+async fn axis_impl<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    op: &'static AxisOp,
+    version: Option<u32>,
+    x: ArrayView<'_, T, D>,
+    axis: i64,
+    wait: Wait,
+) -> Result<Array<T, D>> {
+    let version = crate::axis::version_of(op, version)?;
+    crate::axis::check_axis_dtype(op, version, T::DTYPE)?;
+    let layout = crate::axis::AxisLayout::new(op, version, x.shape(), axis)?;
+    let reference = || crate::cpu::axis::rows(op.kind, layout, x.view().into_dyn());
+    let y = if T::DTYPE == crate::DType::F64 {
+        reference()
+    } else {
+        let device_x = ctx.upload(x.view())?;
+        let device_y = ctx.run_axis(op, &device_x, axis, Some(version))?;
+        let y = ctx.read_tensor::<T>(&device_y, wait).await?;
+        if ctx.options().validation {
+            check_against_reference(op, y.as_slice().unwrap_or_default(), reference().as_slice().unwrap_or_default())?;
+        }
+        y
+    };
+    y.into_dimensionality::<D>().map_err(|e| Error::Internal { what: format!("a result in X's shape: {e}") })
+}
+
+/// Validation mode's check of a result over an axis: every element within the operator's bound.
+fn check_against_reference<T: FloatElement>(op: &AxisOp, gpu: &[T], reference: &[T]) -> Result<()> {
+    let bound = op.max_ulp.for_dtype(T::DTYPE);
+    for (index, (&g, &r)) in gpu.iter().zip(reference).enumerate() {
+        if !crate::ulp::within_ulp(g, r, bound) {
+            return Err(Error::ValidationMismatch {
+                op: op.onnx_name.to_string(),
+                dtype: T::DTYPE,
+                index,
+                gpu: format!("{:e}", g.to_f64()),
+                reference: format!("{:e}", r.to_f64()),
+                bound,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The blocking function of an operator over an axis, and its async form.
+macro_rules! axis_operator {
+    ($onnx:literal, $op:ident, $name:ident, $name_async:ident) => {
+        #[doc = concat!($onnx, " (ONNX 1, 11, 13) over `axis` (negative: from the end), its newest version: ")]
+        #[doc = "[`axis_op`] takes another. Output has X's shape in standard layout; blocks until the result is back."]
+        pub fn $name<T: FloatElement + Blocking, D: Dimension>(
+            ctx: &Context,
+            x: ArrayView<'_, T, D>,
+            axis: i64,
+        ) -> Result<Array<T, D>> {
+            axis_op(ctx, &crate::ops::$op, None, x, axis)
+        }
+
+        #[doc = concat!("Async form of [`", stringify!($name), "`].")]
+        pub async fn $name_async<T: FloatElement, D: Dimension>(
+            ctx: &Context,
+            x: ArrayView<'_, T, D>,
+            axis: i64,
+        ) -> Result<Array<T, D>> {
+            axis_op_async(ctx, &crate::ops::$op, None, x, axis).await
+        }
+    };
+}
+
+axis_operator!("Softmax", SOFTMAX, softmax, softmax_async);
+axis_operator!("LogSoftmax", LOG_SOFTMAX, log_softmax, log_softmax_async);
+axis_operator!("Hardmax", HARDMAX, hardmax, hardmax_async);

@@ -230,7 +230,7 @@ impl Pass {
 }
 
 /// The functions an operator's WGSL may call and still take no float product: selects,
-/// comparisons on the bits, exact conversions and constructors, sums (`takes_no_products`).
+/// comparisons on the bits, exact conversions and constructors (`takes_no_products`).
 const PRODUCT_FREE_CALLS: &[&str] = &[
     "select",
     "Lanes",
@@ -245,8 +245,6 @@ const PRODUCT_FREE_CALLS: &[&str] = &[
     "less",
     "lanes_from_attribute",
     "negate",
-    "add",
-    "sub",
 ];
 
 /// Whether a step computes no float product: a unary operator whose WGSL calls only
@@ -441,29 +439,12 @@ impl KernelKey {
         let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
         src.push_str(&spec.layout.declarations());
         // Each file once, however many steps or rows name it.
-        let mut files: Vec<&'static str> = Vec::new();
+        let mut files = arithmetic_files(spec, self.tuning);
         let mut include = |file: &'static str| {
             if !files.contains(&file) {
                 files.push(file);
             }
         };
-        for file in spec.files() {
-            match (crate::repr::exact_subnormal_products(file), self.tuning.products) {
-                (Some(exact), Products::OnIntegers | Products::Listed) => {
-                    exact.iter().chain(crate::repr::F32_PRODUCTS_ON_INTEGERS).for_each(|f| include(f))
-                }
-                (Some(exact), Products::Guarded) => exact
-                    .iter()
-                    .chain(crate::repr::F32_PRODUCTS_ON_INTEGERS)
-                    .chain(crate::repr::F32_PRODUCTS_GUARDED)
-                    .for_each(|f| include(f)),
-                (Some(_), Products::Flagged) => crate::repr::F32_PRODUCTS_FLAGGED.iter().for_each(|f| include(f)),
-                _ if self.tuning.fused_product_errors && crate::repr::is_product_error(file) => {
-                    include(crate::repr::F32_PRODUCT_ERROR_FUSED)
-                }
-                _ => include(file),
-            }
-        }
         let mut text = StepText::default();
         let guarded = self.tuning.products == Products::Guarded;
         if self.tuning.step_program {
@@ -619,6 +600,36 @@ impl KernelKey {
         }
         with_math_f64(&src, spec.native)
     }
+}
+
+/// The files of representation `spec` (its own, its layout's and its arithmetic's), each once,
+/// with the products and product errors `tuning` takes: the elementwise kernels' and the kernel
+/// over an axis's (`kernel/axis.rs`).
+pub(crate) fn arithmetic_files(spec: &crate::repr::ReprSpec, tuning: Tuning) -> Vec<&'static str> {
+    let mut files: Vec<&'static str> = Vec::new();
+    let mut include = |file: &'static str| {
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    };
+    for file in spec.files() {
+        match (crate::repr::exact_subnormal_products(file), tuning.products) {
+            (Some(exact), Products::OnIntegers | Products::Listed) => {
+                exact.iter().chain(crate::repr::F32_PRODUCTS_ON_INTEGERS).for_each(|f| include(f))
+            }
+            (Some(exact), Products::Guarded) => exact
+                .iter()
+                .chain(crate::repr::F32_PRODUCTS_ON_INTEGERS)
+                .chain(crate::repr::F32_PRODUCTS_GUARDED)
+                .for_each(|f| include(f)),
+            (Some(_), Products::Flagged) => crate::repr::F32_PRODUCTS_FLAGGED.iter().for_each(|f| include(f)),
+            _ if tuning.fused_product_errors && crate::repr::is_product_error(file) => {
+                include(crate::repr::F32_PRODUCT_ERROR_FUSED)
+            }
+            _ => include(file),
+        }
+    }
+    files
 }
 
 /// A unary step's statement on the group `b`: `function` with `attributes`, or in a guarded
@@ -826,6 +837,7 @@ pub(crate) struct Params {
     pub(crate) general_modes: [u32; MAX_RANK],
 }
 
+pub(crate) mod axis;
 mod f64_program;
 mod prune;
 #[cfg(test)]
@@ -855,7 +867,7 @@ pub(crate) mod tests {
     fn the_operators_that_only_compare_and_add_take_no_products() {
         let free: Vec<&str> =
             UNARY_OPS.iter().filter(|op| takes_no_products(&Step::Unary(op, 0))).map(|op| op.onnx_name).collect();
-        assert_eq!(free, ["Relu", "ThresholdedRelu", "Clip", "Shrink"]);
+        assert_eq!(free, ["Relu", "ThresholdedRelu", "Clip"]);
         assert!(!takes_no_products(&Step::Prelu(SlopeAccess::Same)));
         let flagged = Tuning { products: Products::Flagged, ..Tuning::default() };
         let relu = Step::Unary(UNARY_OPS.iter().find(|op| op.onnx_name == "Relu").unwrap(), 0);

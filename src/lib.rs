@@ -91,6 +91,7 @@ assert_eq!(y[[2]], 2.0);
 #![forbid(unsafe_code)]
 
 mod api;
+mod axis;
 mod broadcast;
 mod cpu;
 mod dtype;
@@ -108,9 +109,11 @@ pub mod bench;
 pub mod onnx;
 
 pub use api::{
-    Blocking, activations, activations_async, activations_in_place, activations_in_place_async, elu, elu_async,
-    leaky_relu, leaky_relu_async, prelu, prelu_async, prelu_in_place, prelu_in_place_async,
+    Blocking, activations, activations_async, activations_in_place, activations_in_place_async, axis_op, axis_op_async,
+    elu, elu_async, hardmax, hardmax_async, leaky_relu, leaky_relu_async, log_softmax, log_softmax_async, prelu,
+    prelu_async, prelu_in_place, prelu_in_place_async, softmax, softmax_async,
 };
+pub use axis::AxisLayout;
 pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
 /// The CPU reference every GPU result is tested against: each operator computed in f64 and
 /// rounded once (the correctly rounded result wherever f64 holds the product exactly), element
@@ -118,6 +121,7 @@ pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
 /// chain's results step by step. [`Context::runs_on_cpu`] sends f64 work here on devices
 /// without f64 when asked to.
 pub mod reference {
+    pub use crate::cpu::axis::axis_op;
     pub use crate::cpu::{
         ChainStep, check_chain, elu, elu_scalar, leaky_relu, leaky_relu_scalar, prelu, prelu_scalar, unary,
         unary_passes_through, unary_scalar,

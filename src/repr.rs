@@ -185,7 +185,7 @@ const LANES_LIKE_WORDS: &str = include_str!("../shaders/shared/lanes_like_words.
 const WORDS_INDEXED: &str = include_str!("../shaders/shared/words_indexed.wgsl");
 const LANES_PACKED: &str = include_str!("../shaders/shared/lanes_packed.wgsl");
 const LANES_PAIRS: &str = include_str!("../shaders/shared/lanes_pairs.wgsl");
-const F16_BITS: &str = include_str!("../shaders/shared/f16_bits.wgsl");
+pub(crate) const F16_BITS: &str = include_str!("../shaders/shared/f16_bits.wgsl");
 const COMPUTE_F32: &str = include_str!("../shaders/compute/f32.wgsl");
 const F32_PRODUCT_ERROR: &str = include_str!("../shaders/compute/f32_product_error.wgsl");
 /// A product's error from the device's fma, where it rounds once (`kernel::Tuning::fused_product_errors`).

@@ -33,7 +33,7 @@ use clap::{Args, Parser, Subcommand};
 use half::f16;
 use npy::{Npy, NpyElement, write_failure};
 use wgpu_activations::onnx::{HostElement, HostTensor, MAX_FILE_BYTES, OnnxError, OnnxModel, read_file};
-use wgpu_activations::ops::{FORMULA_FUNCTIONS, PRELU, UNARY_OPS, UnaryOp, accepts, version_at};
+use wgpu_activations::ops::{AXIS_OPS, AxisOp, FORMULA_FUNCTIONS, PRELU, UNARY_OPS, UnaryOp, accepts, version_at};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Error};
 
 #[derive(Debug, Parser)]
@@ -208,7 +208,12 @@ struct RunArgs {
 }
 
 fn op_names() -> Vec<&'static str> {
-    UNARY_OPS.iter().map(|op| op.cli_name).chain([PRELU.cli_name]).collect()
+    UNARY_OPS
+        .iter()
+        .map(|op| op.cli_name)
+        .chain([PRELU.cli_name])
+        .chain(AXIS_OPS.iter().map(|op| op.cli_name))
+        .collect()
 }
 
 #[derive(Debug, Args)]
@@ -225,6 +230,10 @@ struct ApplyArgs {
     /// PRelu's slope, a .npy with X's dtype that broadcasts to X (ONNX PRelu-7+ rule).
     #[arg(long, value_name = "SLOPE.npy")]
     slope: Option<PathBuf>,
+    /// The axis of softmax, log-softmax and hardmax (negative: from the end); by default the
+    /// version's (1 before opset 13, -1 from 13).
+    #[arg(long, allow_hyphen_values = true)]
+    axis: Option<i64>,
     /// Run the operator version a model of this opset would (its type constraints and
     /// attribute defaults); by default the newest.
     #[arg(long, value_name = "N")]
@@ -320,6 +329,19 @@ fn ops_json() -> String {
             })
         })
         .collect();
+    ops.extend(AXIS_OPS.iter().map(|op| {
+        serde_json::json!({
+            "onnx_name": op.onnx_name,
+            "cli_name": op.cli_name,
+            "inputs": ["X"],
+            "kind": "axis",
+            "versions": versions(op.versions),
+            "attributes": [],
+            "formula": op.formula,
+            "expansion": "",
+            "max_ulp": bounds(op.max_ulp),
+        })
+    }));
     ops.push(serde_json::json!({
         "onnx_name": PRELU.onnx_name,
         "cli_name": PRELU.cli_name,
@@ -638,6 +660,8 @@ enum Plan {
     Unary(Activation),
     /// PRelu, with a per-channel slope (PRelu-1 and -6) or not.
     Prelu(bool),
+    /// An operator over an axis.
+    Axis(&'static AxisOp),
 }
 
 fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
@@ -649,6 +673,15 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
             return Err(Failure::input("--op prelu requires --slope SLOPE.npy"));
         }
         return Ok(Plan::Prelu(args.opset.is_some_and(|opset| opset < 7)));
+    }
+    if let Some(op) = AxisOp::find(&args.op) {
+        if args.alpha.is_some() || !args.attributes.is_empty() || args.slope.is_some() {
+            return Err(Failure::input(format!("{} takes --axis only (no --alpha, --attr or --slope)", op.onnx_name)));
+        }
+        return Ok(Plan::Axis(op));
+    }
+    if args.axis.is_some() {
+        return Err(Failure::input("--axis applies only to softmax, log-softmax and hardmax"));
     }
     let op: &'static UnaryOp =
         UnaryOp::find(&args.op).ok_or_else(|| Failure::input(format!("unknown operator {:?}", args.op)))?;
@@ -717,10 +750,12 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
     let versions = match &plan {
         Plan::Unary(step) => step.step().versions(),
         Plan::Prelu(_) => PRELU.versions,
+        Plan::Axis(op) => op.versions,
     };
     let op_name = match &plan {
         Plan::Unary(step) => step.onnx_name(),
         Plan::Prelu(_) => PRELU.onnx_name,
+        Plan::Axis(op) => op.onnx_name,
     };
     match args.opset {
         Some(opset) => {
@@ -734,6 +769,19 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
             return Err(Error::DTypeNotAllowed { op: op_name, dtype: x.dtype, version: None }.into());
         }
         None => {}
+    }
+    if let Plan::Axis(op) = plan {
+        let version =
+            args.opset.and_then(|opset| version_at(op.versions, opset)).map_or(op.newest_version(), |v| v.since);
+        let axis = args.axis.unwrap_or(op.default_axis(version));
+        wgpu_activations::AxisLayout::new(op, version, x.shape(), axis)?;
+        let run = AxisRun { op, version, axis };
+        return match x.dtype {
+            DType::F16 => apply_axis_typed::<f16>(adapter, run, x, &args.output),
+            DType::F32 => apply_axis_typed::<f32>(adapter, run, x, &args.output),
+            DType::F64 => apply_axis_typed::<f64>(adapter, run, x, &args.output),
+            other => Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: other, version: Some(version) }.into()),
+        };
     }
     match x.dtype {
         DType::F16 => apply_typed::<f16>(adapter, &plan, x, slope, &args.output),
@@ -750,6 +798,27 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
 }
 
 /// The one generic path every dtype goes through: decode, run in place, write.
+/// An operator over an axis, the version and axis it runs.
+#[derive(Clone, Copy)]
+struct AxisRun {
+    op: &'static AxisOp,
+    version: u32,
+    axis: i64,
+}
+
+fn apply_axis_typed<T: NpyElement + wgpu_activations::FloatElement + wgpu_activations::Blocking>(
+    adapter: &AdapterArgs,
+    run: AxisRun,
+    x: Npy,
+    output: &Path,
+) -> Result<(), Failure> {
+    let values = T::decode(&x)?;
+    let like = x.without_data();
+    let ctx = context(adapter)?;
+    let y = wgpu_activations::axis_op(&ctx, run.op, Some(run.version), values.view(), run.axis)?;
+    T::encode(&y, &like, output)
+}
+
 fn apply_typed<T: NpyElement>(
     adapter: &AdapterArgs,
     plan: &Plan,
@@ -776,6 +845,7 @@ fn apply_typed<T: NpyElement>(
             wgpu_activations::prelu_in_place(&ctx, values.view_mut(), s.view())?
         }
         (Plan::Prelu(_), None) => return Err(Failure::input("--op prelu requires --slope SLOPE.npy")),
+        (Plan::Axis(op), _) => return Err(Failure::input(format!("{} takes the axis path", op.onnx_name))),
     }
     T::encode(&values, &like, output)
 }

@@ -23,6 +23,7 @@
 //! kernels' precision, so the kernels' error bounds can be checked exhaustively on the CPU. [`crate::Context::runs_on_cpu`] is the one switch that sends work
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
+pub(crate) mod axis;
 pub(crate) mod chain;
 pub(crate) mod compute;
 #[cfg(test)]

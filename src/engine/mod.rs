@@ -3,6 +3,7 @@
 //! validation mode. The public operator API (`crate::api`) is written on top of it.
 
 mod activation;
+mod axis;
 mod context;
 mod dispatch;
 mod driver_lock;

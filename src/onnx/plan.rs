@@ -11,13 +11,17 @@ use super::versions::{NEWEST_OPSET, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
 use crate::ops::expansion::{Pattern, bodies};
-use crate::ops::{Attributes, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
+use crate::ops::{AXIS_OPS, Attributes, AxisOp, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
 
 /// One operator application after loading.
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
-    /// The operator with its attributes; PRelu's slope is the node's second input.
+    /// The operator with its attributes; PRelu's slope is the node's second input. An operator
+    /// over an axis has `axis` too, and its step is unused.
     pub(crate) step: Step<()>,
+    /// An operator over an axis (Softmax, LogSoftmax, Hardmax) and its axis: a node of a chain
+    /// of its own.
+    pub(crate) axis: Option<(&'static AxisOp, i64)>,
     pub(crate) version: u32,
     pub(crate) inputs: Vec<String>,
     /// Attributes given as inputs fed at run time (Clip's bounds from 11, when they are not
@@ -32,6 +36,16 @@ impl Node {
     pub(crate) fn slope(&self) -> Option<&str> {
         self.inputs.get(1).map(String::as_str)
     }
+
+    /// Its ONNX op type.
+    pub(crate) fn onnx_name(&self) -> &'static str {
+        self.axis.map_or_else(|| self.step.onnx_name(), |(op, _)| op.onnx_name)
+    }
+
+    /// Its accuracy bound for `dtype`.
+    fn max_ulp(&self, dtype: DType) -> u64 {
+        self.axis.map_or_else(|| self.step.max_ulp().for_dtype(dtype), |(op, _)| op.max_ulp.for_dtype(dtype))
+    }
 }
 
 /// A unit of execution: a chain of nodes, each consuming the one before, run as one kernel.
@@ -45,7 +59,8 @@ pub(crate) struct Chain {
 impl Chain {
     /// Every value the chain reads: its input and its slopes.
     pub(crate) fn inputs(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.input.as_str()).chain(self.nodes.iter().filter_map(Node::slope))
+        std::iter::once(self.input.as_str())
+            .chain(self.nodes.iter().filter(|n| n.axis.is_none()).filter_map(Node::slope))
     }
 }
 
@@ -149,7 +164,7 @@ impl OnnxModel {
 
     /// The operators of the model (after recognising expansions): ONNX name and version.
     pub fn operators(&self) -> Vec<(&'static str, u32)> {
-        self.nodes.iter().map(|n| (n.step.onnx_name(), n.version)).collect()
+        self.nodes.iter().map(|n| (n.onnx_name(), n.version)).collect()
     }
 
     /// Number of GPU dispatch steps after fusion.
@@ -160,7 +175,7 @@ impl OnnxModel {
     /// The bound a result of the whole graph is held to on `dtype`: the chain bound
     /// ([`crate::ops::chain_bound`]) over all its operators, as if one fed the next.
     pub fn ulp_bound(&self, dtype: DType) -> u64 {
-        crate::ops::chain_bound(self.nodes.iter().map(|n| n.step.max_ulp().for_dtype(dtype)))
+        crate::ops::chain_bound(self.nodes.iter().map(|n| n.max_ulp(dtype)))
     }
 }
 
@@ -226,6 +241,26 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             identities.insert(node.output[0].clone(), node.input[0].clone());
             continue;
         }
+        if let Some(&axis_op) = AXIS_OPS.iter().find(|o| o.onnx_name == op_type) {
+            let version = version(op_type)?;
+            let axis = axis_of(node, axis_op, version)?;
+            let output = node.output.first().cloned().unwrap_or_default();
+            if node.input.len() != 1 || node.input[0].is_empty() || output.is_empty() {
+                return Err(graph_error(format!("node {:?} ({op_type}) takes one input and one output", node.name())));
+            }
+            let name = node.name().to_string();
+            let (step, inputs) = (Step::Prelu(()), node.input.clone());
+            nodes.push(Node {
+                step,
+                axis: Some((axis_op, axis)),
+                version,
+                inputs,
+                attribute_inputs: Vec::new(),
+                output,
+                name,
+            });
+            continue;
+        }
         let recognised = match (Operator::find(op_type), op_type) {
             (Some(Step::Unary(unary, ())), _) => {
                 let version = version(op_type)?;
@@ -256,7 +291,15 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             .cloned()
             .ok_or_else(|| graph_error(format!("node {:?} ({}) has no output", node.name(), step.onnx_name())))?;
         let name = node.name().to_string();
-        nodes.push(Node { step, version: version(step.onnx_name())?, inputs, attribute_inputs, output, name });
+        nodes.push(Node {
+            step,
+            axis: None,
+            version: version(step.onnx_name())?,
+            inputs,
+            attribute_inputs,
+            output,
+            name,
+        });
     }
     for node in &mut nodes {
         node.inputs.iter_mut().for_each(|input| *input = identities.source(input).to_string());
@@ -313,6 +356,17 @@ impl Identities {
             }
         }
         name
+    }
+}
+
+/// The `axis` of an operator over an axis: an INT attribute, the version's default where absent.
+fn axis_of(node: &NodeProto, op: &AxisOp, version: u32) -> OnnxResult<i64> {
+    match attribute(node, "axis") {
+        None => Ok(op.default_axis(version)),
+        Some(a) if a.r#type.is_none_or(|t| t == AttributeType::Int as i32) => {
+            a.i.ok_or_else(|| graph_error(format!("node {:?}: {}'s axis has no value", node.name(), op.onnx_name)))
+        }
+        Some(_) => Err(graph_error(format!("node {:?}: {}'s axis must be an INT", node.name(), op.onnx_name))),
     }
 }
 
@@ -626,11 +680,12 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
         }
         let input = &node.inputs[0];
         let slope = node.slope();
-        let fusable_input = consumers.get(input.as_str()) == Some(&1) && !is_output(input);
+        let fusable_input = consumers.get(input.as_str()) == Some(&1) && !is_output(input) && node.axis.is_none();
         if let (true, Some(&c)) = (fusable_input, chain_ending_in.get(input.as_str())) {
             let slope_ready =
                 slope.is_none_or(|s| graph_values.contains(s) || produced_in.get(s).is_some_and(|&p| p < c));
-            if slope_ready && chains[c].nodes.len() < MAX_CHAIN {
+            let after_axis = chains[c].nodes.iter().any(|n| n.axis.is_some());
+            if slope_ready && chains[c].nodes.len() < MAX_CHAIN && !after_axis {
                 chains[c].nodes.push(node.clone());
                 chains[c].output = node.output.clone();
                 chain_ending_in.remove(input.as_str());

@@ -12,7 +12,7 @@ use crate::broadcast::per_channel_slope_shape;
 use crate::dtype::DType;
 use crate::engine::{Context, GpuTensor};
 use crate::error::Error;
-use crate::ops::{Attributes, Step, UnaryOp};
+use crate::ops::{Attributes, AxisOp, Step, UnaryOp};
 use crate::with_host_tensor;
 
 /// PRelu versions before 7 apply a 1-D slope per channel along axis 1.
@@ -23,10 +23,10 @@ fn graph_error(message: impl Into<String>) -> OnnxError {
 }
 
 fn check_type(node: &Node, dtype: DType) -> OnnxResult<()> {
-    if allows(node.step.onnx_name(), node.version, dtype) {
+    if allows(node.onnx_name(), node.version, dtype) {
         Ok(())
     } else {
-        Err(Error::DTypeNotAllowed { op: node.step.onnx_name(), dtype, version: Some(node.version) }.into())
+        Err(Error::DTypeNotAllowed { op: node.onnx_name(), dtype, version: Some(node.version) }.into())
     }
 }
 
@@ -116,7 +116,20 @@ impl OnnxModel {
                     device.insert(input.to_string(), tensor.upload(ctx)?);
                 }
             }
-            let result = self.run_chain(ctx, chain, &device, feeds)?;
+            let result = match chain.nodes.first().and_then(|n| n.axis.map(|a| (n, a))) {
+                Some((node, (op, axis))) => {
+                    let x = &device[chain.input.as_str()];
+                    check_type(node, x.dtype())?;
+                    if x.dtype() == DType::F64 {
+                        // No f64 kernel over an axis yet: the reference, on the host.
+                        let host = HostTensor::download_async(ctx, x).await?;
+                        reference_axis(node, op, axis, &host)?.upload(ctx)?
+                    } else {
+                        ctx.run_axis(op, x, axis, Some(node.version))?
+                    }
+                }
+                None => self.run_chain(ctx, chain, &device, feeds)?,
+            };
             for input in chain.inputs() {
                 if let Some(uses) = remaining_uses.get_mut(input) {
                     *uses -= 1;
@@ -185,6 +198,10 @@ impl OnnxModel {
             let mut x = get(&values, &chain.input)?;
             for node in &chain.nodes {
                 check_type(node, x.dtype())?;
+                if let Some((op, axis)) = node.axis {
+                    x = reference_axis(node, op, axis, &x)?;
+                    continue;
+                }
                 x = match (node.step, node.slope()) {
                     (Step::Unary(op, attributes), _) => {
                         let attributes = self.node_attributes(node, op, attributes, feeds, x.dtype())?;
@@ -209,6 +226,25 @@ fn reference_unary(
         return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: x.dtype(), version: None }.into());
     }
     Ok(crate::with_host_tensor!(x, a => HostElement::wrap(crate::cpu::unary(op, attributes, a.view()))))
+}
+
+/// An operator over an axis on the CPU reference.
+fn reference_axis(node: &Node, op: &'static AxisOp, axis: i64, x: &HostTensor) -> OnnxResult<HostTensor> {
+    fn typed<T: HostElement + crate::FloatElement>(
+        node: &Node,
+        op: &'static AxisOp,
+        axis: i64,
+        x: &ndarray::ArrayD<T>,
+    ) -> OnnxResult<HostTensor> {
+        Ok(T::wrap(crate::cpu::axis::axis_op(op, Some(node.version), x.view(), axis)?))
+    }
+    match x {
+        HostTensor::BF16(a) => typed(node, op, axis, a),
+        HostTensor::F16(a) => typed(node, op, axis, a),
+        HostTensor::F32(a) => typed(node, op, axis, a),
+        HostTensor::F64(a) => typed(node, op, axis, a),
+        _ => Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: x.dtype(), version: Some(node.version) }.into()),
+    }
 }
 
 fn reference_prelu(version: u32, x: &HostTensor, slope: &HostTensor) -> OnnxResult<HostTensor> {

@@ -14,12 +14,17 @@ pub use crate::ops::Operator;
 
 /// The version of `op` a model importing default-domain `opset` runs: the newest one not newer.
 pub fn op_version(op: &str, opset: i64) -> Option<u32> {
-    Operator::find(op).and_then(|o| version_at(o.versions(), opset)).map(|v| v.since)
+    versions_of(op).and_then(|versions| version_at(versions, opset)).map(|v| v.since)
+}
+
+/// The versions of an operator of the tables: the elementwise ones and those over an axis.
+fn versions_of(op: &str) -> Option<&'static [crate::ops::OpVersion]> {
+    Operator::find(op).map(|o| o.versions()).or_else(|| crate::ops::AxisOp::find(op).map(|o| o.versions))
 }
 
 /// Whether `op` at `version` accepts `dtype` (the spec's type constraints).
 pub fn allows(op: &str, version: u32, dtype: DType) -> bool {
-    Operator::find(op)
-        .and_then(|o| version_at(o.versions(), i64::from(version)))
+    versions_of(op)
+        .and_then(|versions| version_at(versions, i64::from(version)))
         .is_some_and(|v| v.dtypes.contains(&dtype))
 }

@@ -9,9 +9,12 @@
 //! here, its entry and `mod` line in this file, and its regenerated test data (ARCHITECTURE.md,
 //! "adding one", has the commands).
 
+mod axis;
 mod entry;
 mod plain_products;
 mod step;
+
+pub use axis::{AXIS_OPS, AxisKind, AxisOp, FIRST_SINGLE_AXIS_VERSION, HARDMAX, LOG_SOFTMAX, SOFTMAX};
 
 pub(crate) use plain_products::PlainRange;
 
@@ -451,7 +454,7 @@ unary_ops! {
         attributes_like_x: true,
         attribute_inputs_since: None,
         kernel_parameters: same_parameters,
-        plain_products: plain_products::always,
+        plain_products: plain_products::shrink,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::AROUND_ONE,
     }

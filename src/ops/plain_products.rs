@@ -126,6 +126,14 @@ pub(crate) fn always(_: &Attributes) -> PlainRange {
     PlainRange::ALWAYS
 }
 
+/// Shrink: its sums' product (add_keeping_subnormals) where |x| and |bias| are below 2^-100.
+pub(crate) fn shrink(p: &Attributes) -> PlainRange {
+    if f64::from(p[1]).abs() >= 2f64.powi(-100) {
+        return PlainRange::ALWAYS;
+    }
+    PlainRange::new(Some(2f64.powi(-99)), f64::INFINITY)
+}
+
 /// Swish: t = alpha x, x 2^64 below |x| = 2^-100, and the result |x| sigmoid(alpha x), at least
 /// |x| 2^-29 for |alpha x| <= 20 (alpha 1's own kernel takes fewer, within the same range).
 pub(crate) fn swish(p: &Attributes) -> PlainRange {

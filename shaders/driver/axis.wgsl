@@ -1,0 +1,363 @@
+// The kernel over an axis: Softmax, LogSoftmax and Hardmax (src/ops/axis.rs), computed in the f32
+// arithmetic (compute/f32.wgsl, math/f32.wgsl) for f32, f16 and bf16 elements. The tensor is seen
+// as rows (src/axis.rs): element i of row r is at (r / inner * n + i) * inner + r % inner. Two
+// entry points read each row three times (its maximum; its sum; its results):
+//   rows               an invocation takes four rows, one per lane of Compute: short rows, and
+//                      rows along an axis that is not the last, where neighbouring invocations
+//                      read neighbouring elements (no transpose);
+//   row_per_workgroup  a workgroup takes one row, each invocation four elements at a time,
+//                      joined in workgroup memory: long rows (llvmpipe also stops an invocation
+//                      after 65535 loop iterations in all).
+// CPU twin: src/cpu/axis.rs.
+//
+// Placeholders, filled by src/kernel/axis.rs:
+//   {{KIND}}          0 Softmax, 1 LogSoftmax, 2 Hardmax
+//   {{Y_WORD}}        Y's storage word: u32 (f32 elements), atomic<u32> (16-bit elements, two per
+//                     word: a word may hold elements of two rows, which two invocations write)
+//   {{WORKGROUP}}     invocations per workgroup of `rows`
+//   {{ROW_WORKGROUP}} invocations per workgroup of `row_per_workgroup` (a power of two)
+// and one of driver/axis_io_*.wgsl defines load(i: vec4<u32>, live: vec4<bool>) -> Compute and
+// store(i: u32, v: f32).
+//
+// The numbers, per row with maximum m (decided on the bits, as the elementwise kernels decide
+// NaN): d = x - m split exactly into d_hi + d_lo (a two-sum), e^d = 2^k (1 + p)(1 + d_lo) from
+// exp_parts (p within 2^-29), its mantissa 1 + t kept as a two-sum (s, s_err); the row's sum
+// S = S_hi + S_lo compensated (Neumaier's); Softmax's result (s + s_err) / S by the device's
+// quotient corrected by its residual, then scaled by 2^k in two exact steps (subnormal results
+// rounded once, by mul, exact on a device that flushes); LogSoftmax's d - log(S), log(S) as
+// log1p of the sum of the other terms where S < 2 (a row one term dominates), else
+// j ln2 + log1p(S 2^-j - 1).
+
+const KIND: u32 = {{KIND}}u;
+const SOFTMAX: u32 = 0u;
+const LOG_SOFTMAX: u32 = 1u;
+const HARDMAX: u32 = 2u;
+const AXIS_WORKGROUP: u32 = {{WORKGROUP}}u;
+const ROW_WORKGROUP: u32 = {{ROW_WORKGROUP}}u;
+
+struct AxisParams {
+    // Rows' length, the elements between a row's neighbours, rows, workgroups along x.
+    n: u32,
+    inner: u32,
+    rows: u32,
+    groups_x: u32,
+    // 0, read once per invocation into opaque_zero (compute/f32.wgsl's hidden()).
+    zero: u32,
+    pad_0: u32,
+    pad_1: u32,
+    pad_2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: AxisParams;
+@group(0) @binding(1) var<storage, read> x: array<u32>;
+@group(0) @binding(2) var<storage, read_write> y: array<{{Y_WORD}}>;
+
+var<private> opaque_zero: u32;
+
+// f32_order's value of +inf and of -inf.
+const ORDER_INFINITY: i32 = 0x7f800000;
+
+fn from_order(order: vec4<i32>) -> Compute {
+    let magnitude = bitcast<vec4<u32>>(abs(order));
+    return bitcast<Compute>(magnitude | select(vec4(0u), vec4(0x80000000u), order < vec4(0)));
+}
+
+// e^d for d = d_hi + d_lo <= 0 as 2^k (s + s_err): exp_parts' 2^k (1 + p), times 1 + d_lo.
+struct Term {
+    k: Compute,
+    s: Compute,
+    s_err: Compute,
+}
+
+fn term(d_hi: Compute, d_lo: Compute) -> Term {
+    let parts = exp_parts(max(d_hi, Compute(-104.0)));
+    let t = parts.p + (d_lo + parts.p * d_lo);
+    let s = hidden(1.0 + t);
+    return Term(parts.k, s, t - (s - 1.0));
+}
+
+// x - m as d_hi + d_lo exactly (Knuth's two-sum; hidden so that no compiler folds it), for finite
+// x and m; an infinite difference (x and m of opposite signs near f32's largest) has d_lo 0.
+struct Difference {
+    hi: Compute,
+    lo: Compute,
+}
+
+fn difference(v: Compute, m: Compute) -> Difference {
+    let hi = hidden(v - m);
+    let back = hidden(hi - v);
+    let lo = (v - (hi - back)) + (-m - back);
+    return Difference(hi, select(lo, Compute(0.0), f32_order(absolute(hi)) >= vec4(ORDER_INFINITY)));
+}
+
+// log(S) for S = hi + lo >= 1, with others = S - 1 when S < 2.
+fn log_of_sum(hi: Compute, lo: Compute) -> Compute {
+    let others = (hi - 1.0) + lo;
+    let bits = bitcast<vec4<u32>>(hi);
+    let j = Compute(vec4<f32>(bitcast<vec4<i32>>(bits >> vec4(23u)) - vec4(127)));
+    let mantissa = bitcast<Compute>((bits & vec4(0x7fffffu)) | vec4(0x3f800000u));
+    let scaled_lo = lo * power_of_two(-j);
+    let above = j * LN2_HI + (log1p_of_unit((mantissa - 1.0) + scaled_lo) + j * LN2_LO);
+    return select(above, log1p_of_unit(others), hi < Compute(2.0));
+}
+
+// A row's maximum so far, on the bits (f32_order), whether it holds NaN, and (Hardmax) where
+// its first maximum and first NaN are.
+struct Top {
+    order: vec4<i32>,
+    first: vec4<u32>,
+    nan: vec4<bool>,
+    first_nan: vec4<u32>,
+}
+
+fn no_top(n: u32) -> Top {
+    return Top(vec4(-ORDER_INFINITY - 1), vec4(0u), vec4(false), vec4(n));
+}
+
+// top with elements v (at indices i, where live) seen after it.
+fn seen(top: Top, v: Compute, i: vec4<u32>, live: vec4<bool>) -> Top {
+    let order = f32_order(v);
+    let nan = f32_is_nan(v) & live;
+    let above = (order > top.order) & !nan & live;
+    return Top(
+        select(top.order, order, above),
+        select(top.first, i, above),
+        top.nan | nan,
+        select(top.first_nan, i, nan & !top.nan),
+    );
+}
+
+// The sums of a row's terms (see the top of the file).
+struct Sums {
+    sum: Compute,
+    compensation: Compute,
+    tiny: Compute,
+}
+
+// Neumaier's step: a + b as (sum, compensation), a's compensation carried.
+fn two_sum_into(a: Sums, b: Compute) -> Sums {
+    let added = hidden(a.sum + b);
+    let big = select(b, a.sum, absolute(a.sum) >= absolute(b));
+    let small = select(a.sum, b, absolute(a.sum) >= absolute(b));
+    return Sums(added, a.compensation + ((big - added) + small), a.tiny);
+}
+
+// sums with the terms of elements v (where live) added, for the row's maximum m.
+fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
+    let d = difference(v, m);
+    let e = term(d.hi, d.lo);
+    let counted = (d.hi > Compute(-104.0)) & live;
+    let large = counted & (e.k >= Compute(-100.0));
+    let scale = power_of_two(max(e.k, Compute(-100.0)));
+    var next = two_sum_into(sums, select(Compute(0.0), e.s * scale, large));
+    next.compensation += select(Compute(0.0), e.s_err * scale, large);
+    let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-60.0), Compute(0.0)));
+    next.tiny += select(Compute(0.0), e.s * tiny_scale, counted & !large);
+    return next;
+}
+
+// What a row's results need, from its maximum and sums (the same in every lane where the lanes
+// hold one row).
+struct Row {
+    m: Compute,
+    undefined: vec4<bool>,
+    total: Compute,
+    total_lo: Compute,
+    log_total: Compute,
+    others_tiny: vec4<bool>,
+    at_maximum: Compute,
+}
+
+// A row holding NaN or +inf, or only -inf, is NaN throughout (the function bodies' max); its m
+// is then 0, so that the sums stay finite.
+fn row_maximum(top: Top) -> Compute {
+    return select(from_order(top.order), Compute(0.0), row_undefined(top));
+}
+
+fn row_undefined(top: Top) -> vec4<bool> {
+    return top.nan | (top.order == vec4(ORDER_INFINITY)) | (top.order <= vec4(-ORDER_INFINITY));
+}
+
+fn finished(top: Top, sums: Sums) -> Row {
+    let total = hidden(sums.sum + sums.compensation);
+    let total_lo = sums.compensation - (total - sums.sum);
+    // The sum of the terms but the maximum's, times 2^100, where it is below 2^-24: there log1p
+    // of it rounds to it, and the results at the maximum are minus it, scaled in two exact steps
+    // (k hidden: with both its steps constant, a compiler folds 2^-100 2^-50 into 0).
+    let others_scaled = ((total - 1.0) + total_lo) * 1.2676506e30 + sums.tiny;
+    let others_tiny = (total < Compute(1.0000001)) & (others_scaled < Compute(75557864e15));
+    // Negated on the bits: 0 - a subnormal is flushed where the device flushes.
+    var at_maximum = negate(scaled_once(others_scaled * 1125899906842624.0, hidden(Compute(-150.0))));
+    // +0.0 where nothing else is in the row: (x - max) - log(1) is 0 - 0.
+    at_maximum = select(at_maximum, Compute(0.0), others_scaled == Compute(0.0));
+    return Row(row_maximum(top), row_undefined(top), total, total_lo, log_of_sum(total, total_lo), others_tiny,
+        at_maximum);
+}
+
+// Softmax's or LogSoftmax's results for elements v of the row.
+fn results(v: Compute, row: Row) -> Compute {
+    let d = difference(v, row.m);
+    var result: Compute;
+    if KIND == SOFTMAX {
+        let e = term(d.hi, d.lo);
+        let q = quotient(e.s, row.total);
+        let r = residual(e.s, q, row.total) + (e.s_err - q * row.total_lo);
+        let mantissa = q + quotient(r, row.total);
+        result = select(scaled_once(mantissa, max(e.k, Compute(-151.0))), Compute(0.0), d.hi < Compute(-104.0));
+    } else {
+        let a = hidden(d.hi - row.log_total);
+        let a_back = hidden(a - d.hi);
+        let a_err = (d.hi - (a - a_back)) + (-row.log_total - a_back);
+        let minus_infinity = bitcast<Compute>(vec4(0xff800000u | opaque_zero));
+        result = select(a + (a_err + d.lo), minus_infinity, f32_order(d.hi) == vec4(-ORDER_INFINITY));
+        result = select(result, row.at_maximum, row.others_tiny & (d.hi == Compute(0.0)));
+    }
+    return select(result, bitcast<Compute>(vec4(0x7fc00000u | opaque_zero)), row.undefined);
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn rows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    opaque_zero = params.zero;
+    let first_row = ((group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local) * 4u;
+    if first_row >= params.rows {
+        return;
+    }
+    let n = params.n;
+    let inner = params.inner;
+    let row = vec4(first_row) + vec4(0u, 1u, 2u, 3u);
+    let live = row < vec4(params.rows);
+    let base = (row / vec4(inner)) * vec4(n * inner) + row % vec4(inner);
+    var top = no_top(n);
+    for (var i = 0u; i < n; i++) {
+        top = seen(top, load(base + vec4(i * inner), live), vec4(i), live);
+    }
+    if KIND == HARDMAX {
+        let marked = select(top.first, top.first_nan, top.nan);
+        for (var i = 0u; i < n; i++) {
+            store_lanes(base + vec4(i * inner), live, select(Compute(0.0), Compute(1.0), marked == vec4(i)));
+        }
+        return;
+    }
+    let m = row_maximum(top);
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    for (var i = 0u; i < n; i++) {
+        sums = summed(sums, load(base + vec4(i * inner), live), m, live);
+    }
+    let finished_row = finished(top, sums);
+    for (var i = 0u; i < n; i++) {
+        let index = base + vec4(i * inner);
+        store_lanes(index, live, results(load(index, live), finished_row));
+    }
+}
+
+var<workgroup> shared_order: array<i32, ROW_WORKGROUP>;
+var<workgroup> shared_first: array<u32, ROW_WORKGROUP>;
+var<workgroup> shared_first_nan: array<u32, ROW_WORKGROUP>;
+var<workgroup> shared_sum: array<f32, ROW_WORKGROUP>;
+var<workgroup> shared_compensation: array<f32, ROW_WORKGROUP>;
+var<workgroup> shared_tiny: array<f32, ROW_WORKGROUP>;
+
+// The four lanes' Top joined into lane x (the first maximum: the smallest index at the largest
+// order; the first NaN: the smallest index).
+fn lanes_joined(top: Top) -> Top {
+    let order = max(max(top.order.x, top.order.y), max(top.order.z, top.order.w));
+    let at = select(vec4(0xffffffffu), top.first, top.order == vec4(order));
+    let first = min(min(at.x, at.y), min(at.z, at.w));
+    let first_nan = min(min(top.first_nan.x, top.first_nan.y), min(top.first_nan.z, top.first_nan.w));
+    return Top(vec4(order), vec4(first), vec4(any(top.nan)), vec4(first_nan));
+}
+
+@compute @workgroup_size(ROW_WORKGROUP)
+fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    opaque_zero = params.zero;
+    let row = group.y * params.groups_x + group.x;
+    // Uniform across the workgroup: every invocation returns, or none (barriers follow).
+    if row >= params.rows {
+        return;
+    }
+    let n = params.n;
+    let inner = params.inner;
+    let base = vec4((row / inner) * n * inner + row % inner);
+    let lanes = vec4(0u, 1u, 2u, 3u);
+    let step = ROW_WORKGROUP * 4u;
+    var top = no_top(n);
+    for (var first = local * 4u; first < n; first += step) {
+        let i = vec4(first) + lanes;
+        let live = i < vec4(n);
+        top = seen(top, load(base + i * vec4(inner), live), i, live);
+    }
+    let joined = lanes_joined(top);
+    shared_order[local] = joined.order.x;
+    shared_first[local] = joined.first.x;
+    shared_first_nan[local] = select(n, joined.first_nan.x, joined.nan.x);
+    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
+        workgroupBarrier();
+        if local < half {
+            let a = local;
+            let b = local + half;
+            let take_b = shared_order[b] > shared_order[a]
+                || (shared_order[b] == shared_order[a] && shared_first[b] < shared_first[a]);
+            if take_b {
+                shared_order[a] = shared_order[b];
+                shared_first[a] = shared_first[b];
+            }
+            shared_first_nan[a] = min(shared_first_nan[a], shared_first_nan[b]);
+        }
+    }
+    workgroupBarrier();
+    let row_top = Top(vec4(shared_order[0]), vec4(shared_first[0]), vec4(shared_first_nan[0] < n),
+        vec4(shared_first_nan[0]));
+    if KIND == HARDMAX {
+        let marked = select(row_top.first, row_top.first_nan, row_top.nan);
+        for (var first = local * 4u; first < n; first += step) {
+            let i = vec4(first) + lanes;
+            store_lanes(base + i * vec4(inner), i < vec4(n), select(Compute(0.0), Compute(1.0), marked == i));
+        }
+        return;
+    }
+    let m = row_maximum(row_top);
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    for (var first = local * 4u; first < n; first += step) {
+        let i = vec4(first) + lanes;
+        let live = i < vec4(n);
+        sums = summed(sums, load(base + i * vec4(inner), live), m, live);
+    }
+    // The lanes, then the invocations, joined pairwise by two-sums.
+    var lane_sums = Sums(Compute(sums.sum.x), Compute(sums.compensation.x), Compute(sums.tiny.x));
+    for (var c = 1u; c < 4u; c++) {
+        lane_sums = two_sum_into(lane_sums, Compute(sums.sum[c]));
+        lane_sums.compensation += Compute(sums.compensation[c]);
+        lane_sums.tiny += Compute(sums.tiny[c]);
+    }
+    shared_sum[local] = lane_sums.sum.x;
+    shared_compensation[local] = lane_sums.compensation.x;
+    shared_tiny[local] = lane_sums.tiny.x;
+    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
+        workgroupBarrier();
+        if local < half {
+            let b = local + half;
+            var joined_sums = two_sum_into(Sums(Compute(shared_sum[local]), Compute(shared_compensation[local]),
+                Compute(0.0)), Compute(shared_sum[b]));
+            shared_sum[local] = joined_sums.sum.x;
+            shared_compensation[local] = joined_sums.compensation.x + shared_compensation[b];
+            shared_tiny[local] = shared_tiny[local] + shared_tiny[b];
+        }
+    }
+    workgroupBarrier();
+    let row_sums = Sums(Compute(shared_sum[0]), Compute(shared_compensation[0]), Compute(shared_tiny[0]));
+    let finished_row = finished(row_top, row_sums);
+    for (var first = local * 4u; first < n; first += step) {
+        let i = vec4(first) + lanes;
+        let live = i < vec4(n);
+        let index = base + i * vec4(inner);
+        store_lanes(index, live, results(load(index, live), finished_row));
+    }
+}
+
+fn store_lanes(index: vec4<u32>, live: vec4<bool>, value: Compute) {
+    for (var c = 0u; c < 4u; c++) {
+        if live[c] {
+            store(index[c], value[c]);
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The operators over an axis on the device: one dispatch of the kernel over an axis
+//! (`kernel::axis`), its pipelines cached per (operator, dtype, products) beside the elementwise
+//! ones. f64 has no kernel of its own yet: its host calls run the CPU reference.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::platform::caught_now;
+use super::{Context, GpuTensor};
+use crate::axis::{AxisLayout, check_axis_dtype, version_of};
+use crate::error::{Error, Result};
+use crate::kernel::axis::{AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROWS_PER_INVOCATION};
+use crate::ops::AxisOp;
+
+/// The kernels over an axis, built once per key (at most 3 operators x 3 dtypes x their
+/// products: no bound needed).
+#[derive(Default)]
+pub(crate) struct AxisPipelines(Mutex<HashMap<(AxisKernelKey, AxisEntry), Arc<wgpu::ComputePipeline>>>);
+
+impl AxisPipelines {
+    fn get_or_build(
+        &self,
+        device: &wgpu::Device,
+        key: AxisKernelKey,
+        entry: AxisEntry,
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
+        let mut built = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(pipeline) = built.get(&(key, entry)) {
+            return Ok(Arc::clone(pipeline));
+        }
+        let (label, wgsl) = (key.label(), key.wgsl());
+        let (pipeline, caught) = caught_now(device, || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&label),
+                source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry.name()),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                cache: None,
+            })
+        });
+        if let Some(error) = caught {
+            return Err(Error::Shader { label, message: error.to_string(), wgsl });
+        }
+        let pipeline = Arc::new(pipeline);
+        built.insert((key, entry), Arc::clone(&pipeline));
+        Ok(pipeline)
+    }
+}
+
+/// The kernel's uniform (`AxisParams` in `shaders/driver/axis.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct AxisParams {
+    n: u32,
+    inner: u32,
+    rows: u32,
+    groups_x: u32,
+    zero: u32,
+    pad: [u32; 3],
+}
+
+impl Context {
+    /// `op` (its version `version`, the newest if `None`) over `axis` of a device tensor (a
+    /// negative axis counts from the end), into a new tensor of X's shape; the result stays on
+    /// the device. f16, bf16 and f32 run on the device; f64 is refused here (its host calls run
+    /// the CPU reference).
+    pub fn run_axis(&self, op: &'static AxisOp, x: &GpuTensor, axis: i64, version: Option<u32>) -> Result<GpuTensor> {
+        let y = self.scoped("allocation", || self.new_tensor(x.shape(), x.dtype(), "wgpu-activations.axis-output"))?;
+        self.scoped("axis", || {
+            let mut encoder = self.encoder("wgpu-activations.axis");
+            self.encode_axis(&mut encoder, op, x, &y, axis, version)?;
+            self.inner.queue.submit([encoder.finish()]);
+            Ok(())
+        })?;
+        Ok(y)
+    }
+
+    /// Records `op` over `axis` from `x` into `y` (a distinct tensor of X's shape and dtype) into
+    /// the caller's `encoder`, submitting nothing.
+    pub fn encode_axis(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        op: &'static AxisOp,
+        x: &GpuTensor,
+        y: &GpuTensor,
+        axis: i64,
+        version: Option<u32>,
+    ) -> Result<()> {
+        self.check_ready()?;
+        self.check_owner(x)?;
+        self.check_owner(y)?;
+        let version = version_of(op, version)?;
+        check_axis_dtype(op, version, x.dtype())?;
+        let layout = AxisLayout::new(op, version, x.shape(), axis)?;
+        if y.shape() != x.shape() || y.dtype() != x.dtype() {
+            return Err(Error::ShapeMismatch {
+                what: format!("{}'s output ({}; X is {})", op.onnx_name, y.dtype(), x.dtype()),
+                expected: x.shape().to_vec(),
+                actual: y.shape().to_vec(),
+            });
+        }
+        let overlap = x.offset() < y.offset() + y.size_bytes() && y.offset() < x.offset() + x.size_bytes();
+        if x.buffer() == y.buffer() && overlap && !x.is_empty() {
+            return Err(Error::InvalidAttribute {
+                op: op.onnx_name,
+                name: "y",
+                reason: "the output must not overlap X (a row is read three times)".into(),
+            });
+        }
+        if !AXIS_KERNEL_DTYPES.contains(&x.dtype()) {
+            return Err(Error::Unsupported {
+                op: op.onnx_name,
+                dtype: x.dtype(),
+                reason: "f64 runs on the CPU reference: call the host-array function (softmax(), ...)".into(),
+            });
+        }
+        if x.is_empty() {
+            return Ok(());
+        }
+        let bytes = x.size_bytes().next_multiple_of(4);
+        let limit = self.inner.info.limits.max_storage_buffer_binding_size;
+        if bytes > limit {
+            return Err(Error::TooLarge { what: format!("{}'s input", op.onnx_name), needed: bytes, limit });
+        }
+        let too_big = |what: &str, value: usize| Error::UnsupportedShape {
+            what: format!("{} of shape {:?}", op.onnx_name, x.shape()),
+            reason: format!("{what} {value} exceeds 2^32 - 1"),
+        };
+        let rows = u32::try_from(layout.rows()).map_err(|_| too_big("rows", layout.rows()))?;
+        let n = u32::try_from(layout.n).map_err(|_| too_big("row length", layout.n))?;
+        let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
+        let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning);
+        let entry = AxisEntry::for_rows(layout.rows(), layout.n, layout.inner);
+        let pipeline = self.inner.axis_pipelines.get_or_build(&self.inner.device, key, entry)?;
+        let groups = match entry {
+            AxisEntry::Rows => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION)),
+            AxisEntry::RowPerWorkgroup => u64::from(rows),
+        };
+        let (groups_x, groups_y) = self.grid(groups);
+        let params = AxisParams { n, inner, rows, groups_x, zero: 0, pad: [0; 3] };
+        let label = format!("{}.{}", key.label(), entry.name());
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            &self.inner.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some(&label),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        fn window(tensor: &GpuTensor, bytes: u64) -> wgpu::BindingResource<'_> {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: tensor.buffer(),
+                offset: tensor.offset(),
+                size: std::num::NonZeroU64::new(bytes),
+            })
+        }
+        let group = self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: window(x, bytes) },
+                wgpu::BindGroupEntry { binding: 2, resource: window(y, bytes) },
+            ],
+        });
+        let mut pass =
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes: None });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(groups_x, groups_y, 1);
+        Ok(())
+    }
+}
