@@ -535,3 +535,27 @@ fn every_f32_input_against_the_reference() {
         }
     }
 }
+
+/// Relu6 is `Clip(0, 6)`, Hardshrink and Softshrink are Shrink, and both fuse into a chain with
+/// the other operators (one kernel), each step rounding as it would alone.
+#[test]
+fn clip_and_shrink_make_relu6_and_the_shrinks_and_fuse() {
+    let Some(ctx) = common::ctx() else { return };
+    let x = to_dyn(vec![-3.0f32, -0.5, 0.25, 3.0, 7.5, f32::NAN, -0.0], &[7]);
+    let relu6 = activations(ctx, &[Activation::relu6()], x.view()).unwrap();
+    assert_eq!(relu6.iter().take(5).copied().collect::<Vec<_>>(), [0.0, 0.0, 0.25, 3.0, 6.0]);
+    assert!(relu6[5].is_nan() && relu6[6].to_bits() == (-0.0f32).to_bits());
+    let hard = activations(ctx, &[Activation::shrink(0.5, 0.0)], x.view()).unwrap();
+    assert_eq!(hard.iter().take(5).copied().collect::<Vec<_>>(), [-3.0, 0.0, 0.0, 3.0, 7.5]);
+    let soft = activations(ctx, &[Activation::shrink(0.5, 0.5)], x.view()).unwrap();
+    assert_eq!(soft.iter().take(5).copied().collect::<Vec<_>>(), [-2.5, 0.0, 0.0, 2.5, 7.0]);
+    let chain = [Activation::leaky_relu(0.1), Activation::relu6(), Activation::shrink(0.5, 0.25)];
+    let fused = activations(ctx, &chain, x.view()).unwrap();
+    let mut stepwise = x.clone();
+    for step in &chain {
+        stepwise = activations(ctx, std::slice::from_ref(step), stepwise.view()).unwrap();
+    }
+    for (a, b) in fused.iter().zip(stepwise.iter()) {
+        assert_eq!(a.to_bits(), b.to_bits());
+    }
+}

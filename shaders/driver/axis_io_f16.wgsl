@@ -2,14 +2,11 @@
 // nearest-even on the bits (shared/f16_bits.wgsl); Y's words are atomic, as the two halves of a
 // word may belong to rows that two invocations write.
 
+// Branch-free: a lane past the row reads element 0 (its value is never used).
 fn load(i: vec4<u32>, live: vec4<bool>) -> Compute {
-    var bits = vec4(0u);
-    for (var c = 0u; c < 4u; c++) {
-        if live[c] {
-            bits[c] = (x[i[c] >> 1u] >> ((i[c] & 1u) * 16u)) & 0xffffu;
-        }
-    }
-    return f32_from_f16_bits(bits);
+    let at = select(vec4(0u), i, live);
+    let words = vec4(x[at.x >> 1u], x[at.y >> 1u], x[at.z >> 1u], x[at.w >> 1u]);
+    return f32_from_f16_bits((words >> ((at & vec4(1u)) * 16u)) & vec4(0xffffu));
 }
 
 fn store(i: u32, v: f32) {

@@ -1,13 +1,9 @@
 // driver/axis.wgsl's elements for f32: one per storage word.
 
+// Branch-free: a lane past the row reads element 0 (its value is never used).
 fn load(i: vec4<u32>, live: vec4<bool>) -> Compute {
-    var bits = vec4(0u);
-    for (var c = 0u; c < 4u; c++) {
-        if live[c] {
-            bits[c] = x[i[c]];
-        }
-    }
-    return bitcast<Compute>(bits);
+    let at = select(vec4(0u), i, live);
+    return bitcast<Compute>(vec4(x[at.x], x[at.y], x[at.z], x[at.w]));
 }
 
 fn store(i: u32, v: f32) {

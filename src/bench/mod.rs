@@ -193,6 +193,17 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
             }
         }
     }
+    for op in crate::ops::AXIS_OPS.iter().filter(|op| wanted_op(op.cli_name)) {
+        for &dtype in dtypes.iter().filter(|d| matches!(d, DType::F32 | DType::F16) && runnable(d)) {
+            for (pattern, shape, axis, target) in axis_shapes(n) {
+                if dtype != DType::F32 && pattern != "rows of 1000" {
+                    continue;
+                }
+                progress(&format!("{} {dtype} {pattern}", op.onnx_name));
+                kernels.push(meter.axis_row(op, dtype, (pattern, &shape, axis), config.iterations, target)?);
+            }
+        }
+    }
     let mut fused = Vec::new();
     if runnable(&DType::F32) {
         progress("fused chains");
@@ -262,6 +273,18 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         host,
         shapes,
     })
+}
+
+/// The rows the bench takes Softmax, LogSoftmax and Hardmax over: (label, shape, axis, target).
+/// The targets are the issue's: one read and one write for rows that fit a workgroup, two reads
+/// for longer ones, an axis that is not the last as fast as the last.
+fn axis_shapes(n: usize) -> Vec<(&'static str, Vec<usize>, i64, Option<f64>)> {
+    vec![
+        ("rows of 8", vec![(n / 8).max(1), 8], -1, Some(0.70)),
+        ("rows of 1000", vec![(n / 1000).max(1), 1000], -1, Some(0.80)),
+        ("rows of 2^16", vec![(n >> 16).max(1), 1 << 16], -1, Some(0.60)),
+        ("axis 1 of [N, 1000, 8]", vec![(n / 8000).max(1), 1000, 8], 1, Some(0.80)),
+    ]
 }
 
 fn progress(what: &str) {
@@ -557,6 +580,31 @@ impl<'a> Meter<'a> {
             iterations,
             (&self.job(&x, &y, &steps), &self.job(&x, &y, &[])),
             (2 * x.size_bytes() + slope.size_bytes(), 2 * x.size_bytes()),
+            target,
+        )
+    }
+
+    /// `op` over `axis` of a tensor of `shape` against the copy kernel over the same bytes.
+    fn axis_row(
+        &self,
+        op: &'static crate::ops::AxisOp,
+        dtype: DType,
+        (pattern, shape, axis): (&'static str, &[usize], i64),
+        iterations: usize,
+        target: Option<f64>,
+    ) -> Result<KernelRow, String> {
+        let x = self.tensor(dtype, shape, 6)?;
+        let y = self.tensor(dtype, shape, 7)?;
+        let kernel: Box<Record<'_>> = Box::new(|encoder, timestamps, _keep| {
+            self.ctx.encode_axis_timed(encoder, (op, axis, None), &x, &y, timestamps)?;
+            Ok(1)
+        });
+        let bytes = 2 * x.size_bytes();
+        self.kernel_row(
+            (op.onnx_name, dtype, pattern),
+            iterations,
+            (&kernel, &self.job(&x, &y, &[])),
+            (bytes, bytes),
             target,
         )
     }

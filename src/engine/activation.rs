@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::tensor::GpuTensor;
 use crate::dtype::DType;
-use crate::ops::{ELU, LEAKY_RELU, Step, UnaryOp};
+use crate::ops::{CLIP, ELU, LEAKY_RELU, SHRINK, Step, UnaryOp};
 
 /// One step of a chain: a unary operator with its attribute values, or PRelu with its slope
 /// tensor. A slice of these runs as one fused kernel (one read and one write of X), each step
@@ -50,6 +50,22 @@ impl Activation {
     /// Elu with `alpha`.
     pub fn elu(alpha: f32) -> Self {
         Self::with_attributes(&ELU, &[alpha])
+    }
+
+    /// Clip to `[min, max]` (its function body: min where X is below it, then max where above;
+    /// NaN passes through, min > max gives max). The bounds are f32 values, cast like X.
+    pub fn clip(min: f32, max: f32) -> Self {
+        Self::with_attributes(&CLIP, &[min, max])
+    }
+
+    /// Relu6, MobileNet's clamp: `Clip(0, 6)`.
+    pub fn relu6() -> Self {
+        Self::clip(0.0, 6.0)
+    }
+
+    /// Shrink with `lambd` and `bias` (Hardshrink is `bias` 0, Softshrink `bias` = `lambd`).
+    pub fn shrink(lambd: f32, bias: f32) -> Self {
+        Self::with_attributes(&SHRINK, &[lambd, bias])
     }
 
     /// PRelu with `slope`, which must have X's dtype and broadcast to X by ONNX's

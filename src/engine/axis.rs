@@ -91,6 +91,19 @@ impl Context {
         axis: i64,
         version: Option<u32>,
     ) -> Result<()> {
+        self.encode_axis_timed(encoder, (op, axis, version), x, y, None)
+    }
+
+    /// [`Context::encode_axis`], its pass writing timestamps `base` and `base + 1` of a query
+    /// set where given (the bench).
+    pub(crate) fn encode_axis_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        (op, axis, version): (&'static AxisOp, i64, Option<u32>),
+        x: &GpuTensor,
+        y: &GpuTensor,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) -> Result<()> {
         self.check_ready()?;
         self.check_owner(x)?;
         self.check_owner(y)?;
@@ -168,8 +181,13 @@ impl Context {
                 wgpu::BindGroupEntry { binding: 2, resource: window(y, bytes) },
             ],
         });
+        let timestamp_writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(base),
+            end_of_pass_write_index: Some(base + 1),
+        });
         let mut pass =
-            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes: None });
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(groups_x, groups_y, 1);
