@@ -160,7 +160,9 @@ fn bench_measures_the_specs_body_in_plain_f32_beside_each_f32_kernel() {
 #[test]
 fn command_line_mistakes_are_one_line_and_exit_2() {
     for (args, needle) in [
-        (&["apply", "--op", "softmax", "x.npy", "y.npy"][..], "softmax"),
+        (&["apply", "--op", "hardmax", "--alpha", "2", "x.npy", "y.npy"][..], "Hardmax"),
+        (&["apply", "--op", "elu", "--axis", "1", "x.npy", "y.npy"][..], "--axis"),
+        (&["apply", "--op", "swish-glu", "x.npy", "y.npy"][..], "swish-glu"),
         (&["apply", "--op", "elu"][..], "INPUT"),
         (&["bench", "--elems", "many"][..], "--elems"),
         (&["bench", "--nominal-gbps=-3"][..], "positive"),
@@ -205,6 +207,28 @@ fn apply_leaky_relu_negative_alpha_matches_reference_exactly() {
 fn apply_elu_matches_reference_within_2_ulp() {
     unary_round_trip("elu", None, |x| reference::elu(x.view(), ELU_DEFAULT_ALPHA), 2);
     unary_round_trip("elu", Some("2.5"), |x| reference::elu(x.view(), 2.5), 2);
+}
+
+/// Softmax over each axis of a 2-D X through `apply`, against the reference; an axis out of
+/// range exits 2 naming the operator and the axis.
+#[test]
+fn apply_softmax_over_an_axis_matches_the_reference() {
+    let dir = TempDir::new("softmax");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let x = test_x().into_shape_with_order(IxDyn(&[test_x().len() / 2, 2])).unwrap();
+    write_npy(&x_path, &x).unwrap();
+    for axis in ["0", "1", "-1"] {
+        if !ran_on_gpu(&wgpu_act(&["apply", "--op", "softmax", "--axis", axis, p(&x_path), p(&y_path)])) {
+            return;
+        }
+        let y: ArrayD<f32> = read_npy(&y_path).unwrap();
+        let expected = reference::axis_op(&ops::SOFTMAX, None, x.view(), axis.parse().unwrap()).unwrap();
+        assert_matches(&format!("softmax axis {axis}"), &y, &expected, ops::SOFTMAX.max_ulp.f32);
+        std::fs::remove_file(&y_path).unwrap();
+    }
+    let output = wgpu_act(&["apply", "--op", "log-softmax", "--axis", "2", p(&x_path), p(&y_path)]);
+    assert_bad_input(&output, "axis");
+    assert!(stderr(&output).contains("LogSoftmax"), "{}", stderr(&output));
 }
 
 /// Every operator of the table, at its defaults, through `apply`: within its f32 bound.

@@ -261,6 +261,15 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             });
             continue;
         }
+        if let Some((axis_op, axis, x)) = match_axis_body(node, &matchable) {
+            let version = version(axis_op.onnx_name)?;
+            let output = node.output.first().cloned().unwrap_or_default();
+            let name = node.name().to_string();
+            let axis = Some((axis_op, axis));
+            let step = Step::Prelu(());
+            nodes.push(Node { step, axis, version, inputs: vec![x], attribute_inputs: Vec::new(), output, name });
+            continue;
+        }
         let recognised = match (Operator::find(op_type), op_type) {
             (Some(Step::Unary(unary, ())), _) => {
                 let version = version(op_type)?;
@@ -367,6 +376,63 @@ fn axis_of(node: &NodeProto, op: &AxisOp, version: u32) -> OnnxResult<i64> {
             a.i.ok_or_else(|| graph_error(format!("node {:?}: {}'s axis has no value", node.name(), op.onnx_name)))
         }
         Some(_) => Err(graph_error(format!("node {:?}: {}'s axis must be an INT", node.name(), op.onnx_name))),
+    }
+}
+
+/// Softmax's and LogSoftmax's function bodies (version 13's, in the form ONNX's expansion writes
+/// at opsets 13 to 18), rooted at `root`: `Div(Exp(D), ReduceSum(Exp(D), axes))` and
+/// `Sub(D, Log(ReduceSum(Exp(D), axes)))` with `D = Sub(X, ReduceMax(X, axes))`, both
+/// reductions keeping dims over the same one axis. Returns the operator, its axis and X.
+fn match_axis_body(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(&'static AxisOp, i64, String)> {
+    let (op, exp_or_difference, sum_or_log) = match (root.op_type(), root.input.as_slice()) {
+        ("Div", [e, s]) => (&crate::ops::SOFTMAX, e, s),
+        ("Sub", [d, l]) => (&crate::ops::LOG_SOFTMAX, d, l),
+        _ => return None,
+    };
+    let (exp, sum) = if op.kind == crate::ops::AxisKind::Softmax {
+        (produced_by(exp_or_difference, "Exp", producer)?, produced_by(sum_or_log, "ReduceSum", producer)?)
+    } else {
+        let log = produced_by(sum_or_log, "Log", producer)?;
+        let sum = produced_by(log.input.first()?, "ReduceSum", producer)?;
+        (produced_by(sum.input.first()?, "Exp", producer)?, sum)
+    };
+    let difference = produced_by(exp.input.first()?, "Sub", producer)?;
+    if op.kind == crate::ops::AxisKind::LogSoftmax && difference.output.first() != Some(exp_or_difference) {
+        return None;
+    }
+    if sum.input.first() != exp.output.first() {
+        return None;
+    }
+    let [x, max_name] = difference.input.as_slice() else { return None };
+    let max = produced_by(max_name, "ReduceMax", producer)?;
+    if max.input.first() != Some(x) {
+        return None;
+    }
+    let axis = reduction_axis(max, producer)?;
+    (reduction_axis(sum, producer)? == axis).then(|| (op, axis, x.clone()))
+}
+
+/// The one axis a reduction with `keepdims` 1 (its default) takes: its `axes` attribute or its
+/// second input (a Constant); `None` for anything else.
+fn reduction_axis(node: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<i64> {
+    if attribute(node, "keepdims").is_some_and(|a| a.i != Some(1)) {
+        return None;
+    }
+    let axes: Vec<i64> = match (attribute(node, "axes"), node.input.get(1).filter(|n| !n.is_empty())) {
+        (Some(a), None) => a.ints.clone(),
+        (None, Some(name)) => {
+            let constant = produced_by(name, "Constant", producer)?;
+            let tensor = HostTensor::from_proto(attribute(constant, "value")?.t.as_ref()?).ok()?;
+            match tensor {
+                HostTensor::I64(a) => a.iter().copied().collect(),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    match axes.as_slice() {
+        [axis] => Some(*axis),
+        _ => None,
     }
 }
 

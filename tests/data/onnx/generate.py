@@ -89,11 +89,6 @@ def load_table() -> tuple[dict, list]:
 TABLE, FORMULA_FUNCTIONS = load_table()
 _NAMES = "|".join(sorted((n.lower() for n in TABLE), key=len, reverse=True))
 NODE_RE = re.compile(rf"^test_({_NAMES})(_|$)")
-# The function bodies of the operators over an axis (ReduceMax, Sub, Exp, ReduceSum, Div, Log)
-# are not recognised by the runner yet: their _expanded node cases are left out.
-_AXIS_NAMES = "|".join(sorted((n.lower() for n, op in TABLE.items() if op.get("kind") == "axis"),
-                              key=len, reverse=True))
-NODE_SKIP = re.compile(rf"^test_({_AXIS_NAMES})_.*expanded") if _AXIS_NAMES else None
 TORCH_RE = re.compile(rf"^test_({_NAMES})(_|$)", re.IGNORECASE)
 
 PRODUCER = "wgpu-activations tests/data/onnx/generate.py"
@@ -567,7 +562,7 @@ def gen_node(root: Path) -> list[str]:
         cases = node_cases.collect_testcases()  # seeds np.random per export()
     names = []
     for case in cases:
-        if not NODE_RE.match(case.name) or (NODE_SKIP and NODE_SKIP.match(case.name)):
+        if not NODE_RE.match(case.name):
             continue
         assert case.kind == "node"
         d = root / case.name
