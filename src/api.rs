@@ -368,3 +368,59 @@ macro_rules! axis_operator {
 axis_operator!("Softmax", SOFTMAX, softmax, softmax_async);
 axis_operator!("LogSoftmax", LOG_SOFTMAX, log_softmax, log_softmax_async);
 axis_operator!("Hardmax", HARDMAX, hardmax, hardmax_async);
+
+/// SwiGLU (ONNX 28): `Swish_alpha(a) * b` of two host arrays of one shape (no broadcasting),
+/// into a new array in standard layout; ONNX's default alpha is 1. f16, bf16 and f32 run on the
+/// device, f64 on the CPU reference. With validation on, the result is checked against the
+/// reference. Blocks until the result is back.
+pub fn swiglu<T: FloatElement + Blocking, D: Dimension>(
+    ctx: &Context,
+    a: ArrayView<'_, T, D>,
+    b: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
+    T::block_on(swiglu_impl(ctx, a, b, alpha, blocking_wait()))
+}
+
+/// Async form of [`swiglu`].
+pub async fn swiglu_async<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    a: ArrayView<'_, T, D>,
+    b: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
+    swiglu_impl(ctx, a, b, alpha, Wait::Async).await
+}
+
+async fn swiglu_impl<T: FloatElement, D: Dimension>(
+    ctx: &Context,
+    a: ArrayView<'_, T, D>,
+    b: ArrayView<'_, T, D>,
+    alpha: f32,
+    wait: Wait,
+) -> Result<Array<T, D>> {
+    let reference = crate::cpu::gated::swiglu(a.view(), b.view(), alpha)?;
+    if T::DTYPE == crate::DType::F64 {
+        return Ok(reference);
+    }
+    let (device_a, device_b) = (ctx.upload(a.view())?, ctx.upload(b.view())?);
+    let device_y = ctx.run_swiglu(&device_a, &device_b, alpha)?;
+    let y = ctx.read_tensor::<T>(&device_y, wait).await?;
+    if ctx.options().validation {
+        let bound = crate::ops::SWIGLU.max_ulp.for_dtype(T::DTYPE);
+        let reference = reference.as_standard_layout();
+        for (index, (&g, &r)) in y.iter().zip(reference.iter()).enumerate() {
+            if !crate::ulp::within_ulp(g, r, bound) {
+                return Err(Error::ValidationMismatch {
+                    op: "SwiGLU".into(),
+                    dtype: T::DTYPE,
+                    index,
+                    gpu: format!("{:e}", g.to_f64()),
+                    reference: format!("{:e}", r.to_f64()),
+                    bound,
+                });
+            }
+        }
+    }
+    y.into_dimensionality::<D>().map_err(|e| Error::Internal { what: format!("a result in A's shape: {e}") })
+}

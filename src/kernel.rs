@@ -839,6 +839,7 @@ pub(crate) struct Params {
 
 pub(crate) mod axis;
 mod f64_program;
+pub(crate) mod gated;
 mod prune;
 #[cfg(test)]
 mod translation;

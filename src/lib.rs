@@ -111,7 +111,7 @@ pub mod onnx;
 pub use api::{
     Blocking, activations, activations_async, activations_in_place, activations_in_place_async, axis_op, axis_op_async,
     elu, elu_async, hardmax, hardmax_async, leaky_relu, leaky_relu_async, log_softmax, log_softmax_async, prelu,
-    prelu_async, prelu_in_place, prelu_in_place_async, softmax, softmax_async,
+    prelu_async, prelu_in_place, prelu_in_place_async, softmax, softmax_async, swiglu, swiglu_async,
 };
 pub use axis::AxisLayout;
 pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
@@ -122,6 +122,7 @@ pub use broadcast::{per_channel_slope_shape, unidirectional_slope_shape};
 /// without f64 when asked to.
 pub mod reference {
     pub use crate::cpu::axis::axis_op;
+    pub use crate::cpu::gated::swiglu;
     pub use crate::cpu::{
         ChainStep, check_chain, elu, elu_scalar, leaky_relu, leaky_relu_scalar, prelu, prelu_scalar, unary,
         unary_passes_through, unary_scalar,

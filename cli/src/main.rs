@@ -33,7 +33,9 @@ use clap::{Args, Parser, Subcommand};
 use half::f16;
 use npy::{Npy, NpyElement, write_failure};
 use wgpu_activations::onnx::{HostElement, HostTensor, MAX_FILE_BYTES, OnnxError, OnnxModel, read_file};
-use wgpu_activations::ops::{AXIS_OPS, AxisOp, FORMULA_FUNCTIONS, PRELU, UNARY_OPS, UnaryOp, accepts, version_at};
+use wgpu_activations::ops::{
+    AXIS_OPS, AxisOp, FORMULA_FUNCTIONS, PRELU, SWIGLU, UNARY_OPS, UnaryOp, accepts, version_at,
+};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Error};
 
 #[derive(Debug, Parser)]
@@ -211,7 +213,7 @@ fn op_names() -> Vec<&'static str> {
     UNARY_OPS
         .iter()
         .map(|op| op.cli_name)
-        .chain([PRELU.cli_name])
+        .chain([PRELU.cli_name, SWIGLU.cli_name])
         .chain(AXIS_OPS.iter().map(|op| op.cli_name))
         .collect()
 }
@@ -230,6 +232,9 @@ struct ApplyArgs {
     /// PRelu's slope, a .npy with X's dtype that broadcasts to X (ONNX PRelu-7+ rule).
     #[arg(long, value_name = "SLOPE.npy")]
     slope: Option<PathBuf>,
+    /// SwiGLU's B, a .npy of X's dtype and shape (X is A): `Swish_alpha(A) * B`.
+    #[arg(long, value_name = "B.npy")]
+    gate_input: Option<PathBuf>,
     /// The axis of softmax, log-softmax and hardmax (negative: from the end); by default the
     /// version's (1 before opset 13, -1 from 13).
     #[arg(long, allow_hyphen_values = true)]
@@ -341,6 +346,17 @@ fn ops_json() -> String {
             "expansion": "",
             "max_ulp": bounds(op.max_ulp),
         })
+    }));
+    ops.push(serde_json::json!({
+        "onnx_name": SWIGLU.onnx_name,
+        "cli_name": SWIGLU.cli_name,
+        "inputs": ["A", "B"],
+        "kind": "gated",
+        "versions": versions(SWIGLU.versions),
+        "attributes": SWIGLU.attributes.iter().map(|a| serde_json::json!({"name": a.name, "default": number(a.default)})).collect::<Vec<_>>(),
+        "formula": SWIGLU.formula,
+        "expansion": "",
+        "max_ulp": bounds(SWIGLU.max_ulp),
     }));
     ops.push(serde_json::json!({
         "onnx_name": PRELU.onnx_name,
@@ -662,6 +678,8 @@ enum Plan {
     Prelu(bool),
     /// An operator over an axis.
     Axis(&'static AxisOp),
+    /// SwiGLU with its alpha.
+    Gate(f32),
 }
 
 fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
@@ -673,6 +691,18 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
             return Err(Failure::input("--op prelu requires --slope SLOPE.npy"));
         }
         return Ok(Plan::Prelu(args.opset.is_some_and(|opset| opset < 7)));
+    }
+    if args.op == SWIGLU.cli_name {
+        if !args.attributes.is_empty() || args.slope.is_some() || args.axis.is_some() {
+            return Err(Failure::input("SwiGLU takes --gate-input B.npy and --alpha only"));
+        }
+        if args.gate_input.is_none() {
+            return Err(Failure::input("--op swiglu requires --gate-input B.npy"));
+        }
+        return Ok(Plan::Gate(args.alpha.unwrap_or(1.0)));
+    }
+    if args.gate_input.is_some() {
+        return Err(Failure::input("--gate-input applies only to --op swiglu"));
     }
     if let Some(op) = AxisOp::find(&args.op) {
         if args.alpha.is_some() || !args.attributes.is_empty() || args.slope.is_some() {
@@ -751,11 +781,13 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
         Plan::Unary(step) => step.step().versions(),
         Plan::Prelu(_) => PRELU.versions,
         Plan::Axis(op) => op.versions,
+        Plan::Gate(_) => SWIGLU.versions,
     };
     let op_name = match &plan {
         Plan::Unary(step) => step.onnx_name(),
         Plan::Prelu(_) => PRELU.onnx_name,
         Plan::Axis(op) => op.onnx_name,
+        Plan::Gate(_) => SWIGLU.onnx_name,
     };
     match args.opset {
         Some(opset) => {
@@ -769,6 +801,26 @@ fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
             return Err(Error::DTypeNotAllowed { op: op_name, dtype: x.dtype, version: None }.into());
         }
         None => {}
+    }
+    if let (Plan::Gate(alpha), Some(b_path)) = (&plan, &args.gate_input) {
+        refuse_overwrite(&args.output, &[&args.input, b_path])?;
+        let b = Npy::load(b_path, "B")?;
+        if b.dtype != x.dtype || b.shape() != x.shape() {
+            return Err(Failure::input(format!(
+                "SwiGLU's B is {} of shape {:?} but A is {} of shape {:?}; they must be equal (no broadcasting)",
+                b.dtype.onnx_name(),
+                b.shape(),
+                x.dtype.onnx_name(),
+                x.shape()
+            )));
+        }
+        let alpha = *alpha;
+        return match x.dtype {
+            DType::F16 => apply_gate_typed::<f16>(adapter, alpha, (x, b), &args.output),
+            DType::F32 => apply_gate_typed::<f32>(adapter, alpha, (x, b), &args.output),
+            DType::F64 => apply_gate_typed::<f64>(adapter, alpha, (x, b), &args.output),
+            other => Err(Error::DTypeNotAllowed { op: SWIGLU.onnx_name, dtype: other, version: Some(28) }.into()),
+        };
     }
     if let Plan::Axis(op) = plan {
         let version =
@@ -819,6 +871,19 @@ fn apply_axis_typed<T: NpyElement + wgpu_activations::FloatElement + wgpu_activa
     T::encode(&y, &like, output)
 }
 
+fn apply_gate_typed<T: NpyElement + wgpu_activations::FloatElement + wgpu_activations::Blocking>(
+    adapter: &AdapterArgs,
+    alpha: f32,
+    (a, b): (Npy, Npy),
+    output: &Path,
+) -> Result<(), Failure> {
+    let (a_values, b_values) = (T::decode(&a)?, T::decode(&b)?);
+    let like = a.without_data();
+    let ctx = context(adapter)?;
+    let y = wgpu_activations::swiglu(&ctx, a_values.view(), b_values.view(), alpha)?;
+    T::encode(&y, &like, output)
+}
+
 fn apply_typed<T: NpyElement>(
     adapter: &AdapterArgs,
     plan: &Plan,
@@ -846,6 +911,7 @@ fn apply_typed<T: NpyElement>(
         }
         (Plan::Prelu(_), None) => return Err(Failure::input("--op prelu requires --slope SLOPE.npy")),
         (Plan::Axis(op), _) => return Err(Failure::input(format!("{} takes the axis path", op.onnx_name))),
+        (Plan::Gate(_), _) => return Err(Failure::input("SwiGLU takes its own path")),
     }
     T::encode(&values, &like, output)
 }

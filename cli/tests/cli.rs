@@ -163,6 +163,7 @@ fn command_line_mistakes_are_one_line_and_exit_2() {
         (&["apply", "--op", "hardmax", "--alpha", "2", "x.npy", "y.npy"][..], "Hardmax"),
         (&["apply", "--op", "elu", "--axis", "1", "x.npy", "y.npy"][..], "--axis"),
         (&["apply", "--op", "swish-glu", "x.npy", "y.npy"][..], "swish-glu"),
+        (&["apply", "--op", "swiglu", "x.npy", "y.npy"][..], "--gate-input"),
         (&["apply", "--op", "elu"][..], "INPUT"),
         (&["bench", "--elems", "many"][..], "--elems"),
         (&["bench", "--nominal-gbps=-3"][..], "positive"),

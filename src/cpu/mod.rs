@@ -33,6 +33,7 @@ pub(crate) mod compute_f32_products_exact;
 #[cfg(test)]
 pub(crate) mod compute_f32_products_flagged;
 pub(crate) mod divide;
+pub(crate) mod gated;
 #[cfg(test)]
 pub(crate) mod math_f32;
 pub(crate) mod math_f64;

@@ -12,42 +12,44 @@ use crate::error::{Error, Result};
 use crate::kernel::axis::{AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROWS_PER_INVOCATION};
 use crate::ops::AxisOp;
 
-/// The kernels over an axis, built once per key (at most 3 operators x 3 dtypes x their
-/// products: no bound needed).
+/// The kernels outside the elementwise driver (over an axis, SwiGLU's), built once per label
+/// (their operator, dtype, products and entry point: a few dozen at most, no bound needed).
 #[derive(Default)]
-pub(crate) struct AxisPipelines(Mutex<HashMap<(AxisKernelKey, AxisEntry), Arc<wgpu::ComputePipeline>>>);
+pub(crate) struct OwnPipelines(Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>);
 
-impl AxisPipelines {
-    fn get_or_build(
+impl OwnPipelines {
+    /// The pipeline labelled `label`, built from `wgsl()`'s module and `entry` the first time.
+    pub(crate) fn get_or_build(
         &self,
         device: &wgpu::Device,
-        key: AxisKernelKey,
-        entry: AxisEntry,
+        label: &str,
+        wgsl: impl FnOnce() -> String,
+        entry: &str,
     ) -> Result<Arc<wgpu::ComputePipeline>> {
         let mut built = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(pipeline) = built.get(&(key, entry)) {
+        if let Some(pipeline) = built.get(label) {
             return Ok(Arc::clone(pipeline));
         }
-        let (label, wgsl) = (key.label(), key.wgsl());
+        let wgsl = wgsl();
         let (pipeline, caught) = caught_now(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&label),
+                label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
             });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
+                label: Some(label),
                 layout: None,
                 module: &module,
-                entry_point: Some(entry.name()),
+                entry_point: Some(entry),
                 compilation_options: wgpu::PipelineCompilationOptions::default(),
                 cache: None,
             })
         });
         if let Some(error) = caught {
-            return Err(Error::Shader { label, message: error.to_string(), wgsl });
+            return Err(Error::Shader { label: label.to_string(), message: error.to_string(), wgsl });
         }
         let pipeline = Arc::new(pipeline);
-        built.insert((key, entry), Arc::clone(&pipeline));
+        built.insert(label.to_string(), Arc::clone(&pipeline));
         Ok(pipeline)
     }
 }
@@ -149,14 +151,15 @@ impl Context {
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
         let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning);
         let entry = AxisEntry::for_rows(layout.rows(), layout.n, layout.inner);
-        let pipeline = self.inner.axis_pipelines.get_or_build(&self.inner.device, key, entry)?;
+        let label = format!("{}.{}", key.label(), entry.name());
+        let pipeline =
+            self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), entry.name())?;
         let groups = match entry {
             AxisEntry::Rows => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION)),
             AxisEntry::RowPerWorkgroup => u64::from(rows),
         };
         let (groups_x, groups_y) = self.grid(groups);
         let params = AxisParams { n, inner, rows, groups_x, zero: 0, pad: [0; 3] };
-        let label = format!("{}.{}", key.label(), entry.name());
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             &self.inner.device,
             &wgpu::util::BufferInitDescriptor {

@@ -39,7 +39,7 @@ pub(crate) struct ContextInner {
     /// The representation of each dtype on this device, in [`DType::ALL`] order.
     reprs: [Option<Repr>; DType::ALL.len()],
     pub(crate) pipelines: PipelineCache,
-    pub(crate) axis_pipelines: super::axis::AxisPipelines,
+    pub(crate) own_pipelines: super::axis::OwnPipelines,
     pub(crate) pool: BufferPool,
     pub(crate) poller: Poller,
     pub(crate) driver_lock: DriverLock,
@@ -220,7 +220,7 @@ impl Context {
                 tuning,
                 reprs,
                 pipelines: PipelineCache::new(options.pipeline_cache_capacity),
-                axis_pipelines: super::axis::AxisPipelines::default(),
+                own_pipelines: super::axis::OwnPipelines::default(),
                 pool: BufferPool::new(options.pool_capacity_bytes),
                 poller: Poller::new(device.clone(), driver_lock.clone()),
                 driver_lock,

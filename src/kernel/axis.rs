@@ -93,23 +93,14 @@ impl AxisKernelKey {
 
     /// The kernel's WGSL, pruned to what its entry point reaches.
     pub(crate) fn wgsl(&self) -> String {
-        let spec = Repr::F32.spec();
         let tuning = Tuning {
             products: if self.exact_products { Products::OnIntegers } else { Products::Hardware },
             fused_product_errors: self.fused_product_errors,
             ..Tuning::default()
         };
-        let mut src = String::from(spec.enable);
-        src.push_str(&spec.layout.declarations());
-        for file in arithmetic_files(spec, tuning).into_iter().chain([crate::repr::F16_BITS]) {
-            src.push_str(&f64_constants(file, true));
-        }
-        let (io, y_word) = match self.dtype {
-            DType::F16 => (IO_F16, "atomic<u32>"),
-            DType::BF16 => (IO_BF16, "atomic<u32>"),
-            _ => (IO_F32, "u32"),
-        };
-        src.push_str(io);
+        let mut src = f32_arithmetic(tuning);
+        let (io, y_word) = elements_of(self.dtype);
+        src.push_str(&elements(io, &[("load", "x")]));
         let kind = match self.kind {
             AxisKind::Softmax => "0",
             AxisKind::LogSoftmax => "1",
@@ -125,6 +116,36 @@ impl AxisKernelKey {
         src.push_str(&fill(AXIS, &fills));
         prune::prune(&src)
     }
+}
+
+/// The f32 arithmetic of the kernels outside the elementwise driver, with the products and
+/// product errors of `tuning`, and the f16 conversions on the bits.
+pub(crate) fn f32_arithmetic(tuning: Tuning) -> String {
+    let spec = Repr::F32.spec();
+    let mut src = String::from(spec.enable);
+    src.push_str(&spec.layout.declarations());
+    for file in arithmetic_files(spec, tuning).into_iter().chain([crate::repr::F16_BITS]) {
+        src.push_str(&f64_constants(file, true));
+    }
+    src
+}
+
+/// The elements' file for `dtype` (`driver/axis_io_*.wgsl`) and Y's storage word.
+pub(crate) fn elements_of(dtype: DType) -> (&'static str, &'static str) {
+    match dtype {
+        DType::F16 => (IO_F16, "atomic<u32>"),
+        DType::BF16 => (IO_BF16, "atomic<u32>"),
+        _ => (IO_F32, "u32"),
+    }
+}
+
+/// `io`'s load function once per (name, binding) of `loads`, and its store once.
+pub(crate) fn elements(io: &str, loads: &[(&str, &str)]) -> String {
+    let (load, store) = io.split_at(io.find("fn store(").unwrap_or(io.len()));
+    let mut text: String =
+        loads.iter().map(|(name, source)| fill(load, &[("{{LOAD}}", name), ("{{SOURCE}}", source)])).collect();
+    text.push_str(store);
+    text
 }
 
 #[cfg(test)]

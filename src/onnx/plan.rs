@@ -11,7 +11,7 @@ use super::versions::{NEWEST_OPSET, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
 use crate::ops::expansion::{Pattern, bodies};
-use crate::ops::{AXIS_OPS, Attributes, AxisOp, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
+use crate::ops::{AXIS_OPS, Attributes, AxisOp, Operator, PRELU, SWIGLU, Step, UNARY_OPS, UnaryOp};
 
 /// One operator application after loading.
 #[derive(Debug, Clone)]
@@ -22,6 +22,8 @@ pub(crate) struct Node {
     /// An operator over an axis (Softmax, LogSoftmax, Hardmax) and its axis: a node of a chain
     /// of its own.
     pub(crate) axis: Option<(&'static AxisOp, i64)>,
+    /// SwiGLU and its alpha (its inputs A and B): a node of a chain of its own.
+    pub(crate) gate: Option<f32>,
     pub(crate) version: u32,
     pub(crate) inputs: Vec<String>,
     /// Attributes given as inputs fed at run time (Clip's bounds from 11, when they are not
@@ -39,12 +41,25 @@ impl Node {
 
     /// Its ONNX op type.
     pub(crate) fn onnx_name(&self) -> &'static str {
-        self.axis.map_or_else(|| self.step.onnx_name(), |(op, _)| op.onnx_name)
+        match (self.axis, self.gate) {
+            (Some((op, _)), _) => op.onnx_name,
+            (None, Some(_)) => SWIGLU.onnx_name,
+            (None, None) => self.step.onnx_name(),
+        }
     }
 
     /// Its accuracy bound for `dtype`.
     fn max_ulp(&self, dtype: DType) -> u64 {
-        self.axis.map_or_else(|| self.step.max_ulp().for_dtype(dtype), |(op, _)| op.max_ulp.for_dtype(dtype))
+        match (self.axis, self.gate) {
+            (Some((op, _)), _) => op.max_ulp.for_dtype(dtype),
+            (None, Some(_)) => SWIGLU.max_ulp.for_dtype(dtype),
+            (None, None) => self.step.max_ulp().for_dtype(dtype),
+        }
+    }
+
+    /// True for the nodes that run by themselves, never fused: over an axis, and SwiGLU.
+    pub(crate) fn alone(&self) -> bool {
+        self.axis.is_some() || self.gate.is_some()
     }
 }
 
@@ -253,6 +268,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             nodes.push(Node {
                 step,
                 axis: Some((axis_op, axis)),
+                gate: None,
                 version,
                 inputs,
                 attribute_inputs: Vec::new(),
@@ -267,7 +283,32 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             let name = node.name().to_string();
             let axis = Some((axis_op, axis));
             let step = Step::Prelu(());
-            nodes.push(Node { step, axis, version, inputs: vec![x], attribute_inputs: Vec::new(), output, name });
+            nodes.push(Node {
+                step,
+                axis,
+                gate: None,
+                version,
+                inputs: vec![x],
+                attribute_inputs: Vec::new(),
+                output,
+                name,
+            });
+            continue;
+        }
+        let gate = if op_type == SWIGLU.onnx_name { gate_of(node)? } else { match_gate_body(node, &matchable) };
+        if let Some((alpha, inputs)) = gate {
+            let version = version(SWIGLU.onnx_name)?;
+            let output = node.output.first().cloned().unwrap_or_default();
+            if inputs.len() != 2 || inputs.iter().any(String::is_empty) || output.is_empty() {
+                return Err(graph_error(format!(
+                    "node {:?} (SwiGLU) takes inputs A and B and one output",
+                    node.name()
+                )));
+            }
+            let name = node.name().to_string();
+            let step = Step::Prelu(());
+            let (attribute_inputs, axis) = (Vec::new(), None);
+            nodes.push(Node { step, axis, gate: Some(alpha), version, inputs, attribute_inputs, output, name });
             continue;
         }
         let recognised = match (Operator::find(op_type), op_type) {
@@ -303,6 +344,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
         nodes.push(Node {
             step,
             axis: None,
+            gate: None,
             version: version(step.onnx_name())?,
             inputs,
             attribute_inputs,
@@ -377,6 +419,30 @@ fn axis_of(node: &NodeProto, op: &AxisOp, version: u32) -> OnnxResult<i64> {
         }
         Some(_) => Err(graph_error(format!("node {:?}: {}'s axis must be an INT", node.name(), op.onnx_name))),
     }
+}
+
+/// A SwiGLU node's alpha (a FLOAT attribute, 1 where absent) and inputs.
+fn gate_of(node: &NodeProto) -> OnnxResult<Option<(f32, Vec<String>)>> {
+    let alpha = match attribute(node, "alpha") {
+        None => 1.0,
+        Some(a) if a.r#type.is_none_or(|t| t == AttributeType::Float as i32) => a.f.unwrap_or(1.0),
+        Some(_) => return Err(graph_error(format!("node {:?}: SwiGLU's alpha must be a FLOAT", node.name()))),
+    };
+    Ok(Some((alpha, node.input.clone())))
+}
+
+/// SwiGLU's function body, `Mul(Swish[alpha](A), B)` (either order), rooted at `root`: alpha,
+/// and the inputs A and B.
+fn match_gate_body(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<(f32, Vec<String>)> {
+    let ([first, second], "Mul") = (root.input.as_slice(), root.op_type()) else { return None };
+    let (swish, b) = match (produced_by(first, "Swish", producer), produced_by(second, "Swish", producer)) {
+        (Some(swish), _) => (swish, second),
+        (None, Some(swish)) => (swish, first),
+        (None, None) => return None,
+    };
+    let alpha = attribute(swish, "alpha").and_then(|a| a.f).unwrap_or(1.0);
+    let a = swish.input.first()?;
+    Some((alpha, vec![a.clone(), b.clone()]))
 }
 
 /// Softmax's and LogSoftmax's function bodies (version 13's, in the form ONNX's expansion writes
@@ -746,11 +812,11 @@ fn schedule(nodes: &[Node], mut available: HashSet<String>, outputs: &[String]) 
         }
         let input = &node.inputs[0];
         let slope = node.slope();
-        let fusable_input = consumers.get(input.as_str()) == Some(&1) && !is_output(input) && node.axis.is_none();
+        let fusable_input = consumers.get(input.as_str()) == Some(&1) && !is_output(input) && !node.alone();
         if let (true, Some(&c)) = (fusable_input, chain_ending_in.get(input.as_str())) {
             let slope_ready =
                 slope.is_none_or(|s| graph_values.contains(s) || produced_in.get(s).is_some_and(|&p| p < c));
-            let after_axis = chains[c].nodes.iter().any(|n| n.axis.is_some());
+            let after_axis = chains[c].nodes.iter().any(Node::alone);
             if slope_ready && chains[c].nodes.len() < MAX_CHAIN && !after_axis {
                 chains[c].nodes.push(node.clone());
                 chains[c].output = node.output.clone();

@@ -116,8 +116,21 @@ impl OnnxModel {
                     device.insert(input.to_string(), tensor.upload(ctx)?);
                 }
             }
-            let result = match chain.nodes.first().and_then(|n| n.axis.map(|a| (n, a))) {
-                Some((node, (op, axis))) => {
+            let first = chain.nodes.first();
+            let result = match (first.and_then(|n| n.axis.map(|a| (n, a))), first.and_then(|n| n.gate.map(|g| (n, g))))
+            {
+                (None, Some((node, alpha))) => {
+                    let (a, b) = (&device[chain.input.as_str()], &device[node.inputs[1].as_str()]);
+                    check_type(node, a.dtype())?;
+                    if a.dtype() == DType::F64 {
+                        let (a, b) =
+                            (HostTensor::download_async(ctx, a).await?, HostTensor::download_async(ctx, b).await?);
+                        reference_gate(alpha, &a, &b)?.upload(ctx)?
+                    } else {
+                        ctx.run_swiglu(a, b, alpha)?
+                    }
+                }
+                (Some((node, (op, axis))), _) => {
                     let x = &device[chain.input.as_str()];
                     check_type(node, x.dtype())?;
                     if x.dtype() == DType::F64 {
@@ -128,7 +141,7 @@ impl OnnxModel {
                         ctx.run_axis(op, x, axis, Some(node.version))?
                     }
                 }
-                None => self.run_chain(ctx, chain, &device, feeds)?,
+                (None, None) => self.run_chain(ctx, chain, &device, feeds)?,
             };
             for input in chain.inputs() {
                 if let Some(uses) = remaining_uses.get_mut(input) {
@@ -202,6 +215,10 @@ impl OnnxModel {
                     x = reference_axis(node, op, axis, &x)?;
                     continue;
                 }
+                if let Some(alpha) = node.gate {
+                    x = reference_gate(alpha, &x, &get(&values, &node.inputs[1])?)?;
+                    continue;
+                }
                 x = match (node.step, node.slope()) {
                     (Step::Unary(op, attributes), _) => {
                         let attributes = self.node_attributes(node, op, attributes, feeds, x.dtype())?;
@@ -226,6 +243,28 @@ fn reference_unary(
         return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype: x.dtype(), version: None }.into());
     }
     Ok(crate::with_host_tensor!(x, a => HostElement::wrap(crate::cpu::unary(op, attributes, a.view()))))
+}
+
+/// SwiGLU on the CPU reference.
+fn reference_gate(alpha: f32, a: &HostTensor, b: &HostTensor) -> OnnxResult<HostTensor> {
+    if a.dtype() != b.dtype() {
+        return Err(Error::DTypeMismatch { expected: a.dtype(), actual: b.dtype() }.into());
+    }
+    fn typed<T: HostElement + crate::FloatElement>(
+        alpha: f32,
+        a: &ndarray::ArrayD<T>,
+        b: &HostTensor,
+    ) -> OnnxResult<HostTensor> {
+        let b = T::unwrap_ref(b).ok_or(Error::DTypeMismatch { expected: T::DTYPE, actual: b.dtype() })?;
+        Ok(T::wrap(crate::cpu::gated::swiglu(a.view(), b.view(), alpha)?))
+    }
+    match a {
+        HostTensor::BF16(x) => typed(alpha, x, b),
+        HostTensor::F16(x) => typed(alpha, x, b),
+        HostTensor::F32(x) => typed(alpha, x, b),
+        HostTensor::F64(x) => typed(alpha, x, b),
+        _ => Err(Error::DTypeNotAllowed { op: "SwiGLU", dtype: a.dtype(), version: Some(28) }.into()),
+    }
 }
 
 /// An operator over an axis on the CPU reference.

@@ -19,7 +19,10 @@ pub fn op_version(op: &str, opset: i64) -> Option<u32> {
 
 /// The versions of an operator of the tables: the elementwise ones and those over an axis.
 fn versions_of(op: &str) -> Option<&'static [crate::ops::OpVersion]> {
-    Operator::find(op).map(|o| o.versions()).or_else(|| crate::ops::AxisOp::find(op).map(|o| o.versions))
+    Operator::find(op)
+        .map(|o| o.versions())
+        .or_else(|| crate::ops::AxisOp::find(op).map(|o| o.versions))
+        .or_else(|| (op == crate::ops::SWIGLU.onnx_name).then_some(crate::ops::SWIGLU.versions))
 }
 
 /// Whether `op` at `version` accepts `dtype` (the spec's type constraints).

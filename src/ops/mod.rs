@@ -11,10 +11,12 @@
 
 mod axis;
 mod entry;
+mod gated;
 mod plain_products;
 mod step;
 
 pub use axis::{AXIS_OPS, AxisKind, AxisOp, FIRST_SINGLE_AXIS_VERSION, HARDMAX, LOG_SOFTMAX, SOFTMAX};
+pub use gated::{GatedOp, SWIGLU};
 
 pub(crate) use plain_products::PlainRange;
 

@@ -414,12 +414,12 @@ fn needs_sudo() -> Result<bool> {
 
 /// The test binaries that run on a GPU adapter, run again once per adapter.
 const GPU_SUITES: &[&str] =
-    &["unary_ops", "axis_ops", "prelu", "chains", "engine", "integration", "onnx_conformance", "properties"];
+    &["unary_ops", "axis_ops", "swiglu", "prelu", "chains", "engine", "integration", "onnx_conformance", "properties"];
 
 /// The GPU suites run on SwiftShader: every operator and dtype (the exhaustive 16-bit checks and
-/// the f64 software path's sweeps included), the operators over an axis, the committed ONNX
-/// cases and the engine.
-const SWIFTSHADER_SUITES: &[&str] = &["unary_ops", "axis_ops", "prelu", "engine", "onnx_conformance"];
+/// the f64 software path's sweeps included), the operators over an axis, SwiGLU, the committed
+/// ONNX cases and the engine.
+const SWIFTSHADER_SUITES: &[&str] = &["unary_ops", "axis_ops", "swiglu", "prelu", "engine", "onnx_conformance"];
 
 /// The f64 sweeps the GPU suites on SwiftShader leave out: 2^15 and 69632 inputs per operator
 /// on the software f64 path (integers only, so SwiftShader's flushing floats do not reach it),

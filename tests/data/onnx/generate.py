@@ -785,6 +785,36 @@ def own_axis(root, op: str, opset: int, dtype: str, axis, shape=(3, 4, 5), stora
     OWN.append(Own(name, op, opset, dtype, f"axis={used_axis}; a masked row, a row far below its maximum"))
 
 
+def own_swiglu(root, dtype: str, alpha=None, shape=(3, 4, 5), storage="raw") -> None:
+    """One SwiGLU case: A from float_inputs (specials included), B over many magnitudes; Y the
+    exact (a b) sigmoid(alpha a) from mpmath at 300 bits, rounded once."""
+    name = f"own_swiglu_opset28_{dtype}" + ("" if alpha is None else f"_alpha{alpha}".replace(".", "_").replace("-", "m"))
+    et = elem_type(dtype)
+    node = helper.make_node("SwiGLU", ["A", "B"], ["Y"], **({} if alpha is None else {"alpha": alpha}))
+    graph = helper.make_graph([node], name, [vi("A", et, shape), vi("B", et, shape)], [vi("Y", et, shape)])
+    model = finish_model(graph, 28, f"SwiGLU-28 {dtype} alpha={'default ' if alpha is None else ''}{alpha or 1.0}")
+    rng = np.random.default_rng(seed_of(name))
+    a = float_inputs(rng, dtype, shape, specials=True)
+    b = round_f64(dtype, rng.choice([-1.0, 1.0], size=shape) * 10.0 ** rng.uniform(-3, 3, size=shape))
+    a_wide, b_wide = widen(dtype, a), widen(dtype, b)
+    al = mpmath.mpf(f32(1.0 if alpha is None else alpha))
+    mpmath.mp.prec = 300
+    y = np.empty(shape)
+    for i, av in np.ndenumerate(a_wide):
+        bv = b_wide[i]
+        if np.isfinite(av) and np.isfinite(bv):
+            value = mpmath.mpf(float(av)) * mpmath.mpf(float(bv)) / (1 + mpmath.exp(-al * mpmath.mpf(float(av))))
+            y[i] = round_exact(FLOAT_FMTS[dtype], value) if value != 0 else float(np.float64(av) * np.float64(bv) * 0.5)
+        else:
+            with np.errstate(all="ignore"):
+                swish = av / (1 + np.exp(-float(al) * av)) if not (np.isinf(av) and av * float(al) < 0) else np.nan
+                y[i] = swish * bv if not np.isnan(swish) else np.nan
+    y = round_f64(dtype, y)
+    sets = [([make_tensor("A", dtype, a, storage), make_tensor("B", dtype, b, storage)], [make_tensor("Y", dtype, y, storage)])]
+    write_case(root, name, model, sets)
+    OWN.append(Own(name, "SwiGLU", 28, dtype, f"alpha={alpha or 1.0}; A with the specials, B over 1e-3..1e3"))
+
+
 def own_every_axis_version(root) -> None:
     """One case per (operator over an axis, opset, dtype), axes in turn."""
     axes = [None, 0, -1, 1, 2]
@@ -1083,6 +1113,8 @@ def gen_own(root: Path) -> None:
     # ---- every other (operator, opset, dtype) of the table
     own_every_version(root)
     own_every_axis_version(root)
+    for k, dtype in enumerate(("bfloat16", "float16", "float", "double")):
+        own_swiglu(root, dtype, alpha=[None, 1.702, None, -0.5][k], storage="typed" if k == 1 else "raw")
     # ---- multi-node
     own_dag(root, "float")
     own_dag(root, "float16")

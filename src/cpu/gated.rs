@@ -1,0 +1,55 @@
+//! CPU twin of `shaders/driver/gated.wgsl` and the reference of its results: SwiGLU, `(a b)
+//! sigmoid(alpha a)`, in f64 for the 16- and 32-bit types (a b and alpha a are exact there) and
+//! in the double-double [`Exact`] for f64, rounded once.
+
+use ndarray::{Array, ArrayView, Dimension, Zip};
+
+use crate::dtype::{DType, FloatElement};
+use crate::error::{Error, Result};
+use crate::real::{Exact, Real, times_logistic};
+
+/// SwiGLU of `a` and `b` (one shape) with `alpha`, into a new array in standard layout.
+pub fn swiglu<T: FloatElement, D: Dimension>(
+    a: ArrayView<'_, T, D>,
+    b: ArrayView<'_, T, D>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
+    if a.shape() != b.shape() {
+        return Err(Error::ShapeMismatch {
+            what: "SwiGLU's B (A and B take one shape, without broadcasting)".into(),
+            expected: a.shape().to_vec(),
+            actual: b.shape().to_vec(),
+        });
+    }
+    let mut out = Array::from_elem(a.raw_dim(), T::from_f64(0.0));
+    Zip::from(&mut out).and(&a).and(&b).for_each(|y, &a, &b| *y = element(a, b, alpha));
+    Ok(out)
+}
+
+/// One element, rounded once.
+pub(crate) fn element<T: FloatElement>(a: T, b: T, alpha: f32) -> T {
+    fn of<R: Real>(a: f64, b: f64, alpha: f32) -> f64 {
+        let (a, b) = (R::from_f64(a), R::from_f64(b));
+        times_logistic(a * b, R::from_f64(f64::from(alpha)) * a).to_f64()
+    }
+    let (a, b) = (a.to_f64(), b.to_f64());
+    let value = if T::DTYPE == DType::F64 { of::<Exact>(a, b, alpha) } else { of::<f64>(a, b, alpha) };
+    T::from_f64(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_swish_of_a_times_b() {
+        let swish = |a: f64| a / (1.0 + (-a).exp());
+        assert!((element(2.0f64, 3.0, 1.0) - swish(2.0) * 3.0).abs() < 1e-15);
+        assert_eq!(element(0.0f32, 5.0, 1.0), 0.0);
+        assert!(element(f32::NAN, 1.0, 1.0).is_nan() && element(1.0f32, f32::NAN, 1.0).is_nan());
+        // A B beyond f32's range, its sigmoid far below 1: finite.
+        let y = element(-100.0f32, 1e37, 1.0);
+        assert!(y.is_finite() && y < 0.0, "{y}");
+        assert!(swiglu(ndarray::arr1(&[1.0f32]).view(), ndarray::arr1(&[1.0f32, 2.0]).view(), 1.0).is_err());
+    }
+}

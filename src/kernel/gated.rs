@@ -1,0 +1,78 @@
+//! SwiGLU's kernel: `shaders/driver/gated.wgsl` expanded per (dtype, products), with the f32
+//! arithmetic and elements of the kernel over an axis (`super::axis`). Its CPU twin is
+//! `src/cpu/gated.rs`.
+
+use super::axis::{elements, elements_of, f32_arithmetic};
+use super::{Products, Tuning, fill};
+use crate::dtype::DType;
+
+const GATED: &str = include_str!("../../shaders/driver/gated.wgsl");
+
+/// Invocations per workgroup; each takes four consecutive elements.
+pub(crate) const GATED_WORKGROUP: u32 = 64;
+
+/// One expansion of SwiGLU's kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct GatedKernelKey {
+    pub(crate) dtype: DType,
+    pub(crate) exact_products: bool,
+    pub(crate) fused_product_errors: bool,
+}
+
+impl GatedKernelKey {
+    /// The key for `dtype` with the context's tuning.
+    pub(crate) fn new(dtype: DType, tuning: Tuning) -> GatedKernelKey {
+        GatedKernelKey {
+            dtype,
+            exact_products: tuning.products != Products::Hardware,
+            fused_product_errors: tuning.fused_product_errors,
+        }
+    }
+
+    /// The pipeline's label.
+    pub(crate) fn label(&self) -> String {
+        format!(
+            "wgpu-activations.swiglu.{}{}{}",
+            self.dtype,
+            if self.exact_products { ".exact" } else { "" },
+            if self.fused_product_errors { ".fma" } else { "" }
+        )
+    }
+
+    /// The kernel's WGSL, pruned to what its entry point reaches.
+    pub(crate) fn wgsl(&self) -> String {
+        let tuning = Tuning {
+            products: if self.exact_products { Products::OnIntegers } else { Products::Hardware },
+            fused_product_errors: self.fused_product_errors,
+            ..Tuning::default()
+        };
+        let mut src = f32_arithmetic(tuning);
+        let (io, y_word) = elements_of(self.dtype);
+        src.push_str(&elements(io, &[("load", "x"), ("load_b", "w")]));
+        let workgroup = GATED_WORKGROUP.to_string();
+        src.push_str(&fill(GATED, &[("{{Y_WORD}}", y_word), ("{{WORKGROUP}}", &workgroup)]));
+        super::prune::prune(&src)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::axis::AXIS_KERNEL_DTYPES;
+
+    /// Every expansion is valid WGSL (naga, with no optional capability).
+    #[test]
+    fn every_gated_kernel_validates() {
+        for dtype in AXIS_KERNEL_DTYPES {
+            for (exact_products, fused_product_errors) in [(false, false), (true, false), (false, true)] {
+                let key = GatedKernelKey { dtype, exact_products, fused_product_errors };
+                let wgsl = key.wgsl();
+                let module = naga::front::wgsl::parse_str(&wgsl)
+                    .unwrap_or_else(|e| panic!("{}: {}", key.label(), e.emit_to_string(&wgsl)));
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{}: {e:?}", key.label()));
+            }
+        }
+    }
+}

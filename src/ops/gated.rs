@@ -1,0 +1,40 @@
+//! SwiGLU, the gate of LLaMA-style MLPs: an operator with two inputs of one shape, described once
+//! as the other tables describe theirs. Its kernel is `shaders/driver/gated.wgsl`, its CPU twin
+//! `src/cpu/gated.rs`.
+
+use super::{Attribute, OpVersion, UlpBounds};
+use crate::dtype::DType;
+
+/// An operator of two inputs of one shape, A and B, and FLOAT attributes.
+#[derive(Debug)]
+pub struct GatedOp {
+    /// The ONNX op type.
+    pub onnx_name: &'static str,
+    /// The name on the command line (`wgpu-act apply --op swiglu --gate-input B.npy A.npy Y.npy`).
+    pub cli_name: &'static str,
+    /// The ONNX versions with the element types each accepts.
+    pub versions: &'static [OpVersion],
+    /// Attributes with their ONNX defaults.
+    pub attributes: &'static [Attribute],
+    /// Accuracy of the GPU kernels against the correctly rounded result.
+    pub max_ulp: UlpBounds,
+    /// The real result, for the docs and the test-data generator (`a`, `b` and the attributes).
+    pub formula: &'static str,
+}
+
+/// SwiGLU (28): `Swish_alpha(A) * B`, A and B of the same shape, no broadcasting.
+pub static SWIGLU: GatedOp = GatedOp {
+    onnx_name: "SwiGLU",
+    cli_name: "swiglu",
+    versions: &[OpVersion { since: 28, dtypes: &[DType::BF16, DType::F16, DType::F32, DType::F64] }],
+    attributes: &[Attribute::new("alpha", 1.0)],
+    max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 4, f64: 4 },
+    formula: "a * b / (1 + exp(-alpha * a))",
+};
+
+impl GatedOp {
+    /// True when some version accepts `dtype`.
+    pub fn accepts(&self, dtype: DType) -> bool {
+        self.versions.iter().any(|v| v.dtypes.contains(&dtype))
+    }
+}

@@ -1,0 +1,109 @@
+//! SwiGLU on the GPU against the CPU reference (`src/cpu/gated.rs`, the exact `(a b)
+//! sigmoid(alpha a)` rounded once): A over Swish's sweep and its specials against B of every
+//! magnitude, every 16-bit A, products beyond f32's range and subnormal results, alphas, and what
+//! is refused.
+
+mod common;
+
+use half::{bf16, f16};
+use ndarray::{ArrayD, IxDyn};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use wgpu_activations::ops::{SWIGLU, SWISH};
+use wgpu_activations::{FloatElement, reference, swiglu, ulp};
+
+fn check<T: FloatElement + wgpu_activations::Blocking>(a: &ArrayD<T>, b: &ArrayD<T>, alpha: f32, what: &str) -> u64 {
+    let ctx = common::ctx().expect("a GPU");
+    let y = swiglu(ctx, a.view(), b.view(), alpha).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let expected = reference::swiglu(a.view(), b.view(), alpha).unwrap();
+    let bound = SWIGLU.max_ulp.for_dtype(T::DTYPE);
+    let mut worst = 0;
+    for (i, (&g, &e)) in y.iter().zip(expected.iter()).enumerate() {
+        let distance = ulp::ulp_distance(g, e).unwrap_or(u64::MAX);
+        assert!(
+            ulp::within_ulp(g, e, bound),
+            "SwiGLU {} {what} alpha {alpha}: a {:e} b {:e}: {:e} against {:e} ({distance} ULP > {bound})",
+            T::DTYPE,
+            a.iter().nth(i).unwrap().to_f64(),
+            b.iter().nth(i).unwrap().to_f64(),
+            g.to_f64(),
+            e.to_f64()
+        );
+        worst = worst.max(distance);
+    }
+    worst
+}
+
+fn values<T: FloatElement>(values: &[f64]) -> ArrayD<T> {
+    ArrayD::from_shape_vec(IxDyn(&[values.len()]), values.iter().map(|&v| T::from_f64(v)).collect()).unwrap()
+}
+
+/// A over Swish's log-spaced sweep and specials, B random over many magnitudes.
+fn sweeps<T: FloatElement + wgpu_activations::Blocking>() {
+    if common::ctx().is_none() {
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(0x5916);
+    let mut a_values = SWISH.sweep.values(1 << 14, T::DTYPE == wgpu_activations::DType::F64);
+    a_values.extend([0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-40, -1e-40]);
+    let b_values: Vec<f64> = (0..a_values.len())
+        .map(|i| {
+            let magnitude = 10f64.powf(rng.random_range(-30.0..30.0));
+            match i % 9 {
+                0 => 0.0,
+                1 => 1.0,
+                _ if i % 2 == 0 => -magnitude,
+                _ => magnitude,
+            }
+        })
+        .collect();
+    let (a, b) = (values::<T>(&a_values), values::<T>(&b_values));
+    for alpha in [1.0f32, 1.702, 0.5, -2.0] {
+        let worst = check(&a, &b, alpha, "sweep");
+        println!("SwiGLU {} alpha {alpha}: worst {worst} ULP over {} pairs", T::DTYPE, a.len());
+    }
+}
+
+tests_per_dtype!(sweeps: f32, f16, bf16, f64);
+
+/// Every 16-bit A against B of a few magnitudes.
+fn every_16_bit_a<T: FloatElement + wgpu_activations::Blocking>() {
+    if common::ctx().is_none() {
+        return;
+    }
+    let bits: Vec<u16> = (0..=u16::MAX).collect();
+    let a = common::to_dyn(bytemuck::pod_collect_to_vec::<u16, T>(&bits), &[1 << 16]);
+    for b_value in [1.0, -3.5, 1e-3] {
+        let b = ArrayD::from_elem(IxDyn(&[1 << 16]), T::from_f64(b_value));
+        let worst = check(&a, &b, 1.0, &format!("every A, B {b_value}"));
+        println!("SwiGLU {} B {b_value}: worst {worst} ULP over every A", T::DTYPE);
+    }
+}
+
+tests_per_dtype!(every_16_bit_a: f16, bf16);
+
+/// Products beyond f32's range with a sigmoid far below 1 (finite results), and subnormal results.
+#[test]
+fn products_beyond_range_and_subnormal_results() {
+    if common::ctx().is_none() {
+        return;
+    }
+    let a = values::<f32>(&[-100.0, -95.0, -80.0, 3e38, -3e38, 1e-30, -1e-38, 20.0]);
+    let b = values::<f32>(&[1e37, 3e38, 1e30, 2.0, 2.0, 1e-15, 1e-5, 1e-44]);
+    let worst = check(&a, &b, 1.0, "beyond range");
+    println!("SwiGLU f32 beyond range and subnormal: worst {worst} ULP");
+}
+
+/// A and B of different shapes (no broadcasting), and a dtype SwiGLU does not take, are refused.
+#[test]
+fn bad_input_is_refused() {
+    let Some(ctx) = common::ctx() else { return };
+    let a = ArrayD::<f32>::zeros(IxDyn(&[2, 3]));
+    let b = ArrayD::<f32>::zeros(IxDyn(&[3]));
+    let error = swiglu(ctx, a.view(), b.view(), 1.0).unwrap_err().to_string();
+    assert!(error.contains("SwiGLU"), "{error}");
+    let x = ctx.upload(ndarray::arr1(&[1i32, 2]).view()).unwrap();
+    assert!(ctx.run_swiglu(&x, &x, 1.0).unwrap_err().to_string().contains("SwiGLU"));
+    let f = ctx.upload(ndarray::arr1(&[1.0f32, 2.0]).view()).unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    assert!(ctx.encode_swiglu(&mut encoder, &f, &f, 1.0, &f).is_err(), "Y overlapping A");
+}
