@@ -107,3 +107,31 @@ fn bad_input_is_refused() {
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     assert!(ctx.encode_swiglu(&mut encoder, &f, &f, 1.0, &f).is_err(), "Y overlapping A");
 }
+
+/// An odd number of 16-bit elements: the other half of the last word, past Y, is written back as
+/// it was (a caller's buffer may hold its own data there).
+#[test]
+fn the_half_word_past_an_odd_y_is_kept() {
+    use wgpu_activations::{DType, wgpu};
+    let Some(ctx) = common::ctx() else { return };
+    let device = ctx.device();
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("odd y"),
+        size: 8,
+        usage,
+        mapped_at_creation: false,
+    });
+    ctx.queue().write_buffer(&buffer, 0, bytemuck::cast_slice(&[0u16, 0, 0, 0xabcd]));
+    let y = ctx.tensor_from_buffer(buffer.clone(), 0, &[3], DType::F16).unwrap();
+    let whole = ctx.tensor_from_buffer(buffer, 0, &[4], DType::F16).unwrap();
+    let a = ctx.upload(ndarray::arr1(&[f16::from_f32(1.0), f16::from_f32(-2.0), f16::from_f32(3.0)]).view()).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    ctx.encode_swiglu(&mut encoder, &a, &a, 1.0, &y).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    let back = ctx.download::<f16>(&whole).unwrap();
+    assert_eq!(back[[3]].to_bits(), 0xabcd);
+    let expected =
+        reference::swiglu(ctx.download::<f16>(&a).unwrap().view(), ctx.download::<f16>(&a).unwrap().view(), 1.0);
+    assert_eq!(back.slice(ndarray::s![..3]).iter().collect::<Vec<_>>(), expected.unwrap().iter().collect::<Vec<_>>());
+}

@@ -7,7 +7,8 @@
 //                      read neighbouring elements (no transpose);
 //   row_per_workgroup  a workgroup takes one row, each invocation four elements at a time,
 //                      joined in workgroup memory: long rows (llvmpipe also stops an invocation
-//                      after 65535 loop iterations in all).
+//                      after 65535 loop iterations in all); a row of up to 4096 elements is
+//                      held in registers and read once.
 // CPU twin: src/cpu/axis.rs.
 //
 // Placeholders, filled by src/kernel/axis.rs:
@@ -34,6 +35,9 @@ const LOG_SOFTMAX: u32 = 1u;
 const HARDMAX: u32 = 2u;
 const AXIS_WORKGROUP: u32 = {{WORKGROUP}}u;
 const ROW_WORKGROUP: u32 = {{ROW_WORKGROUP}}u;
+// Chunks of four elements an invocation of row_per_workgroup holds: a row of up to 4096 is read
+// once.
+const CACHED_CHUNKS: u32 = 4u;
 
 struct AxisParams {
     // Rows' length, the elements between a row's neighbours, rows, workgroups along x.
@@ -280,11 +284,20 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
     let base = vec4((row / inner) * n * inner + row % inner);
     let lanes = vec4(0u, 1u, 2u, 3u);
     let step = ROW_WORKGROUP * 4u;
+    // A row of up to ROW_WORKGROUP * 4 * CACHED_CHUNKS elements is read once, into registers.
+    let whole_row_cached = n <= step * CACHED_CHUNKS;
+    var cached: array<Compute, CACHED_CHUNKS>;
     var top = no_top(n);
+    var chunk = 0u;
     for (var first = local * 4u; first < n; first += step) {
         let i = vec4(first) + lanes;
         let live = i < vec4(n);
-        top = seen(top, load(base + i * vec4(inner), live), i, live);
+        let v = load(base + i * vec4(inner), live);
+        if chunk < CACHED_CHUNKS {
+            cached[chunk] = v;
+        }
+        chunk++;
+        top = seen(top, v, i, live);
     }
     let joined = lanes_joined(top);
     shared_order[local] = joined.order.x;
@@ -317,10 +330,18 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
     }
     let m = row_maximum(row_top);
     var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    chunk = 0u;
     for (var first = local * 4u; first < n; first += step) {
         let i = vec4(first) + lanes;
         let live = i < vec4(n);
-        sums = summed(sums, load(base + i * vec4(inner), live), m, live);
+        var v: Compute;
+        if whole_row_cached {
+            v = cached[min(chunk, CACHED_CHUNKS - 1u)];
+        } else {
+            v = load(base + i * vec4(inner), live);
+        }
+        chunk++;
+        sums = summed(sums, v, m, live);
     }
     // The lanes, then the invocations, joined pairwise by two-sums.
     var lane_sums = Sums(Compute(sums.sum.x), Compute(sums.compensation.x), Compute(sums.tiny.x));
@@ -346,11 +367,19 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
     workgroupBarrier();
     let row_sums = Sums(Compute(shared_sum[0]), Compute(shared_compensation[0]), Compute(shared_tiny[0]));
     let finished_row = finished(row_top, row_sums);
+    chunk = 0u;
     for (var first = local * 4u; first < n; first += step) {
         let i = vec4(first) + lanes;
         let live = i < vec4(n);
         let index = base + i * vec4(inner);
-        store_lanes(index, live, results(load(index, live), finished_row));
+        var v: Compute;
+        if whole_row_cached {
+            v = cached[min(chunk, CACHED_CHUNKS - 1u)];
+        } else {
+            v = load(index, live);
+        }
+        chunk++;
+        store_lanes(index, live, results(v, finished_row));
     }
 }
 

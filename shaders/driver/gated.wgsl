@@ -7,9 +7,8 @@
 // and half an ULP of A B), 1 ULP for the 16-bit types. An invocation takes four consecutive
 // elements. CPU twin: src/cpu/gated.rs.
 //
-// Placeholders, filled by src/kernel/gated.rs: {{Y_WORD}} (as in driver/axis.wgsl) and
-// {{WORKGROUP}}; driver/axis_io_*.wgsl defines load (A, binding x), load_b (B, binding w) and
-// store.
+// Placeholders, filled by src/kernel/gated.rs: {{WORKGROUP}}; driver/axis_io_*.wgsl defines
+// load (A, binding x) and load_b (B, binding w), driver/gated_store_*.wgsl store4.
 
 const GATED_WORKGROUP: u32 = {{WORKGROUP}}u;
 
@@ -24,7 +23,7 @@ struct GatedParams {
 @group(0) @binding(0) var<uniform> params: GatedParams;
 @group(0) @binding(1) var<storage, read> x: array<u32>;
 @group(0) @binding(2) var<storage, read> w: array<u32>;
-@group(0) @binding(3) var<storage, read_write> y: array<{{Y_WORD}}>;
+@group(0) @binding(3) var<storage, read_write> y: array<u32>;
 
 var<private> opaque_zero: u32;
 
@@ -57,9 +56,5 @@ fn gated(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     result = select(result, product, infinite & !finite & !minus_infinity & !f32_is_nan(t));
     result = select(result, bitcast<Compute>(vec4(0x7fc00000u | opaque_zero)), infinite & !finite & minus_infinity);
     result = select(result, product, f32_is_nan(product));
-    for (var c = 0u; c < 4u; c++) {
-        if live[c] {
-            store(i[c], result[c]);
-        }
-    }
+    store4(first, result, live);
 }

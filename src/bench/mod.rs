@@ -204,6 +204,13 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
             }
         }
     }
+    if wanted_op(crate::ops::SWIGLU.cli_name) {
+        for &dtype in dtypes.iter().filter(|d| matches!(d, DType::F32 | DType::F16 | DType::BF16) && runnable(d)) {
+            progress(&format!("SwiGLU {dtype}"));
+            // As Swish's kernel of the same arithmetic, an input more.
+            kernels.push(meter.gated_row(dtype, n, config.iterations, Some(SWISH_TARGET))?);
+        }
+    }
     let mut fused = Vec::new();
     if runnable(&DType::F32) {
         progress("fused chains");
@@ -274,6 +281,9 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         shapes,
     })
 }
+
+/// SwiGLU's target: Swish's (the elementwise kernel of its arithmetic), on a GPU.
+const SWISH_TARGET: f64 = 0.90;
 
 /// The rows the bench takes Softmax, LogSoftmax and Hardmax over: (label, shape, axis, target).
 /// The targets are the issue's: one read and one write for rows that fit a workgroup, two reads
@@ -605,6 +615,26 @@ impl<'a> Meter<'a> {
             iterations,
             (&kernel, &self.job(&x, &y, &[])),
             (bytes, bytes),
+            target,
+        )
+    }
+
+    /// SwiGLU of two tensors of `n` elements against the copy kernel over the bytes it moves
+    /// (two reads and a write against a read and a write: the copy's bytes scaled).
+    fn gated_row(&self, dtype: DType, n: usize, iterations: usize, target: Option<f64>) -> Result<KernelRow, String> {
+        let a = self.tensor(dtype, &[n], 8)?;
+        let b = self.tensor(dtype, &[n], 9)?;
+        let y = self.tensor(dtype, &[n], 10)?;
+        let kernel: Box<Record<'_>> = Box::new(|encoder, timestamps, _keep| {
+            self.ctx.encode_swiglu_timed(encoder, (&a, &b, 1.0), &y, timestamps)?;
+            Ok(1)
+        });
+        let bytes = a.size_bytes();
+        self.kernel_row(
+            ("SwiGLU", dtype, ""),
+            iterations,
+            (&kernel, &self.job(&a, &y, &[])),
+            (3 * bytes, 2 * bytes),
             target,
         )
     }

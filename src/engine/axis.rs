@@ -150,7 +150,8 @@ impl Context {
         let n = u32::try_from(layout.n).map_err(|_| too_big("row length", layout.n))?;
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
         let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning);
-        let entry = AxisEntry::for_rows(layout.rows(), layout.n, layout.inner);
+        let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
+        let entry = AxisEntry::for_rows(layout.rows(), layout.n, on_cpu);
         let label = format!("{}.{}", key.label(), entry.name());
         let pipeline =
             self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), entry.name())?;

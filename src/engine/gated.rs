@@ -44,6 +44,18 @@ impl Context {
         alpha: f32,
         y: &GpuTensor,
     ) -> Result<()> {
+        self.encode_swiglu_timed(encoder, (a, b, alpha), y, None)
+    }
+
+    /// [`Context::encode_swiglu`], its pass writing timestamps `base` and `base + 1` of a query
+    /// set where given (the bench).
+    pub(crate) fn encode_swiglu_timed(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        (a, b, alpha): (&GpuTensor, &GpuTensor, f32),
+        y: &GpuTensor,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) -> Result<()> {
         self.check_ready()?;
         for tensor in [a, b, y] {
             self.check_owner(tensor)?;
@@ -126,8 +138,13 @@ impl Context {
                 wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Buffer(wy) },
             ],
         });
+        let timestamp_writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(base),
+            end_of_pass_write_index: Some(base + 1),
+        });
         let mut pass =
-            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes: None });
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(groups_x, groups_y, 1);

@@ -28,6 +28,10 @@ pub(crate) const SHORT_ROW_MAX: usize = 32;
 pub(crate) const STRIDED_ROW_MAX: usize = 16384;
 /// See [`SHORT_ROW_MAX`].
 pub(crate) const MANY_ROWS: usize = 1024;
+/// The longest rows `row_per_workgroup` holds in registers (read once: `CACHED_CHUNKS` in the
+/// driver). On a GPU such rows take that entry point however many they are; a CPU adapter,
+/// whose workgroup barriers are costly, keeps four rows an invocation for many rows.
+pub(crate) const HELD_ROW_MAX: usize = ROW_WORKGROUP as usize * 4 * 4;
 
 /// The kernel's entry points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,9 +44,10 @@ pub(crate) enum AxisEntry {
 
 impl AxisEntry {
     /// The entry point for `rows` rows of `n` elements `inner` apart.
-    pub(crate) fn for_rows(rows: usize, n: usize, _inner: usize) -> AxisEntry {
+    pub(crate) fn for_rows(rows: usize, n: usize, on_cpu: bool) -> AxisEntry {
         let many = n <= STRIDED_ROW_MAX && rows >= MANY_ROWS;
-        if n <= SHORT_ROW_MAX || many { AxisEntry::Rows } else { AxisEntry::RowPerWorkgroup }
+        let held = !on_cpu && n <= HELD_ROW_MAX;
+        if n <= SHORT_ROW_MAX || (many && !held) { AxisEntry::Rows } else { AxisEntry::RowPerWorkgroup }
     }
 
     /// Its WGSL name.
@@ -100,7 +105,7 @@ impl AxisKernelKey {
         };
         let mut src = f32_arithmetic(tuning);
         let (io, y_word) = elements_of(self.dtype);
-        src.push_str(&elements(io, &[("load", "x")]));
+        src.push_str(&elements(io, &[("load", "x")], true));
         let kind = match self.kind {
             AxisKind::Softmax => "0",
             AxisKind::LogSoftmax => "1",
@@ -139,12 +144,14 @@ pub(crate) fn elements_of(dtype: DType) -> (&'static str, &'static str) {
     }
 }
 
-/// `io`'s load function once per (name, binding) of `loads`, and its store once.
-pub(crate) fn elements(io: &str, loads: &[(&str, &str)]) -> String {
+/// `io`'s load function once per (name, binding) of `loads`, and its store where `with_store`.
+pub(crate) fn elements(io: &str, loads: &[(&str, &str)], with_store: bool) -> String {
     let (load, store) = io.split_at(io.find("fn store(").unwrap_or(io.len()));
     let mut text: String =
         loads.iter().map(|(name, source)| fill(load, &[("{{LOAD}}", name), ("{{SOURCE}}", source)])).collect();
-    text.push_str(store);
+    if with_store {
+        text.push_str(store);
+    }
     text
 }
 

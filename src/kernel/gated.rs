@@ -7,6 +7,14 @@ use super::{Products, Tuning, fill};
 use crate::dtype::DType;
 
 const GATED: &str = include_str!("../../shaders/driver/gated.wgsl");
+const STORE_F32: &str = include_str!("../../shaders/driver/gated_store_f32.wgsl");
+const STORE_16: &str = include_str!("../../shaders/driver/gated_store_16.wgsl");
+/// f16's rounding for the 16-bit stores (shared/f16_bits.wgsl's).
+const HALF_BITS_F16: &str = "fn half_bits(v: Compute) -> vec4<u32> {\n    return f16_bits_from_f32(v);\n}\n";
+/// bf16's rounding to nearest-even on the bits (as repr/bf16.wgsl's), NaN kept NaN.
+const HALF_BITS_BF16: &str = "fn half_bits(v: Compute) -> vec4<u32> {\n    let b = bitcast<vec4<u32>>(v);\n    \
+let rounded = (b + vec4(0x7fffu) + ((b >> vec4(16u)) & vec4(1u))) >> vec4(16u);\n    \
+return select(rounded, (b >> vec4(16u)) | vec4(0x40u), (b & vec4(0x7fffffffu)) > vec4(0x7f800000u));\n}\n";
 
 /// Invocations per workgroup; each takes four consecutive elements.
 pub(crate) const GATED_WORKGROUP: u32 = 64;
@@ -47,10 +55,15 @@ impl GatedKernelKey {
             ..Tuning::default()
         };
         let mut src = f32_arithmetic(tuning);
-        let (io, y_word) = elements_of(self.dtype);
-        src.push_str(&elements(io, &[("load", "x"), ("load_b", "w")]));
+        let (io, _) = elements_of(self.dtype);
+        src.push_str(&elements(io, &[("load", "x"), ("load_b", "w")], false));
+        match self.dtype {
+            DType::F16 => [HALF_BITS_F16, STORE_16].iter().for_each(|f| src.push_str(f)),
+            DType::BF16 => [HALF_BITS_BF16, STORE_16].iter().for_each(|f| src.push_str(f)),
+            _ => src.push_str(STORE_F32),
+        }
         let workgroup = GATED_WORKGROUP.to_string();
-        src.push_str(&fill(GATED, &[("{{Y_WORD}}", y_word), ("{{WORKGROUP}}", &workgroup)]));
+        src.push_str(&fill(GATED, &[("{{WORKGROUP}}", &workgroup)]));
         super::prune::prune(&src)
     }
 }
