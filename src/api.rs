@@ -316,20 +316,27 @@ async fn axis_impl<T: FloatElement, D: Dimension>(
         let device_y = ctx.run_axis(op, &device_x, axis, Some(version))?;
         let y = ctx.read_tensor::<T>(&device_y, wait).await?;
         if ctx.options().validation {
-            check_against_reference(op, y.as_slice().unwrap_or_default(), reference().as_slice().unwrap_or_default())?;
+            let bound = op.max_ulp.for_dtype(T::DTYPE);
+            let reference = reference();
+            check_against_reference(op.onnx_name, bound, y.iter(), reference.iter())?;
         }
         y
     };
     y.into_dimensionality::<D>().map_err(|e| Error::Internal { what: format!("a result in X's shape: {e}") })
 }
 
-/// Validation mode's check of a result over an axis: every element within the operator's bound.
-fn check_against_reference<T: FloatElement>(op: &AxisOp, gpu: &[T], reference: &[T]) -> Result<()> {
-    let bound = op.max_ulp.for_dtype(T::DTYPE);
-    for (index, (&g, &r)) in gpu.iter().zip(reference).enumerate() {
+/// Validation mode's check of a result of the kernels outside the elementwise driver: every
+/// element within `bound` of the reference.
+fn check_against_reference<'a, T: FloatElement>(
+    op: &str,
+    bound: u64,
+    gpu: impl Iterator<Item = &'a T>,
+    reference: impl Iterator<Item = &'a T>,
+) -> Result<()> {
+    for (index, (&g, &r)) in gpu.zip(reference).enumerate() {
         if !crate::ulp::within_ulp(g, r, bound) {
             return Err(Error::ValidationMismatch {
-                op: op.onnx_name.to_string(),
+                op: op.to_string(),
                 dtype: T::DTYPE,
                 index,
                 gpu: format!("{:e}", g.to_f64()),
@@ -408,19 +415,7 @@ async fn swiglu_impl<T: FloatElement, D: Dimension>(
     let y = ctx.read_tensor::<T>(&device_y, wait).await?;
     if ctx.options().validation {
         let bound = crate::ops::SWIGLU.max_ulp.for_dtype(T::DTYPE);
-        let reference = reference.as_standard_layout();
-        for (index, (&g, &r)) in y.iter().zip(reference.iter()).enumerate() {
-            if !crate::ulp::within_ulp(g, r, bound) {
-                return Err(Error::ValidationMismatch {
-                    op: "SwiGLU".into(),
-                    dtype: T::DTYPE,
-                    index,
-                    gpu: format!("{:e}", g.to_f64()),
-                    reference: format!("{:e}", r.to_f64()),
-                    bound,
-                });
-            }
-        }
+        check_against_reference(crate::ops::SWIGLU.onnx_name, bound, y.iter(), reference.iter())?;
     }
     y.into_dimensionality::<D>().map_err(|e| Error::Internal { what: format!("a result in A's shape: {e}") })
 }

@@ -161,29 +161,55 @@ impl Context {
         };
         let (groups_x, groups_y) = self.grid(groups);
         let params = AxisParams { n, inner, rows, groups_x, zero: 0, pad: [0; 3] };
+        let tensors = [x, y];
+        let dispatch = OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes };
+        self.record_own(encoder, &pipeline, dispatch, (groups_x, groups_y), timestamps);
+        Ok(())
+    }
+}
+
+/// One dispatch of a kernel outside the elementwise driver: its uniform's bytes (binding 0) and
+/// its tensors (bindings 1 on, each bound over `bytes`).
+pub(crate) struct OwnDispatch<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) params: &'a [u8],
+    pub(crate) tensors: &'a [&'a GpuTensor],
+    pub(crate) bytes: u64,
+}
+
+impl Context {
+    /// Records `dispatch` of `pipeline` over `groups` workgroups into `encoder`, its pass writing
+    /// timestamps `base` and `base + 1` of a query set where given.
+    pub(crate) fn record_own(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::ComputePipeline,
+        dispatch: OwnDispatch<'_>,
+        (groups_x, groups_y): (u32, u32),
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        let OwnDispatch { label, params, tensors, bytes } = dispatch;
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             &self.inner.device,
             &wgpu::util::BufferInitDescriptor {
-                label: Some(&label),
-                contents: bytemuck::bytes_of(&params),
+                label: Some(label),
+                contents: params,
                 usage: wgpu::BufferUsages::UNIFORM,
             },
         );
-        fn window(tensor: &GpuTensor, bytes: u64) -> wgpu::BindingResource<'_> {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }];
+        for (binding, tensor) in (1u32..).zip(tensors) {
+            let window = wgpu::BufferBinding {
                 buffer: tensor.buffer(),
                 offset: tensor.offset(),
                 size: std::num::NonZeroU64::new(bytes),
-            })
+            };
+            entries.push(wgpu::BindGroupEntry { binding, resource: wgpu::BindingResource::Buffer(window) });
         }
         let group = self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&label),
+            label: Some(label),
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: window(x, bytes) },
-                wgpu::BindGroupEntry { binding: 2, resource: window(y, bytes) },
-            ],
+            entries: &entries,
         });
         let timestamp_writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
             query_set: set,
@@ -191,10 +217,9 @@ impl Context {
             end_of_pass_write_index: Some(base + 1),
         });
         let mut pass =
-            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes });
-        pass.set_pipeline(&pipeline);
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes });
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(groups_x, groups_y, 1);
-        Ok(())
     }
 }

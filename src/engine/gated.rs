@@ -2,6 +2,7 @@
 //! beside the kernels over an axis. f64 has no kernel of its own yet: its host call runs the CPU
 //! reference.
 
+use super::axis::OwnDispatch;
 use super::{Context, GpuTensor};
 use crate::error::{Error, Result};
 use crate::kernel::axis::AXIS_KERNEL_DTYPES;
@@ -112,42 +113,9 @@ impl Context {
         let pipeline = self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), "gated")?;
         let (groups_x, groups_y) = self.grid(u64::from(len).div_ceil(u64::from(GATED_WORKGROUP * 4)));
         let params = GatedParams { len, groups_x, zero: 0, alpha };
-        let uniform = wgpu::util::DeviceExt::create_buffer_init(
-            &self.inner.device,
-            &wgpu::util::BufferInitDescriptor {
-                label: Some(&label),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            },
-        );
-        fn window(tensor: &GpuTensor, bytes: u64) -> wgpu::BufferBinding<'_> {
-            wgpu::BufferBinding {
-                buffer: tensor.buffer(),
-                offset: tensor.offset(),
-                size: std::num::NonZeroU64::new(bytes),
-            }
-        }
-        let (wa, wb, wy) = (window(a, bytes), window(b, bytes), window(y, bytes));
-        let group = self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&label),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Buffer(wa) },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Buffer(wb) },
-                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Buffer(wy) },
-            ],
-        });
-        let timestamp_writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
-            query_set: set,
-            beginning_of_pass_write_index: Some(base),
-            end_of_pass_write_index: Some(base + 1),
-        });
-        let mut pass =
-            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups(groups_x, groups_y, 1);
+        let tensors = [a, b, y];
+        let dispatch = OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes };
+        self.record_own(encoder, &pipeline, dispatch, (groups_x, groups_y), timestamps);
         Ok(())
     }
 }

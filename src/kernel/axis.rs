@@ -89,21 +89,17 @@ impl AxisKernelKey {
     /// The pipeline's label.
     pub(crate) fn label(&self) -> String {
         format!(
-            "wgpu-activations.axis.{:?}.{}{}",
+            "wgpu-activations.axis.{:?}.{}{}{}",
             self.kind,
             self.dtype,
-            if self.exact_products { ".exact" } else { "" }
+            if self.exact_products { ".exact" } else { "" },
+            if self.fused_product_errors { ".fma" } else { "" }
         )
     }
 
     /// The kernel's WGSL, pruned to what its entry point reaches.
     pub(crate) fn wgsl(&self) -> String {
-        let tuning = Tuning {
-            products: if self.exact_products { Products::OnIntegers } else { Products::Hardware },
-            fused_product_errors: self.fused_product_errors,
-            ..Tuning::default()
-        };
-        let mut src = f32_arithmetic(tuning);
+        let mut src = f32_arithmetic(self.exact_products, self.fused_product_errors);
         let (io, y_word) = elements_of(self.dtype);
         src.push_str(&elements(io, &[("load", "x")], true));
         let kind = match self.kind {
@@ -123,9 +119,15 @@ impl AxisKernelKey {
     }
 }
 
-/// The f32 arithmetic of the kernels outside the elementwise driver, with the products and
-/// product errors of `tuning`, and the f16 conversions on the bits.
-pub(crate) fn f32_arithmetic(tuning: Tuning) -> String {
+/// The f32 arithmetic of the kernels outside the elementwise driver, its products exact on
+/// integers where `exact_products` (a device that flushes subnormals) and its products' errors
+/// from fma where `fused_product_errors`, and the f16 conversions on the bits.
+pub(crate) fn f32_arithmetic(exact_products: bool, fused_product_errors: bool) -> String {
+    let tuning = Tuning {
+        products: if exact_products { Products::OnIntegers } else { Products::Hardware },
+        fused_product_errors,
+        ..Tuning::default()
+    };
     let spec = Repr::F32.spec();
     let mut src = String::from(spec.enable);
     src.push_str(&spec.layout.declarations());

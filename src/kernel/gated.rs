@@ -49,12 +49,7 @@ impl GatedKernelKey {
 
     /// The kernel's WGSL, pruned to what its entry point reaches.
     pub(crate) fn wgsl(&self) -> String {
-        let tuning = Tuning {
-            products: if self.exact_products { Products::OnIntegers } else { Products::Hardware },
-            fused_product_errors: self.fused_product_errors,
-            ..Tuning::default()
-        };
-        let mut src = f32_arithmetic(tuning);
+        let mut src = f32_arithmetic(self.exact_products, self.fused_product_errors);
         let (io, _) = elements_of(self.dtype);
         src.push_str(&elements(io, &[("load", "x"), ("load_b", "w")], false));
         match self.dtype {
