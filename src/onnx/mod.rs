@@ -12,6 +12,7 @@ pub mod proto {
 
 pub mod conformance;
 mod error;
+mod expansions;
 pub mod load;
 mod plan;
 mod run;
