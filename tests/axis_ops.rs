@@ -153,3 +153,27 @@ fn bad_input_is_refused() {
     assert!(axis_op(ctx, &SOFTMAX, None, scalar.view(), 0).is_err());
     assert_eq!(AxisLayout::new(&SOFTMAX, 13, &[2, 3], -1).unwrap().rows(), 2);
 }
+
+/// LogSoftmax at a row's maximum where every other term is below 2^-150: -log1p(others) is a
+/// negative number too small for the dtype, so -0.0; with nothing else in the row, +0.0.
+#[test]
+fn log_softmax_at_a_maximum_far_above_the_rest_is_minus_zero() {
+    let ctx = gpu_or_skip!();
+    let x = ndarray::Array2::from_shape_vec(
+        (3, 3),
+        vec![139.0f32, 0.0, -1.0, 5.0, f32::NEG_INFINITY, f32::NEG_INFINITY, 7.0, 0.0, -1e30],
+    )
+    .unwrap();
+    let y = axis_op(ctx, &LOG_SOFTMAX, None, x.view(), -1).unwrap();
+    assert_eq!(y[[0, 0]].to_bits(), (-0.0f32).to_bits());
+    assert_eq!(y[[1, 0]].to_bits(), 0.0f32.to_bits());
+    let expected = reference::axis_op(&LOG_SOFTMAX, None, x.view(), -1).unwrap();
+    for (a, e) in y.iter().zip(expected.iter()) {
+        assert!(ulp::within_ulp(*a, *e, 3), "{a:e} against {e:e}");
+    }
+    let h =
+        ndarray::Array2::from_shape_vec((1, 3), vec![f16::from_f32(139.0), f16::from_f32(0.0), f16::from_f32(6.5e-6)])
+            .unwrap();
+    let y = axis_op(ctx, &LOG_SOFTMAX, None, h.view(), -1).unwrap();
+    assert_eq!(y[[0, 0]].to_bits(), f16::from_f32(-0.0).to_bits());
+}

@@ -17,14 +17,14 @@ const SLOPES: [&[usize]; 5] = [&[1], &[6, 1], &[36], &[4, 6, 36], &[4, 1, 36]];
 
 fn random_chain(
     rng: &mut StdRng,
-    len: usize,
-    float: bool,
+    (len, float, dtype): (usize, bool, wgpu_activations::DType),
     dtype_slopes: &mut dyn FnMut(&[usize]) -> GpuTensor,
 ) -> Vec<Activation> {
+    let ops: Vec<_> = UNARY_OPS.iter().filter(|op| op.accepts(dtype)).collect();
     (0..len)
         .map(|_| {
             if float && rng.random_range(0..3) > 0 {
-                let op = UNARY_OPS[rng.random_range(0..UNARY_OPS.len())];
+                let op = ops[rng.random_range(0..ops.len())];
                 let values: Vec<f32> =
                     (0..op.attributes.len()).map(|_| [0.01, 1.0, -0.5, 2.0, 0.7][rng.random_range(0..5)]).collect();
                 Activation::with_attributes(op, &values)
@@ -48,7 +48,7 @@ fn fused_equals_unfused<T: Sample>(float: bool) {
                 seed += 1;
                 ctx.upload(to_dyn(samples::<T>(slope_shape.iter().product(), seed), slope_shape).view()).unwrap()
             };
-            let chain = random_chain(&mut rng, len, float, &mut make_slope);
+            let chain = random_chain(&mut rng, (len, float, T::DTYPE), &mut make_slope);
             let fused = ctx.download::<T>(&ctx.run_activations(&chain, &x).unwrap()).unwrap();
             let mut step_by_step = ctx.run_activations(&chain[..1], &x).unwrap();
             for step in &chain[1..] {

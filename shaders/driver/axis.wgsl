@@ -157,6 +157,10 @@ fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
     next.compensation += select(Compute(0.0), e.s_err * scale, large);
     let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-60.0), Compute(0.0)));
     next.tiny += select(Compute(0.0), e.s * tiny_scale, counted & !large);
+    // A finite term below 2^-150 is not 0: at the maximum, LogSoftmax's -log1p(others) is then
+    // -0.0, not +0.0. 2^-120 (scaled) stands for it, below every subnormal result's rounding.
+    let vanished = live & !counted & (f32_order(d.hi) > vec4(-ORDER_INFINITY));
+    next.tiny += select(Compute(0.0), Compute(7.52316384526264e-37), vanished); // 2^-120
     return next;
 }
 

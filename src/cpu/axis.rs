@@ -72,11 +72,16 @@ pub(crate) fn row_of<R: Real>(kind: AxisKind, row: &[f64]) -> Vec<f64> {
     }
     let sum = R::from_f64(1.0) + others;
     let log_sum = others.ln_1p();
+    // Terms too small for the arithmetic (e^-1e30) are still above 0: at the maximum, LogSoftmax's
+    // 0 - log1p(others) is then below 0, and rounds to -0.0.
+    let others_vanished =
+        others.to_f64() == 0.0 && row.iter().enumerate().any(|(i, &v)| Some(i) != at_max && v != f64::NEG_INFINITY);
     row.iter()
         .map(|&v| match (kind, v == f64::NEG_INFINITY) {
             (AxisKind::Softmax, true) => 0.0,
             (AxisKind::Softmax, false) => (difference(v).exp() / sum).to_f64(),
             (_, true) => f64::NEG_INFINITY,
+            (_, false) if others_vanished && v == max => -0.0,
             (_, false) => (difference(v) - log_sum).to_f64(),
         })
         .collect()
@@ -101,6 +106,9 @@ mod tests {
         assert_eq!(row_of::<f64>(AxisKind::Hardmax, &[1.0, 3.0, 3.0, f64::NEG_INFINITY]), [0.0, 1.0, 0.0, 0.0]);
         assert_eq!(row_of::<f64>(AxisKind::Hardmax, &[1.0, f64::NAN, 3.0, f64::NAN]), [0.0, 1.0, 0.0, 0.0]);
         assert_eq!(row_of::<f64>(AxisKind::Hardmax, &[f64::NEG_INFINITY; 2]), [1.0, 0.0]);
+        // The rest below every number: -0.0 at the maximum; nothing else in the row: +0.0.
+        assert_eq!(row_of::<f64>(AxisKind::LogSoftmax, &[1e30, -1e30])[0].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(row_of::<f64>(AxisKind::LogSoftmax, &[3.0, f64::NEG_INFINITY])[0].to_bits(), 0.0f64.to_bits());
         // One term dominating: log1p of the rest, not log of a sum near 1 (-1e-13, not 0).
         let near_zero = row_of::<Exact>(AxisKind::LogSoftmax, &[0.0, -30.0]);
         assert!((near_zero[0] + (-30.0f64).exp()).abs() < 1e-25, "{near_zero:?}");
