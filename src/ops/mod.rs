@@ -79,21 +79,10 @@ const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
 const FLOATS_BF16: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
 const FLOATS_SIGNED: &[DType] =
     &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64];
-/// Clip-12's types that the crate has (uint8 and uint16 are not among its dtypes).
-const CLIP_12: &[DType] =
-    &[DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64, DType::U32, DType::U64];
-const CLIP_13: &[DType] = &[
-    DType::BF16,
-    DType::F16,
-    DType::F32,
-    DType::F64,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U32,
-    DType::U64,
-];
+/// Clip-13's types that the crate has: all of them (uint8 and uint16 are not among its dtypes).
+const CLIP_13: &[DType] = &DType::ALL;
+/// Clip-12's: the same without bf16 (`DType::ALL` begins with it).
+const CLIP_12: &[DType] = DType::ALL.split_first().unwrap().1;
 const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
 #[cfg(any(feature = "onnx", feature = "bench"))]
