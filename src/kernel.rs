@@ -204,6 +204,11 @@ pub(crate) struct KernelKey {
     pub(crate) repr: Repr,
     steps: [Option<StepKind>; MAX_CHAIN],
     pub(crate) in_place: bool,
+    /// Whether an input (X or a slope) lies in the buffer the kernel writes, at a range of its
+    /// own: every input is then bound writable (the kernel never writes them), since WebGPU
+    /// cannot bind one buffer read-only beside writable in a dispatch. A framework's pooled
+    /// allocations share buffers this way.
+    pub(crate) inputs_in_output_buffer: bool,
     pub(crate) tuning: Tuning,
 }
 
@@ -335,7 +340,12 @@ impl KernelKey {
         }
         // Only the f32 arithmetic takes a product's error from fma.
         tuning.fused_product_errors &= repr.spec().files().any(crate::repr::is_product_error);
-        KernelKey { repr, steps: slots, in_place, tuning }
+        KernelKey { repr, steps: slots, in_place, inputs_in_output_buffer: false, tuning }
+    }
+
+    /// This kernel with its inputs bound writable where `inputs_in_output_buffer`.
+    pub(crate) fn with_inputs_in_output_buffer(self, inputs_in_output_buffer: bool) -> Self {
+        KernelKey { inputs_in_output_buffer, ..self }
     }
 
     /// Whether main takes whole workgroups' Vectors in straight-line code, and `rest` the
@@ -401,7 +411,8 @@ impl KernelKey {
             Products::Listed => ".exact_subnormals.listed",
         };
         let fma = if self.tuning.fused_product_errors { ".fma" } else { "" };
-        format!("wgpu-activations.{chain}.{}{place}{products}{fma}", self.repr.dtype())
+        let shared = input_access_label(self.inputs_in_output_buffer);
+        format!("wgpu-activations.{chain}.{}{place}{shared}{products}{fma}", self.repr.dtype())
     }
 
     /// The bindings `pass` reads, in ascending order: what its bind group must hold.
@@ -483,6 +494,7 @@ impl KernelKey {
                             ("{{K}}", &k.to_string()),
                             ("{{VECTORS_BINDING}}", &binding::slope_vectors(k).to_string()),
                             ("{{WORDS_BINDING}}", &binding::slope_words(k).to_string()),
+                            ("{{SLOPE_ACCESS}}", input_access(self.inputs_in_output_buffer)),
                         ],
                     ));
                     text.prelu(k, access);
@@ -493,7 +505,8 @@ impl KernelKey {
         let io = if self.in_place {
             fill(IO, &[("{{X_ACCESS}}", "read_write"), ("{{Y_BINDINGS}}", ""), ("{{Y}}", "x")])
         } else {
-            fill(IO, &[("{{X_ACCESS}}", "read"), ("{{Y_BINDINGS}}", IO_SEPARATE_Y), ("{{Y}}", "y")])
+            let x_access = input_access(self.inputs_in_output_buffer);
+            fill(IO, &[("{{X_ACCESS}}", x_access), ("{{Y_BINDINGS}}", IO_SEPARATE_Y), ("{{Y}}", "y")])
         };
         let flagged = self.tuning.products == Products::Flagged;
         let [begin_invocation, begin, store, end_invocation] = if flagged {
@@ -835,6 +848,17 @@ pub(crate) struct Params {
     /// `general_dims` prepared for division (`Divisor`): magic numbers, and modes.
     pub(crate) general_magics: [u32; MAX_RANK],
     pub(crate) general_modes: [u32; MAX_RANK],
+}
+
+/// The access of a kernel's inputs: writable where one lies in Y's buffer, since WebGPU cannot
+/// bind one buffer read-only beside writable in a dispatch (the kernel never writes them).
+pub(crate) fn input_access(input_in_y_buffer: bool) -> &'static str {
+    if input_in_y_buffer { "read_write" } else { "read" }
+}
+
+/// The label's mark of a kernel whose inputs share Y's buffer.
+pub(crate) fn input_access_label(input_in_y_buffer: bool) -> &'static str {
+    if input_in_y_buffer { ".in-y-buffer" } else { "" }
 }
 
 pub(crate) mod axis;

@@ -734,3 +734,73 @@ fn a_readback_timeout_leaves_out_the_compile_of_new_kernels() {
     let patient = common::ctx_with(ContextOptions::from_env()).expect("a context");
     assert_same_bits("after", &leaky_relu(&patient, x.view(), 0.5).unwrap(), &first);
 }
+
+/// A framework's pooled page: X, B and Y are disjoint ranges of one buffer, as burn's allocator
+/// hands them out. Each kind of kernel runs there (WebGPU cannot bind one buffer read-only beside
+/// writable in a dispatch: the inputs are bound writable too), within its bound.
+#[test]
+fn kernels_run_on_disjoint_ranges_of_one_buffer() {
+    use wgpu_activations::ops::{SOFTMAX, SWIGLU};
+    use wgpu_activations::{DType, ulp, wgpu};
+    let Some(ctx) = common::ctx() else { return };
+    let align = u64::from(ctx.info().limits.min_storage_buffer_offset_alignment).max(256);
+    let (rows, n) = (8usize, 300usize);
+    let len = rows * n;
+    let stride = ((len * 4) as u64).next_multiple_of(align);
+    let page = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("framework page"),
+        size: 5 * stride,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let x_host = to_dyn(samples::<f32>(len, 7), &[rows, n]);
+    let b_host = to_dyn(samples::<f32>(len, 8), &[rows, n]);
+    let at = |slot: u64| ctx.tensor_from_buffer(page.clone(), slot * stride, &[rows, n], DType::F32).unwrap();
+    let (x, b, y, z) = (at(0), at(1), at(2), at(3));
+    ctx.queue().write_buffer(&page, 0, bytemuck::cast_slice(x_host.as_slice().unwrap()));
+    ctx.queue().write_buffer(&page, stride, bytemuck::cast_slice(b_host.as_slice().unwrap()));
+    let worst = |got: &ndarray::ArrayD<f32>, want: ndarray::ArrayD<f32>| {
+        ulp::max_ulp_error(got.as_slice().unwrap(), want.as_slice().unwrap()).map_or(0, |(u, _)| u)
+    };
+
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    ctx.encode_axis(&mut encoder, &SOFTMAX, &x, &y, -1, None).unwrap();
+    ctx.encode_swiglu(&mut encoder, &x, &b, 1.0, &z).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    let softmax = reference::axis_op(&SOFTMAX, None, x_host.view(), -1).unwrap();
+    assert!(worst(&ctx.download::<f32>(&y).unwrap(), softmax) <= SOFTMAX.max_ulp.f32);
+    let gated = reference::swiglu(x_host.view(), b_host.view(), 1.0).unwrap();
+    let got = ctx.download::<f32>(&z).unwrap();
+    let (u, i) = ulp::max_ulp_error(got.as_slice().unwrap(), gated.as_slice().unwrap()).unwrap();
+    assert!(
+        u <= SWIGLU.max_ulp.f32,
+        "{u} ULP at {i}: a {} b {} got {} want {}",
+        x_host.as_slice().unwrap()[i],
+        b_host.as_slice().unwrap()[i],
+        got.as_slice().unwrap()[i],
+        gated.as_slice().unwrap()[i]
+    );
+
+    // A chain with a PRelu slope of its own in the page too, out of place and in place.
+    let slope_host = to_dyn(samples::<f32>(n, 9), &[n]);
+    let slope = ctx.tensor_from_buffer(page.clone(), 4 * stride, &[n], DType::F32).unwrap();
+    ctx.queue().write_buffer(&page, slope.offset(), bytemuck::cast_slice(slope_host.as_slice().unwrap()));
+    let chain = [Activation::elu(1.0), Activation::leaky_relu(0.2), Activation::prelu(&slope)];
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    ctx.encode_activations(&mut encoder, &chain, &x, &y).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    let step = reference::leaky_relu(reference::elu(x_host.view(), 1.0).view(), 0.2);
+    let expected = reference::prelu(step.view(), slope_host.view()).unwrap();
+    assert!(worst(&ctx.download::<f32>(&y).unwrap(), expected.clone()) <= 2);
+    ctx.run_activations_in_place(&chain[2..], &x).unwrap();
+    let in_place = reference::prelu(x_host.view(), slope_host.view()).unwrap();
+    assert!(worst(&ctx.download::<f32>(&x).unwrap(), in_place) == 0);
+    ctx.queue().write_buffer(&page, 0, bytemuck::cast_slice(x_host.as_slice().unwrap()));
+    // Overlapping ranges are refused, never raced.
+    let overlapping = ctx.tensor_from_buffer(page.clone(), slope.offset(), &[rows, n], DType::F32);
+    if let Ok(overlapping) = overlapping {
+        assert!(ctx.run_activations_in_place(&chain, &overlapping).is_err());
+    }
+    // X itself is untouched by all three.
+    assert_same_bits("X", &ctx.download::<f32>(&x).unwrap(), &x_host);
+}

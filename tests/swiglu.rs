@@ -87,8 +87,10 @@ fn products_beyond_range_and_subnormal_results() {
     if common::ctx().is_none() {
         return;
     }
-    let a = values::<f32>(&[-100.0, -95.0, -80.0, 3e38, -3e38, 1e-30, -1e-38, 20.0]);
-    let b = values::<f32>(&[1e37, 3e38, 1e30, 2.0, 2.0, 1e-15, 1e-5, 1e-44]);
+    // A B up to 2^256: beyond 2^192 too (-2.9e29 1.1e29), and results far below A B (-150 1e37,
+    // -190 3e38: e^-190 3e38 lies near f32's smallest normal).
+    let a = values::<f32>(&[-100.0, -95.0, -80.0, 3e38, -3e38, 1e-30, -1e-38, 20.0, -2.9e29, -150.0, -190.0, -3e38]);
+    let b = values::<f32>(&[1e37, 3e38, 1e30, 2.0, 2.0, 1e-15, 1e-5, 1e-44, 1.1e29, 1e37, 3e38, -3e38]);
     let worst = check(&a, &b, 1.0, "beyond range");
     println!("SwiGLU f32 beyond range and subnormal: worst {worst} ULP");
 }

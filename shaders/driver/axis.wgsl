@@ -17,6 +17,9 @@
 //                     word: a word may hold elements of two rows, which two invocations write)
 //   {{WORKGROUP}}     invocations per workgroup of `rows`
 //   {{ROW_WORKGROUP}} invocations per workgroup of `row_per_workgroup` (a power of two)
+//   {{INPUT_ACCESS}}  X's access: read, or read_write where X and Y are disjoint ranges of one
+//                     buffer (a framework's pooled allocations): WebGPU cannot bind one buffer
+//                     read-only beside writable in one dispatch
 // and one of driver/axis_io_*.wgsl defines load(i: vec4<u32>, live: vec4<bool>) -> Compute and
 // store(i: u32, v: f32).
 //
@@ -53,7 +56,7 @@ struct AxisParams {
 }
 
 @group(0) @binding(0) var<uniform> params: AxisParams;
-@group(0) @binding(1) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, {{INPUT_ACCESS}}> x: array<u32>;
 @group(0) @binding(2) var<storage, read_write> y: array<{{Y_WORD}}>;
 
 var<private> opaque_zero: u32;

@@ -1,13 +1,14 @@
 // SwiGLU (ONNX 28): Y = Swish_alpha(A) * B = (A B) sigmoid(alpha A), for A and B of one shape, in
 // the f32 arithmetic (compute/f32.wgsl, math/f32.wgsl) for f32, f16 and bf16 elements: A B
-// rounded once (exact for the 16-bit types; where it overflows, A 2^-64 B, and the result scaled
-// back exactly), then math's logistic_of_sum_product, which takes alpha A with its product's
+// rounded once (exact for the 16-bit types; where it overflows, (A 2^-64)(B 2^-64), the 2^128
+// returned in math's final scaling), then math's logistic_of_sum_product, which takes alpha A with its product's
 // error and rounds the product with the sigmoid once (subnormal results included, also where
 // the device flushes): within 4 ULP of the correctly rounded f32 result (3 ULP of the function
 // and half an ULP of A B), 1 ULP for the 16-bit types. An invocation takes four consecutive
 // elements. CPU twin: src/cpu/gated.rs.
 //
-// Placeholders, filled by src/kernel/gated.rs: {{WORKGROUP}}; driver/axis_io_*.wgsl defines
+// Placeholders, filled by src/kernel/gated.rs: {{WORKGROUP}}; {{INPUT_ACCESS}}, A's and B's access:
+// read, or read_write where either shares a buffer with Y (as in driver/axis.wgsl); driver/axis_io_*.wgsl defines
 // load (A, binding x) and load_b (B, binding w), driver/gated_store_*.wgsl store4.
 
 const GATED_WORKGROUP: u32 = {{WORKGROUP}}u;
@@ -21,8 +22,8 @@ struct GatedParams {
 }
 
 @group(0) @binding(0) var<uniform> params: GatedParams;
-@group(0) @binding(1) var<storage, read> x: array<u32>;
-@group(0) @binding(2) var<storage, read> w: array<u32>;
+@group(0) @binding(1) var<storage, {{INPUT_ACCESS}}> x: array<u32>;
+@group(0) @binding(2) var<storage, {{INPUT_ACCESS}}> w: array<u32>;
 @group(0) @binding(3) var<storage, read_write> y: array<u32>;
 
 var<private> opaque_zero: u32;
@@ -46,9 +47,10 @@ fn gated(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     let product = mul(a, b);
     let infinite = (bitcast<vec4<u32>>(product) & vec4(0x7fffffffu)) == exponent;
     let overflowed = infinite & finite;
-    let x = select(product, mul(a * 5.421010862427522e-20, b), overflowed); // 2^-64
-    let gated_x = logistic_of_sum_product(x, t, error);
-    var result = select(gated_x, gated_x * 18446744073709551616.0, overflowed); // 2^64
+    // (A 2^-64)(B 2^-64) is exact but for its one rounding (where A B overflows, neither factor is
+    // below 2^-62), below 2^128 for every f32 A and B; the 2^128 returns in the final scaling.
+    let x = select(product, mul(a * 5.421010862427522e-20, b * 5.421010862427522e-20), overflowed);
+    var result = logistic_of_scaled_sum_product(x, t, error, select(Compute(0.0), Compute(128.0), overflowed));
     // What math's function leaves to Swish, where x is a x: an infinite A B times a sigmoid
     // above 0 (t finite or +inf) is A B, times sigmoid(-inf) = 0 it is NaN; a NaN A B (inf 0, or
     // a NaN B) is NaN.

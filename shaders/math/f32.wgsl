@@ -190,8 +190,9 @@ fn log_one_plus_exp(x: Compute) -> Compute {
     return select(below, x + l, is_positive_or_nan(x));
 }
 
-// Beyond this |a x|, x sigmoid(a x) is x or 0: below -this, |x| e^(a x) < 2^-150 for every f32 x.
-const LOGISTIC_PRODUCT_F32_SATURATION: f32 = 200.0;
+// Beyond this |a x|, x sigmoid(a x) is x or 0: below -this, |x| 2^s e^(a x) < 2^-150 for every
+// f32 x and scale exponent s <= 128 (SwiGLU's A B beyond f32's range).
+const LOGISTIC_PRODUCT_F32_SATURATION: f32 = 290.0;
 
 // x sigmoid(a x) (Swish) with one rounding at the end. t = a x is rounded, but a x = t + d
 // exactly (product_error), and sigmoid(t + d) = sigmoid(t) (1 + (1 - sigmoid(t)) d) to far
@@ -211,6 +212,12 @@ fn logistic_product(x: Compute, a: Compute) -> Compute {
 // x sigmoid(t + error) for a t and its small error (what logistic_product computes from its a
 // x, and gelu_tanh_product from its cubic).
 fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
+    return logistic_of_scaled_sum_product(x, t, error, Compute(0.0));
+}
+
+// x 2^s sigmoid(t + error), rounded once, for an integral s in [0, 128]: SwiGLU's A B beyond
+// f32's range, passed as (A 2^-64)(B 2^-64) with s = 128.
+fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Compute) -> Compute {
     let saturated = absolute(t) > Compute(LOGISTIC_PRODUCT_F32_SATURATION);
     let d = select(error, Compute(0.0), saturated);
     let parts = exp_parts(max(-absolute(t), Compute(-LOGISTIC_PRODUCT_F32_SATURATION)));
@@ -225,7 +232,7 @@ fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
     let m = scaled_up * power_of_two(-j);
     let h = rounded_product(m, y);
     let mantissa = h + (product_error(m, y, h) + h * q);
-    let exponent = j + select(parts.k, Compute(0.0), above) - select(Compute(0.0), Compute(64.0), tiny);
+    let exponent = j + s + select(parts.k, Compute(0.0), above) - select(Compute(0.0), Compute(64.0), tiny);
     let first = clamp(exponent, Compute(-120.0), Compute(120.0));
     let scaled = mul(mantissa * power_of_two(first), power_of_two(clamp(exponent - first, Compute(-126.0), Compute(127.0))));
     // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.

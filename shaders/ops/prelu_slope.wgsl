@@ -6,6 +6,8 @@
 //                        which is bound window for window like X, or of a trailing slope,
 //                        bound whole)
 //   {{WORDS_BINDING}}    binding of the slope as Words
+//   {{SLOPE_ACCESS}}     read, or read_write where an input lies in the buffer the chain writes
+//                        (WebGPU cannot bind one buffer read-only beside writable in a dispatch)
 // params.steps[{{K}}].slope: x = length of the runs of X that share a slope value, y = number
 // of slope values before the pattern repeats, z = flat index of the first bound slope element.
 // params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors; z unused;
@@ -16,8 +18,8 @@
 // multiplication, then moves a cursor, or, where runs are whole workgroups, takes the channel
 // from the main pass's grid.
 
-@group(0) @binding({{VECTORS_BINDING}}) var<storage, read> slope_vectors_{{K}}: array<Vector>;
-@group(0) @binding({{WORDS_BINDING}}) var<storage, read> slope_words_{{K}}: array<Word>;
+@group(0) @binding({{VECTORS_BINDING}}) var<storage, {{SLOPE_ACCESS}}> slope_vectors_{{K}}: array<Vector>;
+@group(0) @binding({{WORDS_BINDING}}) var<storage, {{SLOPE_ACCESS}}> slope_words_{{K}}: array<Word>;
 
 fn slope_element_{{K}}(s: u32) -> Element {
     let i = s - params.steps[{{K}}].slope.z;

@@ -158,7 +158,7 @@ pub(crate) fn log_one_plus_exp(x: f32, quotient: Quotient) -> f32 {
     scaled_once(1.0 + p, k)
 }
 
-const LOGISTIC_PRODUCT_SATURATION: f32 = 200.0;
+const LOGISTIC_PRODUCT_SATURATION: f32 = 290.0;
 
 /// The twin of `logistic_product`: x sigmoid(a x) (Swish; NaN for NaN).
 pub(crate) fn logistic_product(x: f32, a: f32, quotient: Quotient) -> f32 {

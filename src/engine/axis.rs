@@ -149,7 +149,7 @@ impl Context {
         let rows = u32::try_from(layout.rows()).map_err(|_| too_big("rows", layout.rows()))?;
         let n = u32::try_from(layout.n).map_err(|_| too_big("row length", layout.n))?;
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
-        let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning);
+        let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer());
         let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
         let entry = AxisEntry::for_rows(layout.rows(), layout.n, on_cpu);
         let label = format!("{}.{}", key.label(), entry.name());

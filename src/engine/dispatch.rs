@@ -172,28 +172,33 @@ impl Context {
         if x.is_empty() {
             return Ok(());
         }
-        let mut in_place = x.same_view(y);
-        if !in_place && x.buffer() == y.buffer() {
-            if ranges_overlap(&x.padded_range(), &y.padded_range()) {
-                return Err(Error::InvalidBuffer {
-                    reason: format!(
-                        "X and Y overlap in one buffer ({:?} and {:?}) without being the same tensor",
-                        x.byte_range(),
-                        y.byte_range()
-                    ),
-                });
-            }
-            // One dispatch cannot bind one buffer both read-only and writable: copy, then work in place.
-            self.copy_tensor(encoder, x, y)?;
-            in_place = true;
+        let in_place = x.same_view(y);
+        // Inputs at ranges of their own in Y's buffer (a framework's pooled allocations) are
+        // bound writable: one dispatch cannot bind a buffer read-only beside writable.
+        let mut inputs_in_output_buffer = !in_place && x.buffer() == y.buffer();
+        if inputs_in_output_buffer && ranges_overlap(&x.padded_range(), &y.padded_range()) {
+            return Err(Error::InvalidBuffer {
+                reason: format!(
+                    "X and Y overlap in one buffer ({:?} and {:?}) without being the same tensor",
+                    x.byte_range(),
+                    y.byte_range()
+                ),
+            });
         }
         for p in &planned {
             if let Step::Prelu(SlopeWindow { tensor: slope, .. }) = p.step {
                 keep.tensors.push((*slope).clone());
-                if slope.buffer() == y.buffer() || (in_place && slope.buffer() == x.buffer()) {
-                    return Err(Error::InvalidBuffer {
-                        reason: "a PRelu slope shares a buffer with the tensor the chain writes; WebGPU cannot bind it read-only beside it".into(),
-                    });
+                if slope.buffer() == y.buffer() {
+                    if ranges_overlap(&slope.padded_range(), &y.padded_range()) {
+                        return Err(Error::InvalidBuffer {
+                            reason: format!(
+                                "a PRelu slope overlaps the tensor the chain writes ({:?} and {:?})",
+                                slope.byte_range(),
+                                y.byte_range()
+                            ),
+                        });
+                    }
+                    inputs_in_output_buffer = true;
                 }
             }
         }
@@ -203,7 +208,8 @@ impl Context {
         for (i, segment) in segments.iter().enumerate() {
             let (source, segment_in_place) = if i == 0 && !in_place { (x, false) } else { (y, true) };
             let kinds: Vec<StepKind> = segment.iter().map(|p| p.kind).collect();
-            let key = KernelKey::new(repr, &kinds, segment_in_place, self.tuning_for(repr, x.len() as u64));
+            let key = KernelKey::new(repr, &kinds, segment_in_place, self.tuning_for(repr, x.len() as u64))
+                .with_inputs_in_output_buffer(inputs_in_output_buffer);
             let kernel = self.kernel(&key)?;
             let listed =
                 if key.tuning.products == Products::Flagged { Some(self.kernel(&key.listed())?) } else { None };
@@ -667,22 +673,6 @@ impl Context {
             layout,
             entries: &entries,
         }))
-    }
-
-    /// Copies X's bytes to Y (same length), rounded up to whole words.
-    pub(crate) fn copy_tensor(&self, encoder: &mut wgpu::CommandEncoder, x: &GpuTensor, y: &GpuTensor) -> Result<()> {
-        for (tensor, usage, role) in [(x, wgpu::BufferUsages::COPY_SRC, "X"), (y, wgpu::BufferUsages::COPY_DST, "Y")] {
-            if !tensor.buffer().usage().contains(usage) {
-                return Err(Error::InvalidBuffer {
-                    reason: format!(
-                        "{role}'s buffer lacks {usage:?} usage, needed to copy between tensors of one buffer"
-                    ),
-                });
-            }
-        }
-        let bytes = x.padded_range().end - x.padded_range().start;
-        encoder.copy_buffer_to_buffer(x.buffer(), x.offset(), y.buffer(), y.offset(), bytes);
-        Ok(())
     }
 }
 

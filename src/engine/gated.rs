@@ -108,7 +108,8 @@ impl Context {
             what: format!("SwiGLU of shape {:?}", a.shape()),
             reason: "more than 2^32 - 1 elements".into(),
         })?;
-        let key = GatedKernelKey::new(dtype, self.inner.tuning);
+        let in_y_buffer = a.buffer() == y.buffer() || b.buffer() == y.buffer();
+        let key = GatedKernelKey::new(dtype, self.inner.tuning, in_y_buffer);
         let label = key.label();
         let pipeline = self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), "gated")?;
         let (groups_x, groups_y) = self.grid(u64::from(len).div_ceil(u64::from(GATED_WORKGROUP * 4)));

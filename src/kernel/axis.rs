@@ -2,7 +2,7 @@
 //! (operator, dtype, products), with the f32 arithmetic the elementwise kernels use
 //! ([`super::arithmetic_files`]). Its CPU twin is `src/cpu/axis.rs`.
 
-use super::{Products, Tuning, arithmetic_files, f64_constants, fill, prune};
+use super::{Products, Tuning, arithmetic_files, f64_constants, fill, input_access, input_access_label, prune};
 use crate::dtype::DType;
 use crate::ops::AxisKind;
 use crate::repr::Repr;
@@ -73,27 +73,31 @@ pub(crate) struct AxisKernelKey {
     /// flushes subnormals), and whether the device's fma rounds once.
     pub(crate) exact_products: bool,
     pub(crate) fused_product_errors: bool,
+    /// Whether X lies in Y's buffer (disjoint ranges), so that X is bound writable too.
+    pub(crate) input_in_y_buffer: bool,
 }
 
 impl AxisKernelKey {
-    /// The key for `kind` on `dtype` with the context's tuning.
-    pub(crate) fn new(kind: AxisKind, dtype: DType, tuning: Tuning) -> AxisKernelKey {
+    /// The key for `kind` on `dtype` with the context's tuning, X in Y's buffer or not.
+    pub(crate) fn new(kind: AxisKind, dtype: DType, tuning: Tuning, input_in_y_buffer: bool) -> AxisKernelKey {
         AxisKernelKey {
             kind,
             dtype,
             exact_products: tuning.products != Products::Hardware,
             fused_product_errors: tuning.fused_product_errors,
+            input_in_y_buffer,
         }
     }
 
     /// The pipeline's label.
     pub(crate) fn label(&self) -> String {
         format!(
-            "wgpu-activations.axis.{:?}.{}{}{}",
+            "wgpu-activations.axis.{:?}.{}{}{}{}",
             self.kind,
             self.dtype,
             if self.exact_products { ".exact" } else { "" },
-            if self.fused_product_errors { ".fma" } else { "" }
+            if self.fused_product_errors { ".fma" } else { "" },
+            input_access_label(self.input_in_y_buffer)
         )
     }
 
@@ -113,6 +117,7 @@ impl AxisKernelKey {
             ("{{Y_WORD}}", y_word),
             ("{{WORKGROUP}}", &workgroup),
             ("{{ROW_WORKGROUP}}", &row_workgroup),
+            ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer)),
         ];
         src.push_str(&fill(AXIS, &fills));
         prune::prune(&src)
@@ -166,8 +171,10 @@ mod tests {
     fn every_axis_kernel_validates() {
         for kind in [AxisKind::Softmax, AxisKind::LogSoftmax, AxisKind::Hardmax] {
             for dtype in AXIS_KERNEL_DTYPES {
-                for (exact_products, fused_product_errors) in [(false, false), (true, false), (false, true)] {
-                    let key = AxisKernelKey { kind, dtype, exact_products, fused_product_errors };
+                for (exact_products, fused_product_errors, input_in_y_buffer) in
+                    [(false, false, false), (true, false, false), (false, true, false), (false, false, true)]
+                {
+                    let key = AxisKernelKey { kind, dtype, exact_products, fused_product_errors, input_in_y_buffer };
                     let wgsl = key.wgsl();
                     let module = naga::front::wgsl::parse_str(&wgsl)
                         .unwrap_or_else(|e| panic!("{}: {}", key.label(), e.emit_to_string(&wgsl)));

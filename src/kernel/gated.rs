@@ -3,7 +3,7 @@
 //! `src/cpu/gated.rs`.
 
 use super::axis::{elements, elements_of, f32_arithmetic};
-use super::{Products, Tuning, fill};
+use super::{Products, Tuning, fill, input_access, input_access_label};
 use crate::dtype::DType;
 
 const GATED: &str = include_str!("../../shaders/driver/gated.wgsl");
@@ -25,25 +25,29 @@ pub(crate) struct GatedKernelKey {
     pub(crate) dtype: DType,
     pub(crate) exact_products: bool,
     pub(crate) fused_product_errors: bool,
+    /// Whether A or B lies in Y's buffer (disjoint ranges), so that both are bound writable.
+    pub(crate) input_in_y_buffer: bool,
 }
 
 impl GatedKernelKey {
-    /// The key for `dtype` with the context's tuning.
-    pub(crate) fn new(dtype: DType, tuning: Tuning) -> GatedKernelKey {
+    /// The key for `dtype` with the context's tuning, A or B in Y's buffer or not.
+    pub(crate) fn new(dtype: DType, tuning: Tuning, input_in_y_buffer: bool) -> GatedKernelKey {
         GatedKernelKey {
             dtype,
             exact_products: tuning.products != Products::Hardware,
             fused_product_errors: tuning.fused_product_errors,
+            input_in_y_buffer,
         }
     }
 
     /// The pipeline's label.
     pub(crate) fn label(&self) -> String {
         format!(
-            "wgpu-activations.swiglu.{}{}{}",
+            "wgpu-activations.swiglu.{}{}{}{}",
             self.dtype,
             if self.exact_products { ".exact" } else { "" },
-            if self.fused_product_errors { ".fma" } else { "" }
+            if self.fused_product_errors { ".fma" } else { "" },
+            input_access_label(self.input_in_y_buffer)
         )
     }
 
@@ -58,7 +62,10 @@ impl GatedKernelKey {
             _ => src.push_str(STORE_F32),
         }
         let workgroup = GATED_WORKGROUP.to_string();
-        src.push_str(&fill(GATED, &[("{{WORKGROUP}}", &workgroup)]));
+        src.push_str(&fill(
+            GATED,
+            &[("{{WORKGROUP}}", &workgroup), ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer))],
+        ));
         super::prune::prune(&src)
     }
 }
@@ -72,8 +79,10 @@ mod tests {
     #[test]
     fn every_gated_kernel_validates() {
         for dtype in AXIS_KERNEL_DTYPES {
-            for (exact_products, fused_product_errors) in [(false, false), (true, false), (false, true)] {
-                let key = GatedKernelKey { dtype, exact_products, fused_product_errors };
+            for (exact_products, fused_product_errors, input_in_y_buffer) in
+                [(false, false, false), (true, false, false), (false, true, false), (false, false, true)]
+            {
+                let key = GatedKernelKey { dtype, exact_products, fused_product_errors, input_in_y_buffer };
                 let wgsl = key.wgsl();
                 let module = naga::front::wgsl::parse_str(&wgsl)
                     .unwrap_or_else(|e| panic!("{}: {}", key.label(), e.emit_to_string(&wgsl)));
