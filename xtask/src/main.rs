@@ -69,6 +69,11 @@ commands:
                  with the committed public-api.txt, or rewrite it (part of `test`)
   bench-web [N]  the in-page bench in headless Chromium: each kernel against the page's own
                  WebGPU copy kernel, N elements each (default 2^22), as a Markdown table
+  bench-burn [--rows N] [--iterations N] [--repeats N]
+                 our activations beside burn 0.22's own on one device and burn's own input
+                 tensors: share of a copy kernel, burn's time over ours (alternating,
+                 medians) and worst ULP each, as Markdown tables (f32; f16 where the device
+                 has shader-f16); `cargo run --release -p wgpu-activations-burn -- bench`
   accuracy       this library, ONNX Runtime's CPU provider and ONNX Runtime Web's WebGPU
                  provider on the same inputs, worst ULP and results beyond 2 ULP against the
                  correctly rounded result (installs onnxruntime, onnxruntime-web and Chromium
@@ -138,6 +143,8 @@ fn main() -> ExitCode {
             cargo(&["test", "--release", "--workspace", "--all-features", "--", "--ignored"], &rest, &[])
         }),
         "bench" => ensure_gpu_driver().and_then(|()| guard::bench(&rest)),
+        "bench-burn" => ensure_gpu_driver()
+            .and_then(|()| cargo(&["run", "--release", "-p", "wgpu-activations-burn", "--", "bench"], &rest, &[])),
         "compile-times" => ensure_gpu_driver().and_then(|()| compile_times(&rest)),
         "host-cost" => ensure_gpu_driver().and_then(|()| host_cost::host_cost(&rest)),
         "gpu-bundle" if rest.is_empty() => gpu_bundle::gpu_bundle(),
@@ -460,6 +467,9 @@ struct Step<'a> {
 /// run and `cargo run -p wgpu-act` were three more.
 const TEST_BUILD: [&str; 4] = ["test", "--release", "--workspace", "--all-features"];
 
+/// The burn example's package (examples/burn), a workspace member built only in release.
+const BURN_EXAMPLE: &str = "wgpu-activations-burn";
+
 /// A step whose first argument is this runs the CLI the test step built (`cli`), with the rest.
 const CLI: &str = "wgpu-act";
 
@@ -519,17 +529,22 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     let bench = vec![CLI, "bench", "--elems", "4096", "--iterations", "1"];
     let soak = vec![CLI, "soak", "--seconds", "30"];
     let loss = vec![CLI, "soak", "--seconds", "10", "--destroy-after", "5"];
-    let clippy = vec!["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"];
+    // The burn example is linted as the release test step builds it (clippy_while_building).
+    let clippy = vec![
+        "clippy",
+        "--workspace",
+        "--exclude",
+        BURN_EXAMPLE,
+        "--all-targets",
+        "--all-features",
+        "--",
+        "-D",
+        "warnings",
+    ];
     let mut steps = vec![
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
         Step { what: "lints", args: clippy, takes_extra: false, env: &[] },
         Step { what: "documentation, default features", args: doc(&[]), takes_extra: false, env: deny_doc_warnings },
-        Step {
-            what: "documentation, onnx",
-            args: doc(&["--features", "onnx"]),
-            takes_extra: false,
-            env: deny_doc_warnings,
-        },
         Step {
             what: "documentation, all features",
             args: doc(&["--all-features"]),
@@ -724,7 +739,38 @@ fn cargo_checked(what: &str, args: &[&str]) -> Result<()> {
 /// window-system code from printing an error for every device it opens.
 fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let args: Vec<&std::ffi::OsStr> =
+        base.iter().map(std::ffi::OsStr::new).chain(extra.iter().map(OsString::as_os_str)).collect();
+    if args.starts_with(&[std::ffi::OsStr::new(TEST_BUILD[0]), std::ffi::OsStr::new(TEST_BUILD[1])]) {
+        let lints = clippy_while_building()?;
+        let with_lints: Vec<(&str, &str)> =
+            env_vars.iter().copied().chain(lints.iter().map(|(k, v)| (*k, v.as_str()))).collect();
+        return tool(&cargo, base, extra, &with_lints);
+    }
     tool(&cargo, base, extra, env_vars)
+}
+
+/// The variables under which a release test build also lints the workspace's own crates:
+/// clippy's driver as cargo's workspace wrapper (it compiles like rustc and lints as it goes),
+/// with `-D warnings` as `cargo clippy -- -D warnings` passes it. The burn example is linted
+/// this way only: `cargo clippy` would check burn's whole dependency stack once more (4 min 44 s
+/// here) beside the release build that the test needs anyway. Every release test build gets the
+/// same variables, so none rebuilds another's crates.
+fn clippy_while_building() -> Result<Vec<(&'static str, String)>> {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
+    let output = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| Error(format!("could not run {}: {e}", rustc.to_string_lossy())))?;
+    let sysroot = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    let driver = Path::new(&sysroot).join("bin").join(format!("clippy-driver{}", env::consts::EXE_SUFFIX));
+    if !output.status.success() || !driver.is_file() {
+        return Err(Error(format!("clippy's driver is not at {} (rustup component add clippy)", driver.display())));
+    }
+    Ok(vec![
+        ("RUSTC_WORKSPACE_WRAPPER", driver.display().to_string()),
+        ("CLIPPY_ARGS", "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".to_string()),
+    ])
 }
 
 /// A `cargo test` step's arguments `base` and the user's `extra`, each of which may pass
