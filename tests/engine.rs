@@ -740,7 +740,7 @@ fn a_readback_timeout_leaves_out_the_compile_of_new_kernels() {
 /// writable in a dispatch: the inputs are bound writable too), within its bound.
 #[test]
 fn kernels_run_on_disjoint_ranges_of_one_buffer() {
-    use wgpu_activations::ops::{SOFTMAX, SWIGLU};
+    use wgpu_activations::ops::{HARDMAX, SWIGLU};
     use wgpu_activations::{DType, ulp, wgpu};
     let Some(ctx) = common::ctx() else { return };
     let align = u64::from(ctx.info().limits.min_storage_buffer_offset_alignment).max(256);
@@ -764,11 +764,14 @@ fn kernels_run_on_disjoint_ranges_of_one_buffer() {
     };
 
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
-    ctx.encode_axis(&mut encoder, &SOFTMAX, &x, &y, -1, None).unwrap();
+    // Hardmax: the kernel over an axis with the least arithmetic (Softmax's compiles for seconds
+    // on GL, holding the adapter's context, which wgpu-hal gives up waiting for after 6 s: a
+    // parallel test's poll panicked); its bindings are what this checks.
+    ctx.encode_axis(&mut encoder, &HARDMAX, &x, &y, -1, None).unwrap();
     ctx.encode_swiglu(&mut encoder, &x, &b, 1.0, &z).unwrap();
     ctx.queue().submit([encoder.finish()]);
-    let softmax = reference::axis_op(&SOFTMAX, None, x_host.view(), -1).unwrap();
-    assert!(worst(&ctx.download::<f32>(&y).unwrap(), softmax) <= SOFTMAX.max_ulp.f32);
+    let hardmax = reference::axis_op(&HARDMAX, None, x_host.view(), -1).unwrap();
+    assert_same_bits("Hardmax", &ctx.download::<f32>(&y).unwrap(), &hardmax);
     let gated = reference::swiglu(x_host.view(), b_host.view(), 1.0).unwrap();
     let got = ctx.download::<f32>(&z).unwrap();
     let (u, i) = ulp::max_ulp_error(got.as_slice().unwrap(), gated.as_slice().unwrap()).unwrap();

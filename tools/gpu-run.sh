@@ -11,13 +11,13 @@
 # 250 ms), and a JSON per bench part (at most 8 files come back from the device tool).
 #
 #   GPU_RUN_PARTS   which parts, in order (default: suite now26 before26 float26 sweep narrow26
-#                   engine now24; also: suites, every GPU suite but the operators')
+#                   engine now24 burn; also: suites, every GPU suite but the operators')
 #   NOMINAL_GBPS    the card's nominal bandwidth (default 4800, an H200; 3350 for an H100 SXM)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
-PARTS=${GPU_RUN_PARTS:-suite now26 before26 float26 sweep narrow26 engine now24}
+PARTS=${GPU_RUN_PARTS:-suite now26 before26 float26 sweep narrow26 engine now24 burn}
 NOMINAL=${NOMINAL_GBPS:-4800}
 started=$(date +%s)
 say() { echo "== $(( $(date +%s) - started )) s: $*" | tee -a "$LOG"; }
@@ -92,6 +92,13 @@ for part in $PARTS; do
         done
         ;;
     engine) WGPU_ACTIVATIONS_VALIDATE=1 limited 45 bin/engine --test-threads 8 ;;
+    burn)
+        # Issue 49: the worked example on burn's tensors (validation on), then ours beside burn's
+        # own activations at 2^26 elements (BENCHMARKS.md, "Beside burn 0.22 on one device").
+        say "burn: the worked example, then the side-by-side table at 2^26"
+        WGPU_ACTIVATIONS_VALIDATE=1 limited 30 bin/wgpu-activations-burn
+        limited 150 bin/wgpu-activations-burn bench --rows 65536 --iterations 4 --repeats 7
+        ;;
     esac
 done
 pkill -P "$smi" 2>/dev/null; kill "$smi" 2>/dev/null

@@ -1,5 +1,5 @@
 //! `cargo xtask gpu-bundle`: what `tools/gpu-run.sh` needs on a machine with a real GPU and no
-//! Rust: release builds of `wgpu-act` and of the GPU suites (the test step's build, gzipped into
+//! Rust: release builds of `wgpu-act`, of the burn example and of the GPU suites (the test step's build, gzipped into
 //! `.gpu/`, with the path they were built at, which the suites find their data through), and
 //! the Vulkan loader's Debian packages in `.gl/` (such a machine may have NVIDIA's driver
 //! without the loader). Both folders are ignored by git; the device tool carries them.
@@ -9,7 +9,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::{Error, GPU_SUITES, Result, TEST_BUILD, run, workspace_root};
+use crate::{BURN_EXAMPLE, Error, GPU_SUITES, Result, TEST_BUILD, clippy_while_building, run, workspace_root};
 
 /// The Debian packages of the Vulkan loader (and GL's, for what else may need them).
 const LOADER_PACKAGES: &[&str] = &["libvulkan1", "libegl1", "libglvnd0", "libopengl0", "libgl1", "libglx0", "libgles2"];
@@ -23,6 +23,7 @@ pub(crate) fn gpu_bundle() -> Result<ExitCode> {
     let listing = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
         .args(TEST_BUILD)
         .args(["--no-run", "--message-format=json-render-diagnostics"])
+        .envs(clippy_while_building()?)
         .current_dir(&root)
         .stderr(Stdio::inherit())
         .output()
@@ -39,14 +40,18 @@ pub(crate) fn gpu_bundle() -> Result<ExitCode> {
         };
         let kind = &message["target"]["kind"][0];
         let is_suite = GPU_SUITES.contains(&name) && kind == "test";
-        let is_cli = name == "wgpu-act" && kind == "bin" && message["profile"]["test"] == false;
-        if is_suite || is_cli {
+        let is_binary =
+            (name == "wgpu-act" || name == BURN_EXAMPLE) && kind == "bin" && message["profile"]["test"] == false;
+        if is_suite || is_binary {
             gzip(Path::new(executable), &bundle.join(format!("{name}.gz")))?;
             packed += 1;
         }
     }
-    if packed != GPU_SUITES.len() + 1 {
-        return Err(Error(format!("packed {packed} executables, expected the CLI and {} suites", GPU_SUITES.len())));
+    if packed != GPU_SUITES.len() + 2 {
+        return Err(Error(format!(
+            "packed {packed} executables, expected the CLI, the burn example and {} suites",
+            GPU_SUITES.len()
+        )));
     }
     fs::write(bundle.join("built-at"), root.display().to_string())
         .map_err(|e| Error(format!("cannot write {}: {e}", bundle.display())))?;

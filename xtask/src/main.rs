@@ -33,9 +33,11 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args...]
 
 commands:
-  test  [args]   set up the GPU drivers if needed, then: cargo fmt --check, cargo clippy
-                 -D warnings, the kernel library built alone, `cargo test --release --workspace
-                 [args]` on Vulkan with validation mode on, the GPU suites again on GL, on
+  test  [args]   set up the GPU drivers if needed, then: cargo fmt --check, the docs, the
+                 kernel library built alone, `cargo test --release --workspace [args]` on
+                 Vulkan with validation mode on (clippy -D warnings linting every crate of
+                 the workspace as it builds; the burn example's test included), the benches
+                 built and linted, the GPU suites again on GL, on
                  downlevel limits and on SwiftShader (Chromium's Vulkan driver), clippy for
                  Metal, DX12, Android and wasm32 targets, a smoke run of `wgpu-act bench`, the
                  soaks, and the browser suite (installs what is missing: lavapipe, EGL,
@@ -143,8 +145,7 @@ fn main() -> ExitCode {
             cargo(&["test", "--release", "--workspace", "--all-features", "--", "--ignored"], &rest, &[])
         }),
         "bench" => ensure_gpu_driver().and_then(|()| guard::bench(&rest)),
-        "bench-burn" => ensure_gpu_driver()
-            .and_then(|()| cargo(&["run", "--release", "-p", "wgpu-activations-burn", "--", "bench"], &rest, &[])),
+        "bench-burn" => ensure_gpu_driver().and_then(|()| bench_burn(&rest)),
         "compile-times" => ensure_gpu_driver().and_then(|()| compile_times(&rest)),
         "host-cost" => ensure_gpu_driver().and_then(|()| host_cost::host_cost(&rest)),
         "gpu-bundle" if rest.is_empty() => gpu_bundle::gpu_bundle(),
@@ -529,21 +530,8 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     let bench = vec![CLI, "bench", "--elems", "4096", "--iterations", "1"];
     let soak = vec![CLI, "soak", "--seconds", "30"];
     let loss = vec![CLI, "soak", "--seconds", "10", "--destroy-after", "5"];
-    // The burn example is linted as the release test step builds it (clippy_while_building).
-    let clippy = vec![
-        "clippy",
-        "--workspace",
-        "--exclude",
-        BURN_EXAMPLE,
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ];
     let mut steps = vec![
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
-        Step { what: "lints", args: clippy, takes_extra: false, env: &[] },
         Step { what: "documentation, default features", args: doc(&[]), takes_extra: false, env: deny_doc_warnings },
         Step {
             what: "documentation, all features",
@@ -564,6 +552,12 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             args: TEST_BUILD.to_vec(),
             takes_extra: true,
             env: vulkan,
+        },
+        Step {
+            what: "the benches, built and linted in release",
+            args: vec!["build", "--release", "--workspace", "--all-features", "--benches"],
+            takes_extra: false,
+            env: &[],
         },
         Step { what: "the GL adapter", args: info.clone(), takes_extra: false, env: gl },
         Step { what: "the GPU suites on GL", args: suites.clone(), takes_extra: true, env: gl },
@@ -741,7 +735,9 @@ fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let args: Vec<&std::ffi::OsStr> =
         base.iter().map(std::ffi::OsStr::new).chain(extra.iter().map(OsString::as_os_str)).collect();
-    if args.starts_with(&[std::ffi::OsStr::new(TEST_BUILD[0]), std::ffi::OsStr::new(TEST_BUILD[1])]) {
+    let release_build =
+        args.get(1).is_some_and(|a| *a == "--release") && args.first().is_some_and(|a| *a == "test" || *a == "build");
+    if release_build {
         let lints = clippy_while_building()?;
         let with_lints: Vec<(&str, &str)> =
             env_vars.iter().copied().chain(lints.iter().map(|(k, v)| (*k, v.as_str()))).collect();
@@ -750,12 +746,30 @@ fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result
     tool(&cargo, base, extra, env_vars)
 }
 
-/// The variables under which a release test build also lints the workspace's own crates:
-/// clippy's driver as cargo's workspace wrapper (it compiles like rustc and lints as it goes),
-/// with `-D warnings` as `cargo clippy -- -D warnings` passes it. The burn example is linted
-/// this way only: `cargo clippy` would check burn's whole dependency stack once more (4 min 44 s
-/// here) beside the release build that the test needs anyway. Every release test build gets the
-/// same variables, so none rebuilds another's crates.
+/// `cargo xtask bench-burn`: the burn example's bench, with burn's crates back at opt-level 3
+/// (Cargo.toml lowers them to 1 for the test build).
+fn bench_burn(extra: &[OsString]) -> Result<ExitCode> {
+    let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
+        .map_err(|e| Error(format!("cannot read Cargo.toml: {e}")))?;
+    let overrides: Vec<String> = manifest
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("[profile.release.package.")?.strip_suffix(']').map(str::to_string))
+        .map(|package| format!("profile.release.package.{package}.opt-level=3"))
+        .collect();
+    let mut args = vec!["run", "--release", "-p", BURN_EXAMPLE];
+    overrides.iter().for_each(|o| args.extend(["--config", o.as_str()]));
+    args.extend(["--", "bench"]);
+    cargo(&args, extra, &[])
+}
+
+/// The variables under which a release build also lints the workspace's own crates: clippy's
+/// driver as cargo's workspace wrapper (it compiles like rustc and lints as it goes), with
+/// `-D warnings` as `cargo clippy -- -D warnings` passes it. This is the suite's lint: the test
+/// step's build compiles every crate and target of the workspace but the benches (a release
+/// build of those follows it), so a `cargo clippy` in the dev profile checked the whole
+/// dependency stack a second time for nothing (2 min 53 s on a fresh clone, and 4 min 44 s more
+/// for burn's with the burn example). Every release build gets the same variables, so none
+/// rebuilds another's crates.
 fn clippy_while_building() -> Result<Vec<(&'static str, String)>> {
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
     let output = Command::new(&rustc)
