@@ -979,6 +979,14 @@ pub(crate) mod tests {
             for chain in chains.iter().filter(|c| c.len() == 1 || c.len() == MAX_CHAIN) {
                 keys.push(KernelKey::new(spec.repr, chain, false, compact));
             }
+            // X, or a PRelu slope, at a range of its own in Y's buffer (a framework's pooled
+            // page): those bindings are read_write.
+            for chain in chains.iter().filter(|c| c.len() == 1 || c.iter().any(|s| matches!(s, Step::Prelu(_)))) {
+                let has_slope = chain.iter().any(|s| matches!(s, Step::Prelu(_)));
+                for in_place in [false, has_slope] {
+                    keys.push(KernelKey::new(spec.repr, chain, in_place, compact).with_inputs_in_output_buffer(true));
+                }
+            }
             // A step program over every operator of the dtype (two on the software-f64 path,
             // which holds one interpreter a kernel), in place, on each kind of products.
             let software_f64 = spec.dtype == DType::F64 && !spec.native;

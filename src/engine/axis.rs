@@ -119,8 +119,7 @@ impl Context {
                 actual: y.shape().to_vec(),
             });
         }
-        let overlap = x.offset() < y.offset() + y.size_bytes() && y.offset() < x.offset() + x.size_bytes();
-        if x.buffer() == y.buffer() && overlap && !x.is_empty() {
+        if x.shares_words_with(y) {
             return Err(Error::InvalidAttribute {
                 op: op.onnx_name,
                 name: "y",

@@ -176,7 +176,7 @@ impl Context {
         // Inputs at ranges of their own in Y's buffer (a framework's pooled allocations) are
         // bound writable: one dispatch cannot bind a buffer read-only beside writable.
         let mut inputs_in_output_buffer = !in_place && x.buffer() == y.buffer();
-        if inputs_in_output_buffer && ranges_overlap(&x.padded_range(), &y.padded_range()) {
+        if inputs_in_output_buffer && x.shares_words_with(y) {
             return Err(Error::InvalidBuffer {
                 reason: format!(
                     "X and Y overlap in one buffer ({:?} and {:?}) without being the same tensor",
@@ -189,7 +189,7 @@ impl Context {
             if let Step::Prelu(SlopeWindow { tensor: slope, .. }) = p.step {
                 keep.tensors.push((*slope).clone());
                 if slope.buffer() == y.buffer() {
-                    if ranges_overlap(&slope.padded_range(), &y.padded_range()) {
+                    if slope.shares_words_with(y) {
                         return Err(Error::InvalidBuffer {
                             reason: format!(
                                 "a PRelu slope overlaps the tensor the chain writes ({:?} and {:?})",
@@ -750,10 +750,6 @@ fn write_params(data: &mut [u8], offset: u64, params: &Params) {
 
 fn binding_of(buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BufferBinding<'_> {
     wgpu::BufferBinding { buffer, offset, size: NonZeroU64::new(size) }
-}
-
-fn ranges_overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
-    a.start < b.end && b.start < a.end
 }
 
 /// The product of `shape`, or `None` if it overflows.

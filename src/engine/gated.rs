@@ -77,12 +77,7 @@ impl Context {
                 });
             }
         }
-        let overlaps = |t: &GpuTensor| {
-            t.buffer() == y.buffer()
-                && t.offset() < y.offset() + y.size_bytes()
-                && y.offset() < t.offset() + t.size_bytes()
-        };
-        if !a.is_empty() && (overlaps(a) || overlaps(b)) {
+        if a.shares_words_with(y) || b.shares_words_with(y) {
             return Err(Error::InvalidAttribute {
                 op: SWIGLU.onnx_name,
                 name: "y",

@@ -110,6 +110,13 @@ impl GpuTensor {
         self.offset..self.offset + self.size_bytes().next_multiple_of(4)
     }
 
+    /// True when both lie in one buffer and share a 4-byte word: a kernel that writes one must
+    /// not read the other there, since WebGPU stores whole words. Empty tensors share nothing.
+    pub(crate) fn shares_words_with(&self, other: &GpuTensor) -> bool {
+        let (a, b) = (self.padded_range(), other.padded_range());
+        self.buffer() == other.buffer() && self.len > 0 && other.len > 0 && a.start < b.end && b.start < a.end
+    }
+
     /// True when both are the same elements of the same buffer.
     pub(crate) fn same_view(&self, other: &GpuTensor) -> bool {
         self.buffer() == other.buffer()

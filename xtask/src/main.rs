@@ -733,11 +733,7 @@ fn cargo_checked(what: &str, args: &[&str]) -> Result<()> {
 /// window-system code from printing an error for every device it opens.
 fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let args: Vec<&std::ffi::OsStr> =
-        base.iter().map(std::ffi::OsStr::new).chain(extra.iter().map(OsString::as_os_str)).collect();
-    let release_build =
-        args.get(1).is_some_and(|a| *a == "--release") && args.first().is_some_and(|a| *a == "test" || *a == "build");
-    if release_build {
+    if matches!(base, ["test" | "build", "--release", ..]) {
         let lints = clippy_while_building()?;
         let with_lints: Vec<(&str, &str)> =
             env_vars.iter().copied().chain(lints.iter().map(|(k, v)| (*k, v.as_str()))).collect();
@@ -747,7 +743,7 @@ fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result
 }
 
 /// `cargo xtask bench-burn`: the burn example's bench, with burn's crates back at opt-level 3
-/// (Cargo.toml lowers them to 1 for the test build).
+/// (Cargo.toml builds them unoptimised for the test build).
 fn bench_burn(extra: &[OsString]) -> Result<ExitCode> {
     let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
         .map_err(|e| Error(format!("cannot read Cargo.toml: {e}")))?;
