@@ -733,13 +733,23 @@ fn cargo_checked(what: &str, args: &[&str]) -> Result<()> {
 /// window-system code from printing an error for every device it opens.
 fn cargo(base: &[&str], extra: &[OsString], env_vars: &[(&str, &str)]) -> Result<ExitCode> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    if matches!(base, ["test" | "build", "--release", ..]) {
+    // The steps pass their arguments in `extra` (merged with the user's), so both are read.
+    let args: Vec<&std::ffi::OsStr> =
+        base.iter().map(std::ffi::OsStr::new).chain(extra.iter().map(OsString::as_os_str)).collect();
+    if is_release_build(&args) {
         let lints = clippy_while_building()?;
         let with_lints: Vec<(&str, &str)> =
             env_vars.iter().copied().chain(lints.iter().map(|(k, v)| (*k, v.as_str()))).collect();
         return tool(&cargo, base, extra, &with_lints);
     }
     tool(&cargo, base, extra, env_vars)
+}
+
+/// True for `cargo test --release ...` and `cargo build --release ...`: the builds that lint as
+/// they build ([`clippy_while_building`]), all with the same variables so that none rebuilds
+/// another's crates.
+fn is_release_build(args: &[&std::ffi::OsStr]) -> bool {
+    matches!(args, [command, release, ..] if (*command == "test" || *command == "build") && *release == "--release")
 }
 
 /// `cargo xtask bench-burn`: the burn example's bench, with burn's crates back at opt-level 3
@@ -956,5 +966,22 @@ mod tests {
             ["clippy", "--", "-D", "warnings"]
         );
         assert_eq!(strings(&merged_arguments(&["fmt", "--check"], &[])), ["fmt", "--check"]);
+    }
+
+    /// Every release build of the suite lints: the steps pass their whole command line as
+    /// merged arguments (a check of `base` alone once left the test step unlinted, and the next
+    /// step rebuilt every test binary with the lint, 157 s).
+    #[test]
+    fn every_release_build_of_the_suite_lints_as_it_builds() {
+        let release = |args: &[OsString]| {
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(OsString::as_os_str).collect();
+            is_release_build(&args)
+        };
+        assert!(release(&merged_arguments(&TEST_BUILD, &[])));
+        assert!(release(&merged_arguments(&[&TEST_BUILD[..], &["--test", "unary_ops"]].concat(), &[])));
+        assert!(release(&merged_arguments(&["build", "--release", "--workspace", "--benches"], &[])));
+        assert!(!release(&merged_arguments(&["test", "--workspace"], &[])));
+        assert!(!release(&merged_arguments(&["clippy", "--release"], &[])));
+        assert!(!release(&merged_arguments(&["doc", "--no-deps"], &[])));
     }
 }
