@@ -4,6 +4,7 @@
 
 use ndarray::Array1;
 use wasm_bindgen::prelude::*;
+use wgpu_activations::ops::AxisOp;
 use wgpu_activations::{Activation, Context, ContextOptions, DType, DTypePath, GpuTensor, SubnormalProducts, ops};
 
 use crate::conv::compute_pipeline;
@@ -14,6 +15,8 @@ use crate::samples::Sample;
 /// Dispatches recorded per timed submission, and timed submissions per side (alternating).
 const DISPATCHES: usize = 4;
 const ROUNDS: usize = 7;
+/// The rows of the operators over an axis: a classifier's 1000 classes.
+const AXIS_ROW: usize = 1000;
 
 const COPY_WGSL: &str = r"
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
@@ -46,6 +49,17 @@ impl PlainKernel {
         buffers: &[&wgpu::Buffer],
         bytes: u64,
     ) -> PlainKernel {
+        PlainKernel::with_workgroups(device, label, wgsl, buffers, (bytes / 16).div_ceil(256) as u32)
+    }
+
+    /// The kernel over `workgroups` workgroups, laid out as a grid as [`PlainKernel::new`]'s.
+    pub(crate) fn with_workgroups(
+        device: &wgpu::Device,
+        label: &'static str,
+        wgsl: &str,
+        buffers: &[&wgpu::Buffer],
+        workgroups: u32,
+    ) -> PlainKernel {
         let pipeline = compute_pipeline(device, label, wgsl);
         let entries: Vec<wgpu::BindGroupEntry> = (0u32..)
             .zip(buffers)
@@ -56,7 +70,6 @@ impl PlainKernel {
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        let workgroups = (bytes / 16).div_ceil(256) as u32;
         let groups = if workgroups > 65_535 { (65_535, workgroups.div_ceil(65_535)) } else { (workgroups, 1) };
         PlainKernel { label, pipeline, group, groups }
     }
@@ -130,20 +143,45 @@ async fn measure<T: Sample>(
     elements: usize,
     steps: impl Fn(&Context) -> Result<Vec<Activation>, String>,
 ) -> Result<Row, String> {
-    let values = inputs::<T>(elements);
-    let x = ctx.upload(Array1::from_vec(values).view()).map_err(|e| e.to_string())?;
-    let y: GpuTensor = ctx.empty_tensor(&[elements], T::DTYPE).map_err(|e| e.to_string())?;
     let chain = steps(ctx)?;
+    measure_kernel::<T>(ctx, name, &[elements], |encoder, x, y| {
+        ctx.encode_activations(encoder, &chain, x, y).map_err(|e| e.to_string())
+    })
+    .await
+}
+
+/// `op` over the last axis of rows of [`AXIS_ROW`] (of all `elements` where fewer).
+async fn measure_axis<T: Sample>(ctx: &Context, op: &'static AxisOp, elements: usize) -> Result<Row, String> {
+    let row = AXIS_ROW.min(elements).max(1);
+    let name = format!("{}, rows of {row}", op.onnx_name);
+    measure_kernel::<T>(ctx, &name, &[elements / row, row], |encoder, x, y| {
+        ctx.encode_axis(encoder, op, x, y, -1, None).map_err(|e| e.to_string())
+    })
+    .await
+}
+
+/// The work `record` puts on an encoder, from X (`shape`, the bench's inputs) to Y, against the
+/// copy kernel over X's bytes.
+async fn measure_kernel<T: Sample>(
+    ctx: &Context,
+    name: &str,
+    shape: &[usize],
+    record: impl Fn(&mut wgpu::CommandEncoder, &GpuTensor, &GpuTensor) -> Result<(), String>,
+) -> Result<Row, String> {
+    let elements = shape.iter().product();
+    let values = inputs::<T>(elements);
+    let x = ctx.upload(Array1::from_vec(values).view()).and_then(|x| x.reshaped(shape)).map_err(|e| e.to_string())?;
+    let y: GpuTensor = ctx.empty_tensor(shape, T::DTYPE).map_err(|e| e.to_string())?;
     let copy = copy_kernel(ctx.device(), x.size_bytes().next_multiple_of(16));
-    let kernel_record =
-        |encoder: &mut wgpu::CommandEncoder| ctx.encode_activations(encoder, &chain, &x, &y).map_err(|e| e.to_string());
+    let kernel_record = |encoder: &mut wgpu::CommandEncoder| record(encoder, &x, &y);
     let (kernel_ms, copy_ms) = alternate(ctx, &kernel_record, &copy).await?;
     Ok(Row { kernel: name.to_string(), dtype: T::DTYPE, elements, kernel_ms, copy_ms })
 }
 
-/// The plain program's kernel (`roundtrip::Plain`: the textbook WGSL, Elu's `exp(x) - 1`) on
-/// f32 device buffers, against the copy kernel.
+/// The plain program's kernel (`roundtrip::Plain`: the textbook WGSL, Elu's `exp(x) - 1`,
+/// Softmax's workgroup a row) on f32 device buffers, against the copy kernel.
 async fn measure_plain(ctx: &Context, op: roundtrip::Op, elements: usize) -> Result<Row, String> {
+    let elements = op.whole_rows(elements);
     let plain = roundtrip::Plain::new(ctx, op, elements);
     plain.load(ctx, &inputs::<f32>(elements));
     let copy = copy_kernel(ctx.device(), (elements as u64 * 4).next_multiple_of(16));
@@ -256,7 +294,8 @@ fn wanted(name: &str) -> impl Fn(&str) -> bool {
 /// Measures every kernel of the table, or those of `?ops=` (ONNX names, `PRelu` for its rows)
 /// in `?dtypes=`, with products as `?products=` says (`hardware`, `one-pass`; default: by the
 /// probe), so that paths can be compared in one page; Elu f32 also as the plain `exp(x) - 1`
-/// kernel; then the host round trips against the peer (`?roundtrip=no` leaves them out,
+/// kernel; Softmax, LogSoftmax and Hardmax f16 and f32 over rows of 1000, Softmax f32 also as
+/// the textbook kernel (a workgroup a row); then the host round trips against the peer (`?roundtrip=no` leaves them out,
 /// `?roundtrip=only` measures only them).
 async fn bench() -> Result<(String, usize, Vec<Row>, Vec<RoundTrip>), String> {
     let products = match page::param("products").as_deref() {
@@ -290,6 +329,20 @@ async fn bench() -> Result<(String, usize, Vec<Row>, Vec<RoundTrip>), String> {
             });
             if op.onnx_name == "Elu" && dtype == DType::F32 {
                 rows.push(measure_plain(&ctx, roundtrip::Op::Elu, n).await?);
+            }
+        }
+    }
+    for op in ops::AXIS_OPS.iter().filter(|op| op_wanted(op.onnx_name)) {
+        for dtype in [DType::F16, DType::F32].into_iter().filter(|d| dtype_wanted(&d.to_string())) {
+            page::set_text("bench", &format!("measuring {} {dtype}…", op.onnx_name));
+            page::yield_to_browser().await;
+            // 16-bit elements are computed in f32, native f16 or not.
+            rows.push(match dtype {
+                DType::F16 => measure_axis::<half::f16>(&ctx, op, elements).await?,
+                _ => measure_axis::<f32>(&ctx, op, elements).await?,
+            });
+            if op.onnx_name == "Softmax" && dtype == DType::F32 {
+                rows.push(measure_plain(&ctx, roundtrip::Op::Softmax, elements).await?);
             }
         }
     }

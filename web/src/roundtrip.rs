@@ -1,9 +1,10 @@
 //! The host round trip in the browser, against the peer: a host array of f32 in, the result back
-//! on the host, for LeakyRelu, Elu and PRelu with a scalar slope, by
-//! - this library (`leaky_relu_async`, `elu_async`, `prelu_async`),
+//! on the host, for LeakyRelu, Elu, PRelu with a scalar slope and Softmax over rows of 1000, by
+//! - this library (`leaky_relu_async`, `elu_async`, `prelu_async`, `softmax_async`),
 //! - a plain WebGPU program an application would write (buffers and pipeline made once; per
-//!   call: write the input, one dispatch of the textbook kernel, `exp(x) - 1` for Elu, copy to a
-//!   staging buffer, map, copy out),
+//!   call: write the input, one dispatch of the textbook kernel, `exp(x) - 1` for Elu, a
+//!   workgroup a row for Softmax (the row's maximum, the sum of `exp(x - max)`, the quotients),
+//!   copy to a staging buffer, map, copy out),
 //! - ONNX Runtime Web's WebGPU provider (the `onnxruntime-web` npm package, which
 //!   `cargo xtask bench-web` serves at `/ort/`; the page's `globalThis.ortBench` runs a
 //!   one-node model built here),
@@ -34,6 +35,8 @@ pub const SWEEP: usize = 65_536;
 const LEAKY_ALPHA: f32 = 0.01;
 const ELU_ALPHA: f32 = 1.0;
 const PRELU_SLOPE: f32 = 0.25;
+/// Softmax's rows: a classifier's 1000 classes, over the last axis.
+const SOFTMAX_ROW: usize = 1000;
 
 /// The operators of the table.
 #[derive(Clone, Copy, PartialEq)]
@@ -41,16 +44,19 @@ pub enum Op {
     LeakyRelu,
     Elu,
     PreluScalar,
+    /// Over rows of [`SOFTMAX_ROW`] (of the whole input where it is shorter), the last axis.
+    Softmax,
 }
 
 impl Op {
-    const ALL: [Op; 3] = [Op::LeakyRelu, Op::Elu, Op::PreluScalar];
+    const ALL: [Op; 4] = [Op::LeakyRelu, Op::Elu, Op::PreluScalar, Op::Softmax];
 
     fn name(self) -> &'static str {
         match self {
             Op::LeakyRelu => "LeakyRelu",
             Op::Elu => "Elu",
             Op::PreluScalar => "PRelu scalar slope",
+            Op::Softmax => "Softmax, rows of 1000",
         }
     }
 
@@ -59,10 +65,29 @@ impl Op {
             Op::LeakyRelu => "LeakyRelu",
             Op::Elu => "Elu",
             Op::PreluScalar => "PRelu",
+            Op::Softmax => "Softmax",
         }
     }
 
-    /// The correctly rounded results.
+    /// The shape `len` inputs take: one dimension, or Softmax's rows (`len` a multiple of
+    /// their length, as [`Op::whole_rows`] makes it).
+    pub fn shape(self, len: usize) -> Vec<usize> {
+        match self {
+            Op::Softmax => {
+                let row = SOFTMAX_ROW.min(len).max(1);
+                vec![len / row, row]
+            }
+            _ => vec![len],
+        }
+    }
+
+    /// The first `len` inputs' whole rows: all of them but for Softmax.
+    pub fn whole_rows(self, len: usize) -> usize {
+        let row: usize = self.shape(len)[1..].iter().product();
+        len - len % row.max(1)
+    }
+
+    /// The correctly rounded results (Softmax's: the CPU reference's, rounded once from f64).
     fn reference(self, x: &[f32]) -> Vec<f32> {
         let x = Array1::from_vec(x.to_vec());
         let y = match self {
@@ -71,6 +96,15 @@ impl Op {
             Op::PreluScalar => {
                 let slope = Array1::from_vec(vec![PRELU_SLOPE]);
                 wgpu_activations::reference::prelu(x.view(), slope.view()).unwrap_or_else(|_| x.clone())
+            }
+            Op::Softmax => {
+                let shape = self.shape(x.len());
+                let rows = x.into_shape_with_order(shape).map_err(|e| e.to_string());
+                let y = rows.and_then(|rows| {
+                    wgpu_activations::reference::axis_op(&ops::SOFTMAX, None, rows.view(), -1)
+                        .map_err(|e| e.to_string())
+                });
+                return y.map_or_else(|_| Vec::new(), |y| y.into_raw_vec_and_offset().0);
             }
         };
         y.to_vec()
@@ -82,6 +116,7 @@ impl Op {
             Op::LeakyRelu => ops::LEAKY_RELU.max_ulp.f32,
             Op::Elu => ops::ELU.max_ulp.f32,
             Op::PreluScalar => ops::PRELU.max_ulp.f32,
+            Op::Softmax => ops::SOFTMAX.max_ulp.f32,
         }
     }
 
@@ -91,6 +126,7 @@ impl Op {
         match self {
             Op::LeakyRelu | Op::PreluScalar => "select(p * x, x, x >= vec4(0.0))",
             Op::Elu => "select(p * (exp(x) - 1.0), x, x > vec4(0.0))",
+            Op::Softmax => "exp(x - max) / sum, a workgroup a row",
         }
     }
 
@@ -99,6 +135,7 @@ impl Op {
             Op::LeakyRelu => LEAKY_ALPHA,
             Op::Elu => ELU_ALPHA,
             Op::PreluScalar => PRELU_SLOPE,
+            Op::Softmax => 0.0,
         }
     }
 
@@ -111,11 +148,16 @@ impl Op {
                 let slope = Array1::from_vec(vec![PRELU_SLOPE]);
                 wgpu_activations::prelu_async(ctx, view, slope.view()).await
             }
+            Op::Softmax => {
+                let rows = view.into_shape_with_order(self.shape(x.len())).map_err(|e| e.to_string())?;
+                let y = wgpu_activations::softmax_async(ctx, rows, -1).await;
+                return y.map(|y| y.into_raw_vec_and_offset().0).map_err(|e| e.to_string());
+            }
         };
         y.map(|y| y.into_raw_vec_and_offset().0).map_err(|e| e.to_string())
     }
 
-    /// A one-node model of the operator at opset 17, X of any length, checked by loading it
+    /// A one-node model of the operator at opset 17, X of any shape, checked by loading it
     /// with this library's ONNX layer.
     fn model(self) -> Result<Vec<u8>, String> {
         use prost::Message;
@@ -135,7 +177,13 @@ impl Op {
                 inputs.push("slope".into());
                 initializer.push(HostTensor::F32(ndarray::arr1(&[PRELU_SLOPE]).into_dyn()).to_proto("slope"));
             }
-            _ => attribute.push(wgpu_activations::onnx::proto::AttributeProto {
+            Op::Softmax => attribute.push(wgpu_activations::onnx::proto::AttributeProto {
+                name: Some("axis".into()),
+                i: Some(-1),
+                r#type: Some(2),
+                ..Default::default()
+            }),
+            Op::LeakyRelu | Op::Elu => attribute.push(wgpu_activations::onnx::proto::AttributeProto {
                 name: Some("alpha".into()),
                 f: Some(self.parameter()),
                 r#type: Some(1),
@@ -179,6 +227,56 @@ pub struct Plain {
     bytes: u64,
 }
 
+/// The textbook Softmax an application would write: a workgroup a row (`parameter.x` its
+/// length), the row's maximum and the sum of `exp(x - max)` each reduced in workgroup memory,
+/// then `exp(x - max) / sum`.
+const PLAIN_SOFTMAX_WGSL: &str = "
+@group(0) @binding(0) var<uniform> parameter: vec4<f32>;
+@group(0) @binding(1) var<storage, read> src: array<f32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<f32>;
+
+var<workgroup> partial: array<f32, 256>;
+
+fn reduce(lane: u32, value: f32, is_sum: bool) -> f32 {
+    partial[lane] = value;
+    workgroupBarrier();
+    for (var stride = 128u; stride > 0u; stride >>= 1u) {
+        if lane < stride {
+            let other = partial[lane + stride];
+            partial[lane] = select(max(partial[lane], other), partial[lane] + other, is_sum);
+        }
+        workgroupBarrier();
+    }
+    let total = partial[0];
+    workgroupBarrier();
+    return total;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) group: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let n = u32(parameter.x);
+    let row = group.x + group.y * groups.x;
+    if row >= arrayLength(&src) / n {
+        return;
+    }
+    let base = row * n;
+    var m = bitcast<f32>(0xff7fffffu); // -f32::MAX (WGSL has no infinity literal)
+    for (var i = lane; i < n; i += 256u) {
+        m = max(m, src[base + i]);
+    }
+    let row_max = reduce(lane, m, false);
+    var sum = 0.0;
+    for (var i = lane; i < n; i += 256u) {
+        sum += exp(src[base + i] - row_max);
+    }
+    let row_sum = reduce(lane, sum, true);
+    for (var i = lane; i < n; i += 256u) {
+        dst[base + i] = exp(src[base + i] - row_max) / row_sum;
+    }
+}
+";
+
 impl Plain {
     pub fn new(ctx: &Context, op: Op, len: usize) -> Plain {
         let (device, queue) = (ctx.device(), ctx.queue());
@@ -204,12 +302,21 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         };
         let uniform =
             buffer("web-bench.plain.parameter", 16, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST);
-        queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&[op.parameter(), 0.0, 0.0, 0.0]));
+        let shape = op.shape(len);
+        let (parameter, shader) = match op {
+            Op::Softmax => (shape[1] as f32, PLAIN_SOFTMAX_WGSL.to_string()),
+            _ => (op.parameter(), shader),
+        };
+        queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&[parameter, 0.0, 0.0, 0.0]));
         let src = buffer("web-bench.plain.src", bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST);
         let dst = buffer("web-bench.plain.dst", bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
         let staging =
             buffer("web-bench.plain.staging", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-        let kernel = PlainKernel::new(device, "web-bench.plain", &shader, &[&uniform, &src, &dst], bytes);
+        let buffers = [&uniform, &src, &dst];
+        let kernel = match op {
+            Op::Softmax => PlainKernel::with_workgroups(device, "web-bench.plain", &shader, &buffers, shape[0] as u32),
+            _ => PlainKernel::new(device, "web-bench.plain", &shader, &buffers, bytes),
+        };
         Plain { kernel, src, dst, staging, bytes }
     }
 
@@ -268,8 +375,10 @@ impl OrtWeb {
         Ok(OrtWeb { bench, session })
     }
 
-    async fn run(&self, x: &js_sys::Float32Array) -> Result<js_sys::Float32Array, String> {
-        let y = call(&self.bench, "run", &[self.session.clone(), x.clone().into()]).await?;
+    /// X of `shape`.
+    async fn run(&self, x: &js_sys::Float32Array, shape: &[usize]) -> Result<js_sys::Float32Array, String> {
+        let dims: js_sys::Array = shape.iter().map(|&d| JsValue::from_f64(d as f64)).collect();
+        let y = call(&self.bench, "run", &[self.session.clone(), x.clone().into(), dims.into()]).await?;
         y.dyn_into::<js_sys::Float32Array>().map_err(|_| "ONNX Runtime Web gave no Float32Array".to_string())
     }
 
@@ -401,39 +510,42 @@ impl RoundTrip {
     }
 }
 
-/// The three operators' round trips on `elements` f32 inputs drawn as the bench draws them.
+/// The operators' round trips on `elements` f32 inputs drawn as the bench draws them (Softmax:
+/// their whole rows of 1000).
 pub async fn measure(ctx: &Context, elements: usize) -> Result<Vec<RoundTrip>, String> {
     let mut rng = page::Rng::new(7);
-    let x: Vec<f32> = (0..elements).map(|_| f32::typical(&mut rng)).collect();
-    let sweep: Vec<f32> = f32::samples(&mut rng, SWEEP);
-    let (x_js, sweep_js) = (js_sys::Float32Array::from(&x[..]), js_sys::Float32Array::from(&sweep[..]));
+    let all_x: Vec<f32> = (0..elements).map(|_| f32::typical(&mut rng)).collect();
+    let all_sweep: Vec<f32> = f32::samples(&mut rng, SWEEP);
     let mut tables = Vec::new();
     for op in Op::ALL {
+        let (x, sweep) = (&all_x[..op.whole_rows(all_x.len())], &all_sweep[..op.whole_rows(all_sweep.len())]);
+        let (shape, sweep_shape) = (op.shape(x.len()), op.shape(sweep.len()));
+        let (x_js, sweep_js) = (js_sys::Float32Array::from(x), js_sys::Float32Array::from(sweep));
         page::set_text("bench", &format!("round trip: {}…", op.name()));
         page::yield_to_browser().await;
-        let (want, want_sweep) = (op.reference(&x), op.reference(&sweep));
+        let (want, want_sweep) = (op.reference(x), op.reference(sweep));
         let plain = Plain::new(ctx, op, x.len());
         let plain_sweep = Plain::new(ctx, op, sweep.len());
         let ort = OrtWeb::new(op).await;
         // Warm-up calls (kernel compilation, first touches), which also give the outputs
         // whose accuracy is reported (every call computes the same).
-        let ours_out = op.ours(ctx, &x).await?;
-        let plain_out = plain.run(ctx, &x).await?;
+        let ours_out = op.ours(ctx, x).await?;
+        let plain_out = plain.run(ctx, x).await?;
         let ort = match ort {
-            Ok(session) => session.run(&x_js).await.map(|y| (session, y.to_vec())),
+            Ok(session) => session.run(&x_js, &shape).await.map(|y| (session, y.to_vec())),
             Err(e) => Err(e),
         };
         let (mut t_ours, mut t_plain, mut t_ort) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..ROUNDS {
             let started = page::now_ms();
-            op.ours(ctx, &x).await?;
+            op.ours(ctx, x).await?;
             t_ours.push(page::now_ms() - started);
             let started = page::now_ms();
-            plain.run(ctx, &x).await?;
+            plain.run(ctx, x).await?;
             t_plain.push(page::now_ms() - started);
             if let Ok((session, _)) = &ort {
                 let started = page::now_ms();
-                session.run(&x_js).await?;
+                session.run(&x_js, &shape).await?;
                 t_ort.push(page::now_ms() - started);
             }
             page::yield_to_browser().await;
@@ -442,18 +554,18 @@ pub async fn measure(ctx: &Context, elements: usize) -> Result<Vec<RoundTrip>, S
             who: "wgpu-activations",
             ms: Ok(median(t_ours)),
             timed_inputs: Accuracy::of(&ours_out, &want),
-            sweep: Accuracy::of(&op.ours(ctx, &sweep).await?, &want_sweep),
+            sweep: Accuracy::of(&op.ours(ctx, sweep).await?, &want_sweep),
         };
         let plain = Side {
             who: "plain WebGPU program",
             ms: Ok(median(t_plain)),
             timed_inputs: Accuracy::of(&plain_out, &want),
-            sweep: Accuracy::of(&plain_sweep.run(ctx, &sweep).await?, &want_sweep),
+            sweep: Accuracy::of(&plain_sweep.run(ctx, sweep).await?, &want_sweep),
         };
         let who = "ONNX Runtime Web (WebGPU)";
         let ort_side = match ort {
             Ok((session, out)) => {
-                let swept = session.run(&sweep_js).await.map(|y| y.to_vec());
+                let swept = session.run(&sweep_js, &sweep_shape).await.map(|y| y.to_vec());
                 session.release().await;
                 Side {
                     who,
