@@ -20,8 +20,9 @@
 //   {{INPUT_ACCESS}}  X's access: read, or read_write where X and Y are disjoint ranges of one
 //                     buffer (a framework's pooled allocations): WebGPU cannot bind one buffer
 //                     read-only beside writable in one dispatch
-// and one of driver/axis_io_*.wgsl defines load(i: vec4<u32>, live: vec4<bool>) -> Compute and
-// store(i: u32, v: f32).
+// and one of driver/axis_io_*.wgsl defines load(i: vec4<u32>, live: vec4<bool>) -> Compute,
+// store(i: u32, v: f32), and PAIRED_STORES with store_pairs and store_quad, which write two
+// elements of one row a word where the elements are 16-bit and no other invocation writes it.
 //
 // The numbers, per row with maximum m (decided on the bits, as the elementwise kernels decide
 // NaN): d = x - m split exactly into d_hi + d_lo (a two-sum), e^d = 2^k (1 + p)(1 + d_lo) from
@@ -242,10 +243,16 @@ fn rows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     for (var i = 0u; i < n; i++) {
         top = seen(top, load(base + vec4(i * inner), live), vec4(i), live);
     }
+    let paired = PAIRED_STORES && inner == 1u && n % 2u == 0u;
     if KIND == HARDMAX {
         let marked = select(top.first, top.first_nan, top.nan);
         for (var i = 0u; i < n; i++) {
-            store_lanes(base + vec4(i * inner), live, select(Compute(0.0), Compute(1.0), marked == vec4(i)));
+            let value = select(Compute(0.0), Compute(1.0), marked == vec4(i));
+            if !paired {
+                store_lanes(base + vec4(i * inner), live, value);
+            } else if (i & 1u) == 1u {
+                store_pairs(base + vec4(i - 1u), live, select(Compute(0.0), Compute(1.0), marked == vec4(i - 1u)), value);
+            }
         }
         return;
     }
@@ -255,9 +262,16 @@ fn rows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         sums = summed(sums, load(base + vec4(i * inner), live), m, live);
     }
     let finished_row = finished(top, sums);
+    var previous = Compute(0.0);
     for (var i = 0u; i < n; i++) {
         let index = base + vec4(i * inner);
-        store_lanes(index, live, results(load(index, live), finished_row));
+        let value = results(load(index, live), finished_row);
+        if !paired {
+            store_lanes(index, live, value);
+        } else if (i & 1u) == 1u {
+            store_pairs(index - vec4(1u), live, previous, value);
+        }
+        previous = value;
     }
 }
 
@@ -327,11 +341,17 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
     workgroupBarrier();
     let row_top = Top(vec4(shared_order[0]), vec4(shared_first[0]), vec4(shared_first_nan[0] < n),
         vec4(shared_first_nan[0]));
+    let paired = PAIRED_STORES && inner == 1u && n % 2u == 0u;
     if KIND == HARDMAX {
         let marked = select(row_top.first, row_top.first_nan, row_top.nan);
         for (var first = local * 4u; first < n; first += step) {
             let i = vec4(first) + lanes;
-            store_lanes(base + i * vec4(inner), i < vec4(n), select(Compute(0.0), Compute(1.0), marked == i));
+            let value = select(Compute(0.0), Compute(1.0), marked == i);
+            if paired {
+                store_quad(base + i, i < vec4(n), value);
+            } else {
+                store_lanes(base + i * vec4(inner), i < vec4(n), value);
+            }
         }
         return;
     }
@@ -386,7 +406,12 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
             v = load(index, live);
         }
         chunk++;
-        store_lanes(index, live, results(v, finished_row));
+        let value = results(v, finished_row);
+        if paired {
+            store_quad(index, live, value);
+        } else {
+            store_lanes(index, live, value);
+        }
     }
 }
 

@@ -11,7 +11,13 @@ kernel), then `report`.
 
 Cases: every unary operator of the table (`wgpu-act ops --json`) with its default attributes,
 and with each other choice of a STRING attribute (Gelu's approximate = "tanh"), per dtype: float16 on every bit pattern, float and double on 2^16 log-spaced magnitudes of
-both signs (subnormals to 1e5) and the specials. "refused": that runtime has no kernel for the
+both signs (subnormals to 1e5) and the specials. Then Softmax and LogSoftmax (opset 13, the
+last axis) on rows like a user's, per dtype: 64 rows of 1000 logits of spread 3 (a
+classifier's), 32 rows of 1000 of spread 30 (exponents far apart, subnormal probabilities), 64
+rows of 16 where one term dominates by 20 to 100 (LogSoftmax near 0), and one row of 2^16; their
+correctly rounded results are generate.py's ref_axis (mpmath at 300 bits). `ACCURACY_OPS`
+(a comma-separated list of ONNX names, e.g. `Softmax,LogSoftmax`) keeps those operators' cases
+only. "refused": that runtime has no kernel for the
 case (ONNX Runtime's CPU provider lacks most double ones; the WebGPU provider has no double,
 and no float16 on an adapter without shader-f16, as SwiftShader is); "-": not run. Each case's model is the operator alone at
 the newest opset no later than 24 whose version allows the dtype. The correctly rounded
@@ -69,6 +75,7 @@ def opset_for(spec: dict, dtype: str) -> int | None:
 
 
 def model(op: str, dtype: str, opset: int, settings: dict) -> onnx.ModelProto:
+    """The operator alone, X and Y of any shape."""
     et = DTYPES[dtype][1]
     node = helper.make_node(op, ["X"], ["Y"], **settings)
     graph = helper.make_graph([node], op, [helper.make_tensor_value_info("X", et, None)],
@@ -78,10 +85,37 @@ def model(op: str, dtype: str, opset: int, settings: dict) -> onnx.ModelProto:
     return m
 
 
+# The operators over an axis: rows of each kind, drawn per case from its own seed.
+AXIS_OPS = ("Softmax", "LogSoftmax")
+AXIS_ROWS = {  # name in the case's file name: (what the table says, rows of logits from a generator)
+    "spread3": ("64 rows of 1000, logits of spread 3", lambda rng: rng.normal(0, 3, (64, 1000))),
+    "spread30": ("32 rows of 1000, spread 30", lambda rng: rng.normal(0, 30, (32, 1000))),
+    "dominated": ("64 rows of 16, one term ahead by 20-100",
+                  lambda rng: np.concatenate([np.zeros((64, 1)),
+                                              rng.normal(0, 1, (64, 15)) - rng.uniform(20, 100, (64, 1))], axis=1)),
+    "row2e16": ("one row of 2^16, spread 3", lambda rng: rng.normal(0, 3, (1, 1 << 16))),
+}
+AXIS_OPSET = 13
+
+
+def wanted(op: str) -> bool:
+    only = os.environ.get("ACCURACY_OPS")
+    return not only or op in only.split(",")
+
+
+def axis_cases() -> list[tuple[str, str, str]]:
+    return [(op, kind, dtype) for op in AXIS_OPS if wanted(op) for kind in AXIS_ROWS for dtype in DTYPES]
+
+
+def axis_inputs(op: str, kind: str, dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(generate.seed_of(f"accuracy_{op}_{kind}_{dtype}"))
+    return AXIS_ROWS[kind][1](rng).astype(DTYPES[dtype][0])
+
+
 def cases() -> list[tuple[str, str, int, dict]]:
     out = []
     for op, spec in generate.TABLE.items():
-        if spec["inputs"] != ["X"]:
+        if spec["inputs"] != ["X"] or spec.get("kind") or not wanted(op):
             continue
         # The defaults ({}), then each other choice of a STRING attribute.
         for settings in [{}] + [setting for extra, setting in generate.choice_settings(spec) if extra]:
@@ -93,8 +127,6 @@ def cases() -> list[tuple[str, str, int, dict]]:
 
 
 def prepare(folder: Path) -> None:
-    import onnxruntime as ort
-
     folder.mkdir(parents=True, exist_ok=True)
     listing = []
     wgpu_act = os.environ.get("WGPU_ACT", str(ROOT / "target" / "release" / "wgpu-act"))
@@ -102,25 +134,44 @@ def prepare(folder: Path) -> None:
         label = op + "".join(f" ({value})" for value in settings.values())
         name = "_".join([op, *settings.values(), dtype])
         x = inputs(dtype)
-        (folder / f"{name}.onnx").write_bytes(model(op, dtype, opset, settings).SerializeToString())
-        x.tofile(folder / f"{name}.x.bin")
-        exact(op, dtype, x, settings).tofile(folder / f"{name}.exact.bin")
-        try:
-            session = ort.InferenceSession(str(folder / f"{name}.onnx"), providers=["CPUExecutionProvider"])
-            session.run(None, {"X": x})[0].astype(x.dtype).tofile(folder / f"{name}.ort_cpu.bin")
-        except Exception as error:  # noqa: BLE001 (ORT refuses what it lacks a kernel for)
-            (folder / f"{name}.ort_cpu.error").write_text(str(error).splitlines()[0])
-            print(f"{name}: ONNX Runtime CPU: {str(error).splitlines()[0][:100]}", file=sys.stderr)
-        np.save(folder / f"{name}.x.npy", x)
-        cli = generate.TABLE[op]["cli_name"]
         attrs = [a for key, value in settings.items() for a in ("--attr", f"{key}={value}")]
-        command = [wgpu_act, "apply", "--op", cli, "--opset", str(opset), *attrs, str(folder / f"{name}.x.npy"),
-                   str(folder / f"{name}.ours.npy")]
-        subprocess.run(command, check=True)
-        np.load(folder / f"{name}.ours.npy").tofile(folder / f"{name}.ours.bin")
-        listing.append({"name": name, "op": label, "dtype": dtype, "opset": opset, "count": int(x.size)})
-        print(f"prepared {name} (opset {opset})", file=sys.stderr)
+        ours = [wgpu_act, "apply", "--op", generate.TABLE[op]["cli_name"], "--opset", str(opset), *attrs]
+        case = {"name": name, "op": label, "dtype": dtype, "opset": opset, "count": int(x.size),
+                "inputs": str(x.size)}
+        prepare_case(folder, case, model(op, dtype, opset, settings), x, exact(op, dtype, x, settings), ours)
+        listing.append(case)
+    for op, kind, dtype in axis_cases():
+        name = f"{op}_{kind}_{dtype}"
+        x = axis_inputs(op, kind, dtype)
+        want = generate.ref_axis(op, dtype, x, AXIS_OPSET, -1)
+        ours = [wgpu_act, "apply", "--op", generate.TABLE[op]["cli_name"], "--opset", str(AXIS_OPSET), "--axis", "-1"]
+        case = {"name": name, "op": op, "dtype": dtype, "opset": AXIS_OPSET, "count": int(x.size),
+                "shape": list(x.shape), "inputs": AXIS_ROWS[kind][0]}
+        prepare_case(folder, case, model(op, dtype, AXIS_OPSET, {"axis": -1}), x, want, ours)
+        listing.append(case)
     (folder / "cases.json").write_text(json.dumps(listing, indent=1))
+
+
+def prepare_case(folder: Path, case: dict, onnx_model: onnx.ModelProto, x: np.ndarray, want: np.ndarray,
+                 ours: list[str]) -> None:
+    """A case's files: its model, X, the exact results, ONNX Runtime CPU's (or why it refused)
+    and this library's (`ours`, the wgpu-act command line without its files)."""
+    import onnxruntime as ort
+
+    name = case["name"]
+    (folder / f"{name}.onnx").write_bytes(onnx_model.SerializeToString())
+    x.tofile(folder / f"{name}.x.bin")
+    want.astype(x.dtype).tofile(folder / f"{name}.exact.bin")
+    try:
+        session = ort.InferenceSession(str(folder / f"{name}.onnx"), providers=["CPUExecutionProvider"])
+        session.run(None, {"X": x})[0].astype(x.dtype).tofile(folder / f"{name}.ort_cpu.bin")
+    except Exception as error:  # noqa: BLE001 (ORT refuses what it lacks a kernel for)
+        (folder / f"{name}.ort_cpu.error").write_text(str(error).splitlines()[0])
+        print(f"{name}: ONNX Runtime CPU: {str(error).splitlines()[0][:100]}", file=sys.stderr)
+    np.save(folder / f"{name}.x.npy", x)
+    subprocess.run([*ours, str(folder / f"{name}.x.npy"), str(folder / f"{name}.ours.npy")], check=True)
+    np.load(folder / f"{name}.ours.npy").tofile(folder / f"{name}.ours.bin")
+    print(f"prepared {name} (opset {case['opset']})", file=sys.stderr)
 
 
 def ulp_distances(got: np.ndarray, want: np.ndarray, bits_type) -> np.ndarray:
@@ -163,7 +214,7 @@ def report(folder: Path) -> None:
             worst = d.max()
             worst_text = "NaN/number" if np.isinf(worst) else f"{worst:.3g}"
             cells += [worst_text, f"{int((d > 2).sum())} ({100 * (d > 2).mean():.1f}%)"]
-        print(f"| {case['op']} | {dtype} | {case['count']} | " + " | ".join(cells) + " |")
+        print(f"| {case['op']} | {dtype} | {case.get('inputs', case['count'])} | " + " | ".join(cells) + " |")
 
 
 def main() -> int:

@@ -78,8 +78,10 @@ commands:
                  has shader-f16); `cargo run --release -p wgpu-activations-burn -- bench`
   accuracy       this library, ONNX Runtime's CPU provider and ONNX Runtime Web's WebGPU
                  provider on the same inputs, worst ULP and results beyond 2 ULP against the
-                 correctly rounded result (installs onnxruntime, onnxruntime-web and Chromium
-                 into target/accuracy when missing; tests/accuracy/compare.py)
+                 correctly rounded result, the unary operators, then Softmax and LogSoftmax
+                 on rows (installs onnxruntime, onnxruntime-web and Chromium into
+                 target/accuracy when missing; tests/accuracy/compare.py;
+                 ACCURACY_OPS=Softmax,LogSoftmax keeps those operators only)
   web [--build-only]
                  build the demo page, the browser suite and the bench page into target/web/,
                  then serve them on 127.0.0.1 (port 8000 when free) until interrupted
