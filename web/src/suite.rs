@@ -11,11 +11,11 @@ use half::{bf16, f16};
 use ndarray::{Array, ArrayD, IxDyn};
 use wasm_bindgen::prelude::*;
 use wgpu_activations::onnx::conformance::{CaseRun, Outcome};
-use wgpu_activations::ops::{self, ELU, PRELU, UNARY_OPS, UnaryOp};
+use wgpu_activations::ops::{self, AXIS_OPS, AxisOp, ELU, PRELU, SWIGLU, UNARY_OPS, UnaryOp};
 use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{
     Activation, Context, ContextOptions, DType, Error, FloatElement, activations_async, activations_in_place_async,
-    prelu_async, reference, ulp,
+    axis_op_async, prelu_async, reference, swiglu_async, ulp,
 };
 
 use crate::page;
@@ -117,6 +117,47 @@ async fn unary<T: Sample>(ctx: Context, op: &'static UnaryOp) -> Verdict {
         let want = flat(&reference::unary(op, &attrs, x.view()));
         let what = format!("{} {:?}", op.onnx_name, &attrs[..op.attributes.len()]);
         lines.push(compare(&what, &flat(&x), &flat(&y), &want, op.max_ulp.for_dtype(T::DTYPE))?);
+    }
+    Ok(lines.join("; "))
+}
+
+/// Shapes and axes the operators over an axis are checked on: the last axis with rows of even
+/// length (16-bit results stored a word at a time), a middle axis (rows interleaved), rows of
+/// odd length, and rows longer than a workgroup's share.
+const AXIS_CASES: [(&[usize], i64); 4] = [(&[5, 3, 64], -1), (&[5, 3, 64], 1), (&[7, 33], -1), (&[2, 4100], -1)];
+
+/// Softmax, LogSoftmax or Hardmax on [`AXIS_CASES`], over samples of `T` (special values first:
+/// rows holding NaN or infinities) and over values like logits.
+async fn axis<T: Sample + FloatElement>(ctx: Context, op: &'static AxisOp) -> Verdict {
+    let mut rng = page::Rng::new(op.onnx_name.len() as u64 * 17 + T::DTYPE as u64);
+    let mut lines = Vec::new();
+    for (shape, axis) in AXIS_CASES {
+        let n = shape.iter().product();
+        for (inputs, values) in
+            [("samples", T::samples(&mut rng, n)), ("logits", (0..n).map(|_| T::typical(&mut rng)).collect())]
+        {
+            let x = Array::from_shape_vec(IxDyn(shape), values[..n].to_vec()).map_err(|e| e.to_string())?;
+            let what = format!("{} {shape:?} axis {axis}, {inputs}", op.onnx_name);
+            let y = axis_op_async(&ctx, op, None, x.view(), axis).await.map_err(failed(&what))?;
+            let want = reference::axis_op(op, None, x.view(), axis).map_err(failed(&what))?;
+            let verdict = compare(&what, &flat(&x), &flat(&y), &flat(&want), op.max_ulp.for_dtype(T::DTYPE))?;
+            lines.push(format!("{shape:?} axis {axis}, {inputs}: {verdict}"));
+        }
+    }
+    Ok(lines.join("; "))
+}
+
+/// SwiGLU with alphas 1 and 1.702 over A of samples of `T` and B of values like activations.
+async fn swiglu<T: Sample + FloatElement>(ctx: Context) -> Verdict {
+    let mut rng = page::Rng::new(28 + T::DTYPE as u64);
+    let a = Array::from_vec(T::samples(&mut rng, ELEMENTS - 22));
+    let b = Array::from_vec((0..a.len()).map(|_| T::typical(&mut rng)).collect::<Vec<T>>());
+    let mut lines = Vec::new();
+    for alpha in [1.0, 1.702] {
+        let what = format!("SwiGLU alpha {alpha}");
+        let y = swiglu_async(&ctx, a.view(), b.view(), alpha).await.map_err(failed(&what))?;
+        let want = reference::swiglu(a.view(), b.view(), alpha).map_err(failed(&what))?;
+        lines.push(compare(&what, &flat(&a), &flat(&y), &flat(&want), SWIGLU.max_ulp.for_dtype(T::DTYPE))?);
     }
     Ok(lines.join("; "))
 }
@@ -520,6 +561,17 @@ fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
                 typed!(dtype, T => prelu::<T>(ctx, shape).await)
             }));
         }
+    }
+    // f64 over an axis and SwiGLU f64 run on the CPU reference: nothing of the page's to check.
+    for dtype in [DType::BF16, DType::F16, DType::F32] {
+        for &op in AXIS_OPS {
+            all.push(test(format!("axis {} {dtype}", op.onnx_name), move |ctx| async move {
+                typed_float!(dtype, T => axis::<T>(ctx, op).await)
+            }));
+        }
+        all.push(test(format!("swiglu {dtype}"), move |ctx| async move {
+            typed_float!(dtype, T => swiglu::<T>(ctx).await)
+        }));
     }
     for dtype in FLOATS {
         all.push(test(format!("fused chain {dtype}"), move |ctx| async move {
