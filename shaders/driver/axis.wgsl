@@ -22,7 +22,8 @@
 //                     read-only beside writable in one dispatch
 // and one of driver/axis_io_*.wgsl defines load(i: vec4<u32>, live: vec4<bool>) -> Compute,
 // store(i: u32, v: f32), and PAIRED_STORES with store_pairs and store_quad, which write two
-// elements of one row a word where the elements are 16-bit and no other invocation writes it.
+// elements of one row a word where the elements are 16-bit and no other invocation writes it
+// (driver/axis_io_pairs_16.wgsl).
 //
 // The numbers, per row with maximum m (decided on the bits, as the elementwise kernels decide
 // NaN): d = x - m split exactly into d_hi + d_lo (a two-sum), e^d = 2^k (1 + p)(1 + d_lo) from

@@ -22,31 +22,3 @@ fn bits_of(v: Compute) -> vec4<u32> {
     let rounded = (b + vec4(0x7fffu) + ((b >> vec4(16u)) & vec4(1u))) >> vec4(16u);
     return select(rounded, (b >> vec4(16u)) | vec4(0x40u), (b & vec4(0x7fffffffu)) > vec4(0x7f800000u));
 }
-
-// Elements of a row held two to a word, where no other invocation writes that word (the last
-// axis, rows of even length, so every row starts a word): one atomic store a word instead of
-// an atomicAnd and an atomicOr an element.
-const PAIRED_STORES: bool = true;
-
-// Elements index and index + 1 (index even) of each live lane's row.
-fn store_pairs(index: vec4<u32>, live: vec4<bool>, low: Compute, high: Compute) {
-    let words = bits_of(low) | (bits_of(high) << vec4(16u));
-    for (var c = 0u; c < 4u; c++) {
-        if live[c] {
-            atomicStore(&y[index[c] >> 1u], words[c]);
-        }
-    }
-}
-
-// Four consecutive elements from index.x (even) of one row, both halves of a word live or not.
-fn store_quad(index: vec4<u32>, live: vec4<bool>, value: Compute) {
-    let bits = bits_of(value);
-    if live.x {
-        atomicStore(&y[index.x >> 1u], bits.x | (bits.y << 16u));
-    }
-    if live.z {
-        atomicStore(&y[index.z >> 1u], bits.z | (bits.w << 16u));
-    }
-}
-
-

@@ -11,6 +11,7 @@ const AXIS: &str = include_str!("../../shaders/driver/axis.wgsl");
 const IO_F32: &str = include_str!("../../shaders/driver/axis_io_f32.wgsl");
 const IO_F16: &str = include_str!("../../shaders/driver/axis_io_f16.wgsl");
 const IO_BF16: &str = include_str!("../../shaders/driver/axis_io_bf16.wgsl");
+const IO_PAIRS_16: &str = include_str!("../../shaders/driver/axis_io_pairs_16.wgsl");
 
 /// Invocations per workgroup of the `rows` entry point; each takes four rows.
 pub(crate) const AXIS_WORKGROUP: u32 = 64;
@@ -106,6 +107,9 @@ impl AxisKernelKey {
         let mut src = f32_arithmetic(self.exact_products, self.fused_product_errors);
         let (io, y_word) = elements_of(self.dtype);
         src.push_str(&elements(io, &[("load", "x")], true));
+        if matches!(self.dtype, DType::F16 | DType::BF16) {
+            src.push_str(IO_PAIRS_16);
+        }
         let kind = match self.kind {
             AxisKind::Softmax => "0",
             AxisKind::LogSoftmax => "1",
