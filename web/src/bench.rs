@@ -15,8 +15,6 @@ use crate::samples::Sample;
 /// Dispatches recorded per timed submission, and timed submissions per side (alternating).
 const DISPATCHES: usize = 4;
 const ROUNDS: usize = 7;
-/// The rows of the operators over an axis: a classifier's 1000 classes.
-const AXIS_ROW: usize = 1000;
 
 const COPY_WGSL: &str = r"
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
@@ -150,9 +148,9 @@ async fn measure<T: Sample>(
     .await
 }
 
-/// `op` over the last axis of rows of [`AXIS_ROW`] (of all `elements` where fewer).
+/// `op` over the last axis of rows of [`roundtrip::AXIS_ROW`] (of all `elements` where fewer).
 async fn measure_axis<T: Sample>(ctx: &Context, op: &'static AxisOp, elements: usize) -> Result<Row, String> {
-    let row = AXIS_ROW.min(elements).max(1);
+    let row = roundtrip::AXIS_ROW.min(elements).max(1);
     let name = format!("{}, rows of {row}", op.onnx_name);
     measure_kernel::<T>(ctx, &name, &[elements / row, row], |encoder, x, y| {
         ctx.encode_axis(encoder, op, x, y, -1, None).map_err(|e| e.to_string())

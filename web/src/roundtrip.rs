@@ -35,8 +35,9 @@ pub const SWEEP: usize = 65_536;
 const LEAKY_ALPHA: f32 = 0.01;
 const ELU_ALPHA: f32 = 1.0;
 const PRELU_SLOPE: f32 = 0.25;
-/// Softmax's rows: a classifier's 1000 classes, over the last axis.
-const SOFTMAX_ROW: usize = 1000;
+/// The rows of the operators over an axis, here and in the bench: a classifier's 1000 classes,
+/// over the last axis.
+pub const AXIS_ROW: usize = 1000;
 
 /// The operators of the table.
 #[derive(Clone, Copy, PartialEq)]
@@ -44,7 +45,7 @@ pub enum Op {
     LeakyRelu,
     Elu,
     PreluScalar,
-    /// Over rows of [`SOFTMAX_ROW`] (of the whole input where it is shorter), the last axis.
+    /// Over rows of [`AXIS_ROW`] (of the whole input where it is shorter), the last axis.
     Softmax,
 }
 
@@ -74,7 +75,7 @@ impl Op {
     pub fn shape(self, len: usize) -> Vec<usize> {
         match self {
             Op::Softmax => {
-                let row = SOFTMAX_ROW.min(len).max(1);
+                let row = AXIS_ROW.min(len).max(1);
                 vec![len / row, row]
             }
             _ => vec![len],
@@ -88,7 +89,7 @@ impl Op {
     }
 
     /// The correctly rounded results (Softmax's: the CPU reference's, rounded once from f64).
-    fn reference(self, x: &[f32]) -> Vec<f32> {
+    fn reference(self, x: &[f32]) -> Result<Vec<f32>, String> {
         let x = Array1::from_vec(x.to_vec());
         let y = match self {
             Op::LeakyRelu => wgpu_activations::reference::leaky_relu(x.view(), LEAKY_ALPHA),
@@ -104,10 +105,10 @@ impl Op {
                     wgpu_activations::reference::axis_op(&ops::SOFTMAX, None, rows.view(), -1)
                         .map_err(|e| e.to_string())
                 });
-                return y.map_or_else(|_| Vec::new(), |y| y.into_raw_vec_and_offset().0);
+                return y.map(|y| y.into_raw_vec_and_offset().0);
             }
         };
-        y.to_vec()
+        Ok(y.to_vec())
     }
 
     /// The bound this library states for the operator in f32.
@@ -523,7 +524,7 @@ pub async fn measure(ctx: &Context, elements: usize) -> Result<Vec<RoundTrip>, S
         let (x_js, sweep_js) = (js_sys::Float32Array::from(x), js_sys::Float32Array::from(sweep));
         page::set_text("bench", &format!("round trip: {}…", op.name()));
         page::yield_to_browser().await;
-        let (want, want_sweep) = (op.reference(x), op.reference(sweep));
+        let (want, want_sweep) = (op.reference(x)?, op.reference(sweep)?);
         let plain = Plain::new(ctx, op, x.len());
         let plain_sweep = Plain::new(ctx, op, sweep.len());
         let ort = OrtWeb::new(op).await;
