@@ -12,6 +12,8 @@
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
+use crate::dtype::DType;
+
 /// A real number type the twins compute in: `f64` or [`Exact`].
 pub(crate) trait Real:
     Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
@@ -54,6 +56,37 @@ impl Real for f64 {
     /// about x^2 2^-53 relative, 2^-45 where f32's x Phi(x) leaves the subnormals.
     fn normal_cdf(self) -> Self {
         0.5 * libm::erfc(-self * std::f64::consts::FRAC_1_SQRT_2)
+    }
+}
+
+/// An integer dtype as the operators' integer twins see it: every value exactly in i128, results
+/// wrapped like the dtype (ONNX's Add, Sub and Neg on the integers, as numpy's and ONNX
+/// Runtime's CPU provider's arithmetic does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IntegerType {
+    pub(crate) bits: u32,
+    pub(crate) signed: bool,
+}
+
+impl IntegerType {
+    /// `dtype`'s width and signedness; `None` for the floats.
+    pub(crate) const fn of(dtype: DType) -> Option<Self> {
+        let (bits, signed) = match dtype {
+            DType::I8 => (8, true),
+            DType::I16 => (16, true),
+            DType::I32 => (32, true),
+            DType::I64 => (64, true),
+            DType::U32 => (32, false),
+            DType::U64 => (64, false),
+            DType::BF16 | DType::F16 | DType::F32 | DType::F64 => return None,
+        };
+        Some(IntegerType { bits, signed })
+    }
+
+    /// `v` modulo 2^bits, as the dtype reads those bits.
+    pub(crate) const fn wrapped(self, v: i128) -> i128 {
+        let shift = 128 - self.bits;
+        if self.signed { (v << shift) >> shift } else { ((v << shift) as u128 >> shift) as i128 }
     }
 }
 

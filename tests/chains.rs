@@ -17,13 +17,13 @@ const SLOPES: [&[usize]; 5] = [&[1], &[6, 1], &[36], &[4, 6, 36], &[4, 1, 36]];
 
 fn random_chain(
     rng: &mut StdRng,
-    (len, float, dtype): (usize, bool, wgpu_activations::DType),
+    (len, unary_steps, dtype): (usize, bool, wgpu_activations::DType),
     dtype_slopes: &mut dyn FnMut(&[usize]) -> GpuTensor,
 ) -> Vec<Activation> {
     let ops: Vec<_> = UNARY_OPS.iter().filter(|op| op.accepts(dtype)).collect();
     (0..len)
         .map(|_| {
-            if float && rng.random_range(0..3) > 0 {
+            if unary_steps && rng.random_range(0..3) > 0 {
                 let op = ops[rng.random_range(0..ops.len())];
                 let values: Vec<f32> =
                     (0..op.attributes.len()).map(|_| [0.01, 1.0, -0.5, 2.0, 0.7][rng.random_range(0..5)]).collect();
@@ -35,7 +35,7 @@ fn random_chain(
         .collect()
 }
 
-fn fused_equals_unfused<T: Sample>(float: bool) {
+fn fused_equals_unfused<T: Sample>(unary_steps: bool) {
     let shape = [4usize, 6, 36];
     for (path, ctx) in path_contexts_for(T::DTYPE) {
         let mut rng = StdRng::seed_from_u64(5);
@@ -48,7 +48,7 @@ fn fused_equals_unfused<T: Sample>(float: bool) {
                 seed += 1;
                 ctx.upload(to_dyn(samples::<T>(slope_shape.iter().product(), seed), slope_shape).view()).unwrap()
             };
-            let chain = random_chain(&mut rng, (len, float, T::DTYPE), &mut make_slope);
+            let chain = random_chain(&mut rng, (len, unary_steps, T::DTYPE), &mut make_slope);
             let fused = ctx.download::<T>(&ctx.run_activations(&chain, &x).unwrap()).unwrap();
             let mut step_by_step = ctx.run_activations(&chain[..1], &x).unwrap();
             for step in &chain[1..] {
@@ -154,11 +154,13 @@ fn step_programs_equal_kernels_written_per_chain() {
     step_programs_equal_kernels_per_chain::<f64>();
 }
 
+/// PRelu's integer types, with the unary operators that take them (Relu, Clip, Shrink) between.
 #[test]
-fn integer_prelu_chains_equal_unfused() {
-    fused_equals_unfused::<i32>(false);
-    fused_equals_unfused::<i64>(false);
-    fused_equals_unfused::<u64>(false);
+fn integer_chains_equal_unfused() {
+    fused_equals_unfused::<i32>(true);
+    fused_equals_unfused::<i64>(true);
+    fused_equals_unfused::<u32>(true);
+    fused_equals_unfused::<u64>(true);
 }
 
 #[test]

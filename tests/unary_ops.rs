@@ -367,19 +367,27 @@ fn dtypes_no_version_allows_are_refused() {
     }
 }
 
-/// Exactly the reference, bit for bit, on `x`, for every operator that takes `T`.
+/// Exactly the reference, bit for bit, on `x`, for every operator that takes `T` and every
+/// attribute set of it: the float ones, and integer ones that reach the dtype's ends (a sum or
+/// difference that wraps, a cast that saturates, -lambd that wraps).
 fn exact_on_integers<T: Sample>(ctx: &Context, what: &str, x: Vec<T>) {
     let len = x.len();
     let x = to_dyn(x, &[len]);
     for op in UNARY_OPS.iter().filter(|op| op.accepts(T::DTYPE)) {
-        let (y, expected) = run(ctx, op, &[], &x);
-        common::assert_same_bits(&format!("{} {} {what}", op.onnx_name, T::DTYPE), &y, &expected);
+        let mut sets = attribute_sets(op);
+        if op.attributes.len() == 2 {
+            sets.extend([[3.0, 2.0], [100.5, -7.9], [-128.0, 1e10], [-3e9, 40_000.0], [f32::NAN, 5.0]].map(Vec::from));
+        }
+        for values in sets {
+            let (y, expected) = run(ctx, op, &values, &x);
+            common::assert_same_bits(&format!("{}({values:?}) {} {what}", op.onnx_name, T::DTYPE), &y, &expected);
+        }
     }
 }
 
-/// The integer inputs an operator takes (Relu's from opset 14): every int8 and every int16
-/// value, the extremes and random values of int32 and int64, each on every path (int64's native
-/// and on u32 pairs), exactly the reference.
+/// The integer inputs the operators take (Relu's from opset 14, Clip's from 12, Shrink's):
+/// every int8 and every int16 value, the extremes and random values of the 32- and 64-bit
+/// integers, each on every path (the 64-bit ones native and on u32 pairs), exactly the reference.
 #[test]
 fn integer_inputs_are_exact_on_every_path() {
     let contexts = path_contexts();
@@ -389,6 +397,8 @@ fn integer_inputs_are_exact_on_every_path() {
         new(DType::I16).then(|| exact_on_integers(ctx, path, (i16::MIN..=i16::MAX).collect()));
         new(DType::I32).then(|| exact_on_integers(ctx, path, samples::<i32>(65_537, 32)));
         new(DType::I64).then(|| exact_on_integers(ctx, path, samples::<i64>(65_537, 64)));
+        new(DType::U32).then(|| exact_on_integers(ctx, path, samples::<u32>(65_537, 33)));
+        new(DType::U64).then(|| exact_on_integers(ctx, path, samples::<u64>(65_537, 65)));
     }
 }
 

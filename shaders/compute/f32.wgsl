@@ -133,3 +133,18 @@ fn scaled_up_by_2_100(c: Compute) -> Compute {
     let signed = bitcast<Compute>(bitcast<vec4<u32>>(from_bits) | (bits & vec4(0x80000000u)));
     return select(c * 1.2676506002282294e30, signed, magnitude < vec4(0x800000u));
 }
+
+// Shrink's arithmetic, on the element interface of every representation (the integers define
+// it too, wrapping): a + b and a - b rounded once (in the Compute type, subnormal results kept
+// where the device flushes them) and then to X's type, and whether x < -b, exactly.
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return greater(negate(to_compute(b)), to_compute(x));
+}

@@ -96,3 +96,18 @@ fn lanes_from_attribute(a: f32) -> Lanes {
 fn add_keeping_subnormals(a: Compute, b: Compute) -> Compute {
     return add(a, b);
 }
+
+// Shrink's arithmetic, on the element interface of every representation (the integers define
+// it too, wrapping): a + b and a - b rounded once (in the Compute type, subnormal results kept
+// where the device flushes them) and then to X's type, and whether x < -b, exactly.
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return greater(negate(to_compute(b)), to_compute(x));
+}

@@ -1,15 +1,17 @@
 // Shrink (ONNX opset 9): its function body, Where(Less(X, Neg(lambd)), Add(X, bias),
 // Where(Less(lambd, X), Sub(X, bias), 0)), on whole Lanes: 0 for NaN. lambd and bias are cast
-// like X first (attributes.x lambd, attributes.y bias); the comparisons are exact in the Compute
-// type, and the sum is rounded once there (subnormal sums included where the device flushes them)
-// and then to X's type (f16: twice, within 1 ULP).
-// CPU twin: src/ops/shrink.rs.
+// like X first (attributes.x lambd, attributes.y bias: lanes_from_attribute). Every
+// representation defines the sum, the difference and the comparison with -lambd:
+// - the floats in their Compute file: the comparisons exact, the sum rounded once there
+//   (subnormal sums included where the device flushes them) and then to X's type (f16: twice,
+//   within 1 ULP);
+// - the integers wrapping, as ONNX's Add, Sub and Neg do; on the unsigned types, which Neg does
+//   not take, X is never below -lambd.
+// CPU twins: src/ops/shrink.rs (shrink on the floats, shrink_integer on the integers).
 
 fn shrink(x: Lanes, attributes: vec4<f32>) -> Lanes {
-    let c = to_compute(x);
-    let lambd = to_compute(from_compute(from_attribute(attributes.x)));
-    let bias = to_compute(from_compute(from_attribute(attributes.y)));
-    let above = from_compute(add_keeping_subnormals(c, negate(bias)));
-    let outside = select(from_compute(from_attribute(0.0)), above, greater(c, lambd));
-    return select(outside, from_compute(add_keeping_subnormals(c, bias)), greater(negate(lambd), c));
+    let lambd = lanes_from_attribute(attributes.x);
+    let bias = lanes_from_attribute(attributes.y);
+    let outside = select(Lanes(), lanes_sub(x, bias), less(lambd, x));
+    return select(outside, lanes_add(x, bias), below_negated(x, lambd));
 }

@@ -1,4 +1,4 @@
-// Element representation: int32 (PRelu only). Element interface: shaders/README.md; layout:
+// Element representation: int32 (Relu, PRelu, Clip, Shrink). Element interface: shaders/README.md; layout:
 // shared/lanes_one_group.wgsl. u32 words hold the two's-complement bits; the product wraps modulo
 // 2^32, like numpy and ONNX Runtime's CPU provider.
 
@@ -24,4 +24,18 @@ fn less(a: Lanes, b: Lanes) -> Mask {
 fn lanes_from_attribute(a: f32) -> Lanes {
     let value = select(i32(max(a, -2147483648.0)), 2147483647, a >= 2147483648.0);
     return Lanes(bitcast<u32>(select(value, 0, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u)));
+}
+
+// Shrink's arithmetic: sums and differences wrap modulo 2^32 (ONNX's Add and Sub), and
+// x < -b is decided with -b wrapped too (Neg: -(-2^31) is itself).
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return a + b;
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return a - b;
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return less(x, Lanes() - b);
 }

@@ -24,3 +24,17 @@ fn lanes_from_attribute(a: f32) -> Lanes {
     let value = select(inside, 9223372036854775807li, a >= 9223372036854775808.0);
     return Lanes(select(value, 0li, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
 }
+
+// Shrink's arithmetic: sums and differences wrap modulo 2^64 (ONNX's Add and Sub), and
+// x < -b is decided with -b wrapped too (Neg: -(-2^63) is itself).
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return a + b;
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return a - b;
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return less(x, Lanes() - b);
+}

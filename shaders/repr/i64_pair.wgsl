@@ -30,3 +30,17 @@ fn lanes_from_attribute(a: f32) -> Lanes {
     value = select(value, vec2<u32>(0u), (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u);
     return Lanes(value, value);
 }
+
+// Shrink's arithmetic: sums and differences wrap modulo 2^64 (ONNX's Add and Sub), and
+// x < -b is decided with -b wrapped too (Neg: -(-2^63) is itself).
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return Lanes(pair_sum(a.xy, b.xy), pair_sum(a.zw, b.zw));
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return Lanes(pair_sum(a.xy, pair_negated(b.xy)), pair_sum(a.zw, pair_negated(b.zw)));
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return less(x, Lanes(pair_negated(b.xy), pair_negated(b.zw)));
+}

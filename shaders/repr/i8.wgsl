@@ -1,4 +1,4 @@
-// Element representation: int8 (Relu), packed four per u32 word on every adapter (WGSL has no
+// Element representation: int8 (Relu, Clip, Shrink), packed four per u32 word on every adapter (WGSL has no
 // 8-bit integers). Element interface: shaders/README.md; layout: shared/lanes_packed.wgsl, each
 // element's two's-complement bits in the low byte of a Lanes component.
 
@@ -19,4 +19,18 @@ fn less(a: Lanes, b: Lanes) -> Mask {
 fn lanes_from_attribute(a: f32) -> Lanes {
     let value = select(i32(clamp(a, -128.0, 127.0)), 0, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u);
     return Lanes(bitcast<u32>(value) & 0xffu);
+}
+
+// Shrink's arithmetic: sums and differences wrap modulo 2^8 (ONNX's Add and Sub), and x < -b
+// is decided with -b wrapped too (Neg: -(-2^7) is itself).
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return (a + b) & Lanes(0xffu);
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return (a - b) & Lanes(0xffu);
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return less(x, lanes_sub(Lanes(), b));
 }

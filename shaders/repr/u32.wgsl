@@ -1,4 +1,4 @@
-// Element representation: uint32 (PRelu only). Element interface: shaders/README.md; layout:
+// Element representation: uint32 (PRelu, Clip, Shrink). Element interface: shaders/README.md; layout:
 // shared/lanes_one_group.wgsl. Never negative, so PRelu returns X; values of 2^31 and above are
 // large positives, not negatives.
 
@@ -19,4 +19,19 @@ fn less(a: Lanes, b: Lanes) -> Mask {
 fn lanes_from_attribute(a: f32) -> Lanes {
     let value = select(u32(max(a, 0.0)), 4294967295u, a >= 4294967296.0);
     return Lanes(select(value, 0u, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
+}
+
+// Shrink's arithmetic: sums and differences wrap modulo 2^32 (ONNX's Add and Sub), and
+// x < -b is false: ONNX's Neg has no unsigned types, and -b is at most 0 for every b an
+// attribute casts to.
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return a + b;
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return a - b;
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return Mask(false);
 }

@@ -20,3 +20,18 @@ fn lanes_from_attribute(a: f32) -> Lanes {
     let value = select(inside, 18446744073709551615lu, a >= 18446744073709551616.0);
     return Lanes(select(value, 0lu, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
 }
+
+// Shrink's arithmetic: sums and differences wrap modulo 2^64 (ONNX's Add and Sub), and
+// x < -b is false: ONNX's Neg has no unsigned types, and -b is at most 0 for every b an
+// attribute casts to.
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return a + b;
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return a - b;
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return Mask(false);
+}

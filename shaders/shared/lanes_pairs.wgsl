@@ -33,6 +33,12 @@ fn pair_negated(p: vec2<u32>) -> vec2<u32> {
     return vec2<u32>(low, ~p.y + select(0u, 1u, low == 0u));
 }
 
+// The sum of two pairs modulo 2^64.
+fn pair_sum(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let low = a.x + b.x;
+    return vec2<u32>(low, a.y + b.y + select(0u, 1u, low < a.x));
+}
+
 // The integer part of a magnitude m, 0 <= m < 2^64, as a pair (exactly: an f32 at or above 2^24
 // is an integer, its significand shifted left).
 fn pair_from_magnitude(m: f32) -> vec2<u32> {

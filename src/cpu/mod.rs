@@ -46,7 +46,7 @@ use ndarray::{Array, ArrayView, Dimension};
 use crate::dtype::{DType, Element, FloatElement};
 use crate::ops::{Attributes, ELU, LEAKY_RELU, UnaryOp};
 
-pub(crate) use crate::real::{Exact, Real};
+pub(crate) use crate::real::{Exact, IntegerType, Real};
 pub use chain::{ChainStep, check_chain};
 pub use prelu::{prelu, prelu_scalar};
 
@@ -66,9 +66,8 @@ pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T
     }
 }
 
-/// `op` on one element of any dtype: [`unary_scalar`] on the floats; on the integers (Relu's)
-/// the twin in f64, whose results there are integers (zero, or X itself: the sign of a widened
-/// integer is always right).
+/// `op` on one element of any dtype: [`unary_scalar`] on the floats, the operator's integer
+/// twin on the integers (exact, wrapped like the dtype).
 pub(crate) fn unary_element<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
     fn on<F: FloatElement, T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
         bytemuck::cast(unary_scalar::<F>(op, attributes, bytemuck::cast(x)))
@@ -78,13 +77,54 @@ pub(crate) fn unary_element<T: Element>(op: &UnaryOp, attributes: &Attributes, x
         DType::F16 => on::<half::f16, T>(op, attributes, x),
         DType::F32 => on::<f32, T>(op, attributes, x),
         DType::F64 => on::<f64, T>(op, attributes, x),
-        _ => (op.twin.fast)(x.widened(), &attributes_for::<T>(op, attributes)).map_or(x, T::narrowed),
+        _ => integer_result(op, attributes, x).unwrap_or(x),
     }
 }
 
 /// True where `op` passes `x` through unchanged (its formula's `X`), bit for bit.
 pub fn unary_passes_through<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> bool {
+    if !T::DTYPE.is_float() {
+        return integer_result(op, attributes, x).is_none();
+    }
     (op.twin.fast)(x.widened(), &attributes_for::<T>(op, attributes)).is_none()
+}
+
+/// The integer twin's result for an integer `x`, the attributes cast like X as Rust's `as`
+/// casts (the kernels' `lanes_from_attribute`); `None` where X passes through, and for the
+/// floats and an operator without an integer twin (no version takes an integer).
+fn integer_result<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> Option<T> {
+    let (twin, dtype) = (op.integer_twin?, IntegerType::of(T::DTYPE)?);
+    let mut cast = [0; crate::ops::MAX_ATTRIBUTES];
+    for (value, &attribute) in cast.iter_mut().zip(attributes) {
+        *value = integer_value(T::narrowed(f64::from(attribute)))?;
+    }
+    integer_element(dtype.wrapped(twin(integer_value(x)?, &cast, dtype)?))
+}
+
+/// An integer element's value, exactly (`None` for the floats).
+fn integer_value<T: Element>(x: T) -> Option<i128> {
+    Some(match T::DTYPE {
+        DType::I8 => i128::from(bytemuck::cast::<T, i8>(x)),
+        DType::I16 => i128::from(bytemuck::cast::<T, i16>(x)),
+        DType::I32 => i128::from(bytemuck::cast::<T, i32>(x)),
+        DType::I64 => i128::from(bytemuck::cast::<T, i64>(x)),
+        DType::U32 => i128::from(bytemuck::cast::<T, u32>(x)),
+        DType::U64 => i128::from(bytemuck::cast::<T, u64>(x)),
+        DType::BF16 | DType::F16 | DType::F32 | DType::F64 => return None,
+    })
+}
+
+/// The integer element of value `v`, which lies in the dtype's range (`None` for the floats).
+fn integer_element<T: Element>(v: i128) -> Option<T> {
+    Some(match T::DTYPE {
+        DType::I8 => bytemuck::cast(v as i8),
+        DType::I16 => bytemuck::cast(v as i16),
+        DType::I32 => bytemuck::cast(v as i32),
+        DType::I64 => bytemuck::cast(v as i64),
+        DType::U32 => bytemuck::cast(v as u32),
+        DType::U64 => bytemuck::cast(v as u64),
+        DType::BF16 | DType::F16 | DType::F32 | DType::F64 => return None,
+    })
 }
 
 /// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body

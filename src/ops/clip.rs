@@ -1,8 +1,8 @@
 //! CPU twin of `shaders/ops/clip.wgsl`: its function body,
 //! `Where(Less(max, T), max, T)` with `T = Where(Less(X, min), min, X)`.
 
-use super::Attributes;
-use crate::real::Real;
+use super::{Attributes, MAX_ATTRIBUTES};
+use crate::real::{IntegerType, Real};
 
 /// Clip of one element, with min and max already cast to X's dtype (the table's
 /// `attributes_like_x`): min where X is below it, then max where that is above max; `None` (X
@@ -12,6 +12,13 @@ pub(crate) fn clip<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
     let value = x.to_f64();
     let raised = (value < low).then_some(low);
     if high < raised.unwrap_or(value) { Some(R::from_f64(high)) } else { raised.map(R::from_f64) }
+}
+
+/// Clip of one integer (from version 12), with min and max cast like X: the same body, exactly.
+pub(crate) fn clip_integer(x: i128, attributes: &[i128; MAX_ATTRIBUTES], _dtype: IntegerType) -> Option<i128> {
+    let (low, high) = (attributes[0], attributes[1]);
+    let raised = (x < low).then_some(low);
+    if high < raised.unwrap_or(x) { Some(high) } else { raised }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::*;
 use crate::dtype::DType;
-use crate::real::Exact;
+use crate::real::{Exact, IntegerType};
 
 /// One ONNX version of an operator and the element types it accepts.
 #[derive(Debug, Clone, Copy)]
@@ -155,6 +155,10 @@ pub struct UnaryOp {
     /// The CPU twin: the result for one element, or `None` where the operator passes X through
     /// bit for bit. The reference rounds it once to the dtype.
     pub(crate) twin: Twin,
+    /// The CPU twin on the integer dtypes, for an operator whose versions take any: X, the
+    /// attributes (cast like X, as Rust's `as` casts) and the result exact in i128, the result
+    /// wrapped like the dtype by the reference. `None` where no version takes an integer.
+    pub(crate) integer_twin: Option<IntegerTwin>,
     /// Accuracy of the GPU kernels against the correctly rounded result.
     pub max_ulp: UlpBounds,
     /// The real result, for the test-data generator (`tests/data/onnx/generate.py`) and the
@@ -283,6 +287,10 @@ impl SpeedTarget {
         }
     }
 }
+
+/// An operator's CPU twin on the integers (`src/ops/<op>.rs`): the result for X, the attributes
+/// cast like X and the dtype, or `None` where X passes through.
+pub(crate) type IntegerTwin = fn(i128, &[i128; MAX_ATTRIBUTES], IntegerType) -> Option<i128>;
 
 /// An operator's CPU twin (`src/ops/<op>.rs`), one generic function instantiated for both
 /// arithmetics of [`crate::real::Real`]: f64 for the narrower dtypes, [`Exact`] for f64.

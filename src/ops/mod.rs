@@ -81,8 +81,8 @@ const FLOATS_SIGNED: &[DType] =
     &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64];
 /// Clip-13's types that the crate has: all of them (uint8 and uint16 are not among its dtypes).
 const CLIP_13: &[DType] = &DType::ALL;
-/// Clip-12's: the same without bf16 (`DType::ALL` begins with it).
-const CLIP_12: &[DType] = DType::ALL.split_first().unwrap().1;
+/// Clip-12's and Shrink's: the same without bf16 (`DType::ALL` begins with it).
+const ALL_BUT_BF16: &[DType] = DType::ALL.split_first().unwrap().1;
 const NUMBERS: &[DType] = &[DType::F16, DType::F32, DType::F64, DType::I32, DType::I64, DType::U32, DType::U64];
 
 #[cfg(any(feature = "onnx", feature = "bench"))]
@@ -104,6 +104,7 @@ unary_ops! {
         expansion: "Where(Less(X, 0), Mul(alpha, X), X)",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::leaky_relu,
         speed_target: SpeedTarget::STREAMING,
@@ -125,6 +126,7 @@ unary_ops! {
         expansion: "Where(Less(X, 0), Mul(alpha, Sub(Exp(X), 1)), X)",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::elu,
         speed_target: SpeedTarget::EXPM1,
@@ -149,6 +151,7 @@ unary_ops! {
         expansion: "Where(Less(X, 0), Mul(gamma, Sub(Mul(alpha, Exp(X)), alpha)), Mul(gamma, X))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: selu::selu_parameters,
         plain_products: plain_products::selu,
         speed_target: SpeedTarget::EXPM1,
@@ -166,6 +169,7 @@ unary_ops! {
         expansion: "Mul(alpha, Elu[alpha=1](Div(X, alpha)))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: celu::celu_parameters,
         plain_products: plain_products::celu,
         speed_target: SpeedTarget::EXPM1,
@@ -188,6 +192,7 @@ unary_ops! {
         expansion: "Max(X, 0)",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: Some(relu::relu_integer),
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
@@ -217,6 +222,7 @@ unary_ops! {
         expansion: "Max(Min(Add(Mul(X, alpha), beta), 1), 0)",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: hard_sigmoid::hard_sigmoid_parameters,
         plain_products: plain_products::hard_sigmoid,
         speed_target: SpeedTarget::STREAMING,
@@ -234,6 +240,7 @@ unary_ops! {
         expansion: "Mul(X, HardSigmoid[alpha=0.16666667, beta=0.5](X))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::hard_swish,
         speed_target: SpeedTarget::STREAMING,
@@ -251,6 +258,7 @@ unary_ops! {
         expansion: "Div(X, Add(1, Abs(X)))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::softsign,
         speed_target: SpeedTarget::STREAMING,
@@ -272,6 +280,7 @@ unary_ops! {
         expansion: "",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::exp_scaled,
         speed_target: SpeedTarget::EXP,
@@ -293,6 +302,7 @@ unary_ops! {
         expansion: "",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::EXP,
@@ -310,6 +320,7 @@ unary_ops! {
         expansion: "Mul(X, Tanh(Softplus(X)))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::mish,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
@@ -328,6 +339,7 @@ unary_ops! {
         expansion: "approximate=none: Mul(Mul(0.5, X), Sum(1, Erf(Div(X, Sqrt(2))))); approximate=tanh: Mul(Mul(0.5, X), Sum(1, Tanh(Mul(Sqrt(0.63661977236), Sum(X, Mul(0.044715, Pow(X, 3)))))))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::gelu,
         speed_target: SpeedTarget::EXP_RECIPROCAL_PRODUCT,
@@ -345,6 +357,7 @@ unary_ops! {
         expansion: "Log(Add(Exp(X), 1))",
         attributes_like_x: false,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::exp_scaled,
         speed_target: SpeedTarget::EXP_LOG,
@@ -367,6 +380,7 @@ unary_ops! {
         expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",
         attributes_like_x: true,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::swish,
         speed_target: SpeedTarget::EXP_LOG,
@@ -384,6 +398,7 @@ unary_ops! {
         expansion: "Where(Less(alpha, X), X, 0)",
         attributes_like_x: true,
         attribute_inputs_since: None,
+        integer_twin: None,
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
@@ -401,7 +416,7 @@ unary_ops! {
             OpVersion { since: 1, dtypes: FLOATS },
             OpVersion { since: 6, dtypes: FLOATS },
             OpVersion { since: 11, dtypes: FLOATS },
-            OpVersion { since: 12, dtypes: CLIP_12 },
+            OpVersion { since: 12, dtypes: ALL_BUT_BF16 },
             OpVersion { since: 13, dtypes: CLIP_13 },
         ],
         attributes: &[
@@ -426,6 +441,7 @@ unary_ops! {
                     Where(Less(X, min), min, X); Where(Less(max, X), max, X)",
         attributes_like_x: true,
         attribute_inputs_since: Some(11),
+        integer_twin: Some(clip::clip_integer),
         kernel_parameters: same_parameters,
         plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
@@ -433,17 +449,19 @@ unary_ops! {
     }
 
     /// Shrink: `X + bias` where `X < -lambd`, `X - bias` where `X > lambd`, 0 elsewhere (NaN
-    /// included), lambd and bias cast like X (its function body, from ONNX 1.13's schemas).
+    /// included), lambd and bias cast like X (its function body, from ONNX 1.13's schemas; on the
+    /// integers its Add, Sub and Neg wrap, and X is never below -lambd on the unsigned ones).
     SHRINK = shrink {
         onnx_name: "Shrink",
         cli_name: "shrink",
-        versions: &[OpVersion { since: 9, dtypes: FLOATS }],
+        versions: &[OpVersion { since: 9, dtypes: ALL_BUT_BF16 }],
         attributes: &[Attribute::new("lambd", 0.5), Attribute::new("bias", 0.0)],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 0, f64: 0 },
         formula: "x + bias if x < -lambd else (x - bias if x > lambd else 0)",
         expansion: "Where(Less(X, Neg(lambd)), Add(X, bias), Where(Less(lambd, X), Sub(X, bias), 0))",
         attributes_like_x: true,
         attribute_inputs_since: None,
+        integer_twin: Some(shrink::shrink_integer),
         kernel_parameters: same_parameters,
         plain_products: plain_products::shrink,
         speed_target: SpeedTarget::STREAMING,
@@ -565,6 +583,8 @@ mod tests {
                 assert_ne!(op.cli_name, other.cli_name);
             }
             assert!(op.versions.windows(2).all(|w| w[0].since < w[1].since));
+            let takes_integers = DType::ALL.iter().any(|&dtype| !dtype.is_float() && op.accepts(dtype));
+            assert_eq!(op.integer_twin.is_some(), takes_integers, "{}'s integer twin", op.onnx_name);
         }
         assert_eq!(UnaryOp::find("leaky-relu"), Some(&LEAKY_RELU));
         assert_eq!(UnaryOp::find("Elu"), Some(&ELU));

@@ -407,16 +407,22 @@ def ref_unary(op: str, fmt: str, x_stored: np.ndarray, attributes: dict) -> np.n
 
 
 def ref_unary_int(op: str, dtype: str, x: np.ndarray, attributes: dict) -> np.ndarray:
-    """The table's formula for `op` on integers, in exact Python integers: its results there
-    are integers (Relu's 0, or X itself), checked to fit the dtype."""
+    """The table's formula for `op` on integers, in exact Python integers, wrapped to the dtype
+    (Shrink's sums and differences wrap, as the body's Add and Sub do; Relu's and Clip's results
+    are 0, a bound or X itself). Attributes the body casts like X become integers first: toward
+    zero, saturating at the dtype's ends, NaN 0 (Rust's `as`)."""
     _, bits, signed, npt = INT_TYPES[dtype]
+    if TABLE[op].get("attributes_like_x"):
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        attributes = {k: v if isinstance(v, str) else 0 if v != v else max(low, min(high, int(v)))
+                      if abs(v) != float("inf") else (high if v > 0 else low) for k, v in attributes.items()}
     env = dict(EXACT_FUNCTIONS, **attributes)
     out = np.empty(x.shape, dtype=npt)
     for i, xi in np.ndenumerate(x):
         v = eval(TABLE[op]["formula"], {"__builtins__": {}}, dict(env, x=int(xi), X=PASS))  # noqa: S307
         v = int(xi) if v is PASS else v
-        assert v == int(v) and wrap(int(v), bits, signed) == v, (op, dtype, xi, v)
-        out[i] = int(v)
+        assert v == int(v), (op, dtype, xi, v)
+        out[i] = wrap(int(v), bits, signed)
     return out
 
 
