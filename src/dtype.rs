@@ -24,6 +24,10 @@ pub enum DType {
     I32,
     /// Two's-complement 64-bit integer.
     I64,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Unsigned 16-bit integer.
+    U16,
     /// Unsigned 32-bit integer.
     U32,
     /// Unsigned 64-bit integer.
@@ -36,7 +40,7 @@ macro_rules! with_element_type {
     ($dtype:expr, $t:ident => $body:expr) => {
         $crate::dtype::with_element_type!(@arms $dtype, $t, $body;
             BF16 ::half::bf16, F16 ::half::f16, F32 f32, F64 f64, I8 i8, I16 i16, I32 i32, I64 i64, U32 u32,
-            U64 u64)
+            U8 u8, U16 u16, U64 u64)
     };
     (@arms $dtype:expr, $t:ident, $body:expr; $($variant:ident $type:ty),*) => {
         match $dtype {
@@ -51,7 +55,7 @@ pub(crate) use with_element_type;
 
 impl DType {
     /// Every dtype, in a fixed order.
-    pub const ALL: [DType; 10] = [
+    pub const ALL: [DType; 12] = [
         DType::BF16,
         DType::F16,
         DType::F32,
@@ -60,6 +64,8 @@ impl DType {
         DType::I16,
         DType::I32,
         DType::I64,
+        DType::U8,
+        DType::U16,
         DType::U32,
         DType::U64,
     ];
@@ -67,8 +73,8 @@ impl DType {
     /// Bytes per element.
     pub const fn size_bytes(self) -> usize {
         match self {
-            DType::I8 => 1,
-            DType::BF16 | DType::F16 | DType::I16 => 2,
+            DType::I8 | DType::U8 => 1,
+            DType::BF16 | DType::F16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
         }
@@ -90,6 +96,8 @@ impl DType {
             DType::I16 => "i16",
             DType::I32 => "i32",
             DType::I64 => "i64",
+            DType::U8 => "u8",
+            DType::U16 => "u16",
             DType::U32 => "u32",
             DType::U64 => "u64",
         }
@@ -106,6 +114,8 @@ impl DType {
             DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
         }
@@ -256,6 +266,8 @@ int_element!(i8, DType::I8);
 int_element!(i16, DType::I16);
 int_element!(i32, DType::I32);
 int_element!(i64, DType::I64);
+int_element!(u8, DType::U8);
+int_element!(u16, DType::U16);
 int_element!(u32, DType::U32);
 int_element!(u64, DType::U64);
 

@@ -76,6 +76,8 @@ impl IntegerType {
             DType::I16 => (16, true),
             DType::I32 => (32, true),
             DType::I64 => (64, true),
+            DType::U8 => (8, false),
+            DType::U16 => (16, false),
             DType::U32 => (32, false),
             DType::U64 => (64, false),
             DType::BF16 | DType::F16 | DType::F32 | DType::F64 => return None,

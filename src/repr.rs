@@ -17,6 +17,8 @@ pub(crate) enum Repr {
     F64Soft,
     I8,
     I16,
+    U8,
+    U16,
     I32,
     U32,
     I64,
@@ -174,6 +176,8 @@ const REPR_F64: &str = include_str!("../shaders/repr/f64.wgsl");
 const REPR_F64_SOFT: &str = include_str!("../shaders/repr/f64_soft.wgsl");
 const REPR_I8: &str = include_str!("../shaders/repr/i8.wgsl");
 const REPR_I16: &str = include_str!("../shaders/repr/i16.wgsl");
+const REPR_U8: &str = include_str!("../shaders/repr/u8.wgsl");
+const REPR_U16: &str = include_str!("../shaders/repr/u16.wgsl");
 const REPR_I32: &str = include_str!("../shaders/repr/i32.wgsl");
 const REPR_U32: &str = include_str!("../shaders/repr/u32.wgsl");
 const REPR_I64: &str = include_str!("../shaders/repr/i64.wgsl");
@@ -250,7 +254,7 @@ const PAIR_ROW: ReprSpec =
     ReprSpec { native: false, layout: &U32_PAIRS, description: "emulated: (low, high) u32 pairs", ..EVERY_ADAPTER };
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
-pub(crate) static REPRS: [ReprSpec; 14] = [
+pub(crate) static REPRS: [ReprSpec; 16] = [
     ReprSpec { arithmetic: F32_ARITHMETIC, ..EVERY_ADAPTER },
     ReprSpec {
         repr: Repr::F16,
@@ -306,6 +310,24 @@ pub(crate) static REPRS: [ReprSpec; 14] = [
         layout: &HALVES,
         description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
         file: REPR_I16,
+        ..EVERY_ADAPTER
+    },
+    ReprSpec {
+        repr: Repr::U8,
+        dtype: DType::U8,
+        native: false,
+        layout: &QUARTERS,
+        description: "packed: 4 per u32 (WGSL has no 8-bit type)",
+        file: REPR_U8,
+        ..EVERY_ADAPTER
+    },
+    ReprSpec {
+        repr: Repr::U16,
+        dtype: DType::U16,
+        native: false,
+        layout: &HALVES,
+        description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
+        file: REPR_U16,
         ..EVERY_ADAPTER
     },
     ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, ..EVERY_ADAPTER },

@@ -427,6 +427,8 @@ fn zeros(dtype: DType) -> HostTensor {
         DType::I16 => HostTensor::I16(ArrayD::zeros(shape)),
         DType::I32 => HostTensor::I32(ArrayD::zeros(shape)),
         DType::I64 => HostTensor::I64(ArrayD::zeros(shape)),
+        DType::U8 => HostTensor::U8(ArrayD::zeros(shape)),
+        DType::U16 => HostTensor::U16(ArrayD::zeros(shape)),
         DType::U32 => HostTensor::U32(ArrayD::zeros(shape)),
         _ => HostTensor::U64(ArrayD::zeros(shape)),
     }

@@ -386,7 +386,7 @@ fn exact_on_integers<T: Sample>(ctx: &Context, what: &str, x: Vec<T>) {
 }
 
 /// The integer inputs the operators take (Relu's from opset 14, Clip's from 12, Shrink's):
-/// every int8 and every int16 value, the extremes and random values of the 32- and 64-bit
+/// every 8- and 16-bit value, the extremes and random values of the 32- and 64-bit
 /// integers, each on every path (the 64-bit ones native and on u32 pairs), exactly the reference.
 #[test]
 fn integer_inputs_are_exact_on_every_path() {
@@ -397,6 +397,8 @@ fn integer_inputs_are_exact_on_every_path() {
         new(DType::I16).then(|| exact_on_integers(ctx, path, (i16::MIN..=i16::MAX).collect()));
         new(DType::I32).then(|| exact_on_integers(ctx, path, samples::<i32>(65_537, 32)));
         new(DType::I64).then(|| exact_on_integers(ctx, path, samples::<i64>(65_537, 64)));
+        new(DType::U8).then(|| exact_on_integers(ctx, path, (u8::MIN..=u8::MAX).collect()));
+        new(DType::U16).then(|| exact_on_integers(ctx, path, (u16::MIN..=u16::MAX).collect()));
         new(DType::U32).then(|| exact_on_integers(ctx, path, samples::<u32>(65_537, 33)));
         new(DType::U64).then(|| exact_on_integers(ctx, path, samples::<u64>(65_537, 65)));
     }

@@ -16,7 +16,7 @@ use crate::Failure;
 pub(crate) const MAX_NPY_BYTES: u64 = 4 << 30;
 
 /// The supported `.npy` descriptors: (descriptor, dtype, big-endian).
-const DESCRIPTORS: [(&str, DType, bool); 17] = [
+const DESCRIPTORS: [(&str, DType, bool); 20] = [
     ("<f2", DType::F16, false),
     (">f2", DType::F16, true),
     ("<f4", DType::F32, false),
@@ -30,6 +30,9 @@ const DESCRIPTORS: [(&str, DType, bool); 17] = [
     (">i4", DType::I32, true),
     ("<i8", DType::I64, false),
     (">i8", DType::I64, true),
+    ("|u1", DType::U8, false),
+    ("<u2", DType::U16, false),
+    (">u2", DType::U16, true),
     ("<u4", DType::U32, false),
     (">u4", DType::U32, true),
     ("<u8", DType::U64, false),
@@ -178,7 +181,7 @@ fn unsupported(descriptor: &str) -> String {
     let named = name.map(|n| format!(" ({n})")).unwrap_or_default();
     format!(
         "has dtype {descriptor:?}{named}, which wgpu-act does not support; supported: float16, float32, \
-         float64, int8, int16, int32, int64, uint32, uint64 (bfloat16 has no standard .npy dtype)"
+         float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64 (bfloat16 has no standard .npy dtype)"
     )
 }
 
@@ -208,7 +211,7 @@ macro_rules! npy_element {
     )*};
 }
 
-npy_element!(f32, f64, i8, i16, i32, i64, u32, u64);
+npy_element!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// ndarray-npy 0.10 has no float16 element type, so float16 files are decoded and encoded
 /// here, with ndarray-npy's header parser and writer.

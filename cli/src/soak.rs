@@ -84,6 +84,8 @@ int_sample!(i8);
 int_sample!(i16);
 int_sample!(i32);
 int_sample!(i64);
+int_sample!(u8);
+int_sample!(u16);
 int_sample!(u32);
 int_sample!(u64);
 
@@ -281,6 +283,8 @@ fn call(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> 
         DType::I16 => one_call::<i16>(ctx, rng, counters),
         DType::I32 => one_call::<i32>(ctx, rng, counters),
         DType::I64 => one_call::<i64>(ctx, rng, counters),
+        DType::U8 => one_call::<u8>(ctx, rng, counters),
+        DType::U16 => one_call::<u16>(ctx, rng, counters),
         DType::U32 => one_call::<u32>(ctx, rng, counters),
         DType::U64 => one_call::<u64>(ctx, rng, counters),
         _ => Ok(()),

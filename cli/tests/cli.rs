@@ -274,6 +274,27 @@ fn apply_relu_on_every_int8_value_is_exact() {
     assert_eq!(y, x.mapv(|v| v.max(0)));
 }
 
+/// uint8 and uint16 through `.npy` (`|u1`, `<u2`), every value: Clip to [3, 200] exactly, and
+/// Shrink (lambd 10, bias 20) wrapping below 20 as the body's Sub does.
+#[test]
+fn apply_clip_and_shrink_on_every_uint8_and_uint16_value_is_exact() {
+    let dir = TempDir::new("unsigned");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let bytes = common::to_dyn((u8::MIN..=u8::MAX).collect(), &[16, 16]);
+    write_npy(&x_path, &bytes).unwrap();
+    let clip = ["apply", "--op", "clip", "--attr", "min=3", "--attr", "max=200", p(&x_path), p(&y_path)];
+    if !ran_on_gpu(&wgpu_act(&clip)) {
+        return;
+    }
+    assert_eq!(read_npy::<_, ArrayD<u8>>(&y_path).unwrap(), bytes.mapv(|v| v.clamp(3, 200)));
+    let halves = common::to_dyn((u16::MIN..=u16::MAX).collect(), &[256, 256]);
+    write_npy(&x_path, &halves).unwrap();
+    let shrink = ["apply", "--op", "shrink", "--attr", "lambd=10", "--attr", "bias=20", p(&x_path), p(&y_path)];
+    assert!(ran_on_gpu(&wgpu_act(&shrink)));
+    let shrunk = halves.mapv(|v| if v > 10 { v.wrapping_sub(20) } else { 0 });
+    assert_eq!(read_npy::<_, ArrayD<u16>>(&y_path).unwrap(), shrunk);
+}
+
 #[test]
 fn apply_prelu_per_channel_slope_matches_reference_exactly() {
     // Shape [8, 1]: one slope per channel of the middle axis.
@@ -392,8 +413,9 @@ fn garbage_and_truncated_files_are_bad_input() {
     let mut bad_version = valid.clone();
     bad_version[6] = 9;
     run(&bad_version, "version 9.0");
-    run(&npy_bytes("<u2", "(4,)", &[0; 8]), "uint16");
+    run(&npy_bytes("<c8", "(4,)", &[0; 32]), "complex64");
     run(&npy_bytes("<i2", "(4,)", &[0; 8]), "LeakyRelu does not accept element type i16");
+    run(&npy_bytes("<u2", "(4,)", &[0; 8]), "LeakyRelu does not accept element type u16");
 }
 
 #[test]

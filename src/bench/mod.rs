@@ -341,8 +341,8 @@ fn sample_bytes(dtype: DType, len: usize, seed: u64) -> Vec<u8> {
             DType::F16 => bytes.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
             DType::F32 => bytes.extend_from_slice(&(v as f32).to_le_bytes()),
             DType::F64 => bytes.extend_from_slice(&v.to_le_bytes()),
-            DType::I8 => bytes.extend_from_slice(&((v * 30.0) as i8).to_le_bytes()),
-            DType::I16 => bytes.extend_from_slice(&((v * 8000.0) as i16).to_le_bytes()),
+            DType::I8 | DType::U8 => bytes.extend_from_slice(&((v * 30.0) as i8).to_le_bytes()),
+            DType::I16 | DType::U16 => bytes.extend_from_slice(&((v * 8000.0) as i16).to_le_bytes()),
             DType::I32 | DType::U32 => bytes.extend_from_slice(&((v * 1e9) as i32).to_le_bytes()),
             DType::I64 | DType::U64 => bytes.extend_from_slice(&((v * 1e18) as i64).to_le_bytes()),
         }

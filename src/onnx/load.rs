@@ -63,6 +63,10 @@ pub enum HostTensor {
     I32(ArrayD<i32>),
     /// int64 values.
     I64(ArrayD<i64>),
+    /// uint8 values.
+    U8(ArrayD<u8>),
+    /// uint16 values.
+    U16(ArrayD<u16>),
     /// uint32 values.
     U32(ArrayD<u32>),
     /// uint64 values.
@@ -83,6 +87,8 @@ macro_rules! with_host_tensor {
             $crate::onnx::HostTensor::I16($a) => $body,
             $crate::onnx::HostTensor::I32($a) => $body,
             $crate::onnx::HostTensor::I64($a) => $body,
+            $crate::onnx::HostTensor::U8($a) => $body,
+            $crate::onnx::HostTensor::U16($a) => $body,
             $crate::onnx::HostTensor::U32($a) => $body,
             $crate::onnx::HostTensor::U64($a) => $body,
         }
@@ -100,7 +106,8 @@ fn from_le_bytes<T: bytemuck::Pod>(raw: &[u8]) -> Vec<T> {
     values
 }
 
-/// int32_data's values as a narrower integer type (int8 and int16 travel there), each checked.
+/// int32_data's values as a narrower integer type (int8, int16, uint8 and uint16 travel there),
+/// each checked.
 fn narrow_ints<T: TryFrom<i32>>(values: &[i32], what: &str, name: &str) -> Result<Vec<T>, OnnxError> {
     values
         .iter()
@@ -141,6 +148,8 @@ host_element!(i8, I8);
 host_element!(i16, I16);
 host_element!(i32, I32);
 host_element!(i64, I64);
+host_element!(u8, U8);
+host_element!(u16, U16);
 host_element!(u32, U32);
 host_element!(u64, U64);
 
@@ -154,6 +163,8 @@ fn data_type(dtype: DType) -> DataType {
         DType::I64 => DataType::Int64,
         DType::F16 => DataType::Float16,
         DType::F64 => DataType::Double,
+        DType::U8 => DataType::Uint8,
+        DType::U16 => DataType::Uint16,
         DType::U32 => DataType::Uint32,
         DType::U64 => DataType::Uint64,
         DType::BF16 => DataType::Bfloat16,
@@ -274,6 +285,8 @@ impl HostTensor {
             DType::I16 => build!(i16, narrow_ints(&proto.int32_data, "int16", &name)?),
             DType::I32 => build!(i32, proto.int32_data.clone()),
             DType::I64 => build!(i64, proto.int64_data.clone()),
+            DType::U8 => build!(u8, narrow_ints(&proto.int32_data, "uint8", &name)?),
+            DType::U16 => build!(u16, narrow_ints(&proto.int32_data, "uint16", &name)?),
             DType::U32 => build!(
                 u32,
                 proto

@@ -133,7 +133,7 @@ impl UlpBounds {
             DType::F16 => self.f16,
             DType::F32 => self.f32,
             DType::F64 => self.f64,
-            DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U32 | DType::U64 => 0,
+            DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 | DType::U16 | DType::U32 | DType::U64 => 0,
         }
     }
 }

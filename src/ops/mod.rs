@@ -79,7 +79,7 @@ const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];
 const FLOATS_BF16: &[DType] = &[DType::BF16, DType::F16, DType::F32, DType::F64];
 const FLOATS_SIGNED: &[DType] =
     &[DType::BF16, DType::F16, DType::F32, DType::F64, DType::I8, DType::I16, DType::I32, DType::I64];
-/// Clip-13's types that the crate has: all of them (uint8 and uint16 are not among its dtypes).
+/// Clip-13's types: every dtype.
 const CLIP_13: &[DType] = &DType::ALL;
 /// Clip-12's and Shrink's: the same without bf16 (`DType::ALL` begins with it).
 const ALL_BUT_BF16: &[DType] = DType::ALL.split_first().unwrap().1;

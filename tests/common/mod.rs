@@ -300,6 +300,8 @@ int_sample!(i8);
 int_sample!(i16);
 int_sample!(i32);
 int_sample!(i64);
+int_sample!(u8);
+int_sample!(u16);
 int_sample!(u32);
 int_sample!(u64);
 

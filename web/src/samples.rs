@@ -137,7 +137,7 @@ macro_rules! integer_samples {
         }
     )*};
 }
-integer_samples!(i8, i16, i32, i64, u32, u64);
+integer_samples!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// The float element types, for the unary operators.
 pub const FLOATS: [DType; 4] = [DType::BF16, DType::F16, DType::F32, DType::F64];

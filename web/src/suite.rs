@@ -39,7 +39,7 @@ fn test<F: Future<Output = Verdict> + 'static>(name: String, run: impl FnOnce(Co
 macro_rules! typed {
     ($dtype:expr, $t:ident => $body:expr) => {
         typed!(@arms $dtype, $t, $body; BF16 bf16, F16 f16, F32 f32, F64 f64, I8 i8, I16 i16, I32 i32, I64 i64,
-            U32 u32, U64 u64)
+            U8 u8, U16 u16, U32 u32, U64 u64)
     };
     (@arms $dtype:expr, $t:ident, $body:expr; $($variant:ident $ty:ty),*) => {
         match $dtype {

@@ -119,6 +119,8 @@ INT_TYPES = {
     "int16": (TensorProto.INT16, 16, True, np.int16),
     "int32": (TensorProto.INT32, 32, True, np.int32),
     "int64": (TensorProto.INT64, 64, True, np.int64),
+    "uint8": (TensorProto.UINT8, 8, False, np.uint8),
+    "uint16": (TensorProto.UINT16, 16, False, np.uint16),
     "uint32": (TensorProto.UINT32, 32, False, np.uint32),
     "uint64": (TensorProto.UINT64, 64, False, np.uint64),
 }
@@ -265,7 +267,7 @@ def make_tensor(name: str, dtype: str, stored: np.ndarray, storage: str) -> Tens
 
     stored: np.float16 / uint16 bfloat16 bits / np.float32 / np.float64 / int array.
     storage: "raw" (little-endian raw_data) or "typed" (float_data, double_data,
-    int32_data [also float16/bfloat16 bits], int64_data, uint64_data [uint32,
+    int32_data [also float16/bfloat16 bits, int8, int16, uint8, uint16], int64_data, uint64_data [uint32,
     uint64])."""
     t = TensorProto()
     t.name = name
@@ -285,6 +287,8 @@ def make_tensor(name: str, dtype: str, stored: np.ndarray, storage: str) -> Tens
             "int16": "<i2",
             "int32": "<i4",
             "int64": "<i8",
+            "uint8": "<u1",
+            "uint16": "<u2",
             "uint32": "<u4",
             "uint64": "<u8",
         }[dtype]
@@ -300,7 +304,7 @@ def make_tensor(name: str, dtype: str, stored: np.ndarray, storage: str) -> Tens
             t.int32_data.extend(flat.view(np.uint16).astype(np.int32).tolist())
         elif dtype == "bfloat16":
             t.int32_data.extend(flat.astype(np.uint16).astype(np.int32).tolist())
-        elif dtype in ("int8", "int16", "int32"):
+        elif dtype in ("int8", "int16", "int32", "uint8", "uint16"):
             t.int32_data.extend(flat.astype(np.int32).tolist())
         elif dtype == "int64":
             t.int64_data.extend(flat.astype(np.int64).tolist())
@@ -712,7 +716,8 @@ def own_every_version(root) -> None:
         for version in spec["versions"]:
             for dtype in version["dtypes"]:
                 fmt = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "f64": "double", "i8": "int8",
-                       "i16": "int16", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64"}[dtype]
+                       "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+                       "u64": "uint64"}[dtype]
                 name = f"own_{op.lower()}_opset{version['since']}_{fmt}"
                 if any(o.name == name for o in OWN):
                     continue
@@ -857,6 +862,8 @@ def typed_field(dtype: str) -> str:
         "int8": "typed int32_data",
         "int16": "typed int32_data",
         "int32": "typed int32_data",
+        "uint8": "typed int32_data",
+        "uint16": "typed int32_data",
         "int64": "typed int64_data",
         "uint32": "typed uint64_data",
         "uint64": "typed uint64_data",
@@ -879,7 +886,7 @@ def int_inputs(rng, dtype: str, shape) -> np.ndarray:
         fixed = [0, 1, top, top + 1, hi, hi - 1, top - 1]
         if bits == 64:
             fixed += [2**53 + 1, 2**63 + 2**53 + 1]
-        small = rng.integers(0, 1001, n)
+        small = rng.integers(0, min(hi, 1000) + 1, n)
         big = rng.integers(0, hi, n, dtype=np.uint64, endpoint=True)
     pick = rng.random(n) < 0.5
     vals = [int(big[i]) if pick[i] else int(small[i]) for i in range(n)]
