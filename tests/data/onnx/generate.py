@@ -493,6 +493,14 @@ def seed_of(name: str, k: int = 0) -> int:
     return zlib.crc32(f"{name}/{k}".encode())
 
 
+def pow10(exponents: np.ndarray) -> np.ndarray:
+    """10 ** u for each u, correctly rounded (mpmath): numpy's power differs in the last bit
+    between machines (its SIMD loops), which the double cases would keep."""
+    mpmath.mp.prec = 300
+    return np.array([float(mpmath.power(10, mpmath.mpf(float(u)))) for u in np.asarray(exponents).reshape(-1)]
+                    ).reshape(np.shape(exponents))
+
+
 def float_inputs(rng, fmt: str, shape, specials: bool = True, elu: bool = False, around=()) -> np.ndarray:
     """Mixed float data, returned as the stored (rounded) array.
 
@@ -522,8 +530,8 @@ def float_inputs(rng, fmt: str, shape, specials: bool = True, elu: bool = False,
     sign = rng.choice([-1.0, 1.0], size=m)
     v = np.empty(m)
     v[cat == 0] = rng.standard_normal((cat == 0).sum())
-    v[cat == 1] = sign[cat == 1] * 10.0 ** rng.uniform(-6, -3, (cat == 1).sum())
-    v[cat == 2] = sign[cat == 2] * 10.0 ** rng.uniform(lo, hi, (cat == 2).sum())
+    v[cat == 1] = sign[cat == 1] * pow10(rng.uniform(-6, -3, (cat == 1).sum()))
+    v[cat == 2] = sign[cat == 2] * pow10(rng.uniform(lo, hi, (cat == 2).sum()))
     v[cat == 3] = rng.integers(-8, 9, (cat == 3).sum()) / 2.0
     v[cat == 4] = sign[cat == 4] * rng.uniform(1, 30, (cat == 4).sum())
     allv = np.concatenate([np.array(fixed, dtype=np.float64), v])
@@ -806,7 +814,7 @@ def own_swiglu(root, dtype: str, alpha=None, shape=(3, 4, 5), storage="raw") -> 
     model = finish_model(graph, 28, f"SwiGLU-28 {dtype} alpha={'default ' if alpha is None else ''}{alpha or 1.0}")
     rng = np.random.default_rng(seed_of(name))
     a = float_inputs(rng, dtype, shape, specials=True)
-    b = round_f64(dtype, rng.choice([-1.0, 1.0], size=shape) * 10.0 ** rng.uniform(-3, 3, size=shape))
+    b = round_f64(dtype, rng.choice([-1.0, 1.0], size=shape) * pow10(rng.uniform(-3, 3, size=shape)))
     a_wide, b_wide = widen(dtype, a), widen(dtype, b)
     al = mpmath.mpf(f32(1.0 if alpha is None else alpha))
     mpmath.mp.prec = 300
