@@ -174,10 +174,10 @@ const REPR_F16_PACKED: &str = include_str!("../shaders/repr/f16_packed.wgsl");
 const REPR_BF16: &str = include_str!("../shaders/repr/bf16.wgsl");
 const REPR_F64: &str = include_str!("../shaders/repr/f64.wgsl");
 const REPR_F64_SOFT: &str = include_str!("../shaders/repr/f64_soft.wgsl");
-const REPR_I8: &str = include_str!("../shaders/repr/i8.wgsl");
-const REPR_I16: &str = include_str!("../shaders/repr/i16.wgsl");
-const REPR_U8: &str = include_str!("../shaders/repr/u8.wgsl");
-const REPR_U16: &str = include_str!("../shaders/repr/u16.wgsl");
+/// int8 and int16, from their layout's PACKED_BITS.
+const REPR_PACKED_SIGNED: &str = include_str!("../shaders/repr/packed_signed.wgsl");
+/// uint8 and uint16, likewise.
+const REPR_PACKED_UNSIGNED: &str = include_str!("../shaders/repr/packed_unsigned.wgsl");
 const REPR_I32: &str = include_str!("../shaders/repr/i32.wgsl");
 const REPR_U32: &str = include_str!("../shaders/repr/u32.wgsl");
 const REPR_I64: &str = include_str!("../shaders/repr/i64.wgsl");
@@ -212,18 +212,22 @@ const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");
 const COMPUTE_F64_PROGRAM: &str = include_str!("../shaders/compute/f64_program.wgsl");
 const COMPUTE_F64_LANES: &str = include_str!("../shaders/compute/f64_lanes.wgsl");
 const MATH_F64: &str = include_str!("../shaders/math/f64.wgsl");
-const FLOAT_MULTIPLY: &str = include_str!("../shaders/shared/float_multiply.wgsl");
+/// The element interface's arithmetic of every float representation (PRelu's product, Clip's
+/// and Shrink's), from its Compute interface.
+const FLOAT_LANES: &str = include_str!("../shaders/shared/float_lanes.wgsl");
 /// 64-bit products on u32 words; PRelu's division (`shaders/shared/divide.wgsl`) uses it too.
 pub(crate) const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
+/// Shrink's wrapping sum and difference, for the integers of one native word an element.
+const WRAPPING_SUMS: &str = include_str!("../shaders/shared/wrapping_sums.wgsl");
 const SOFT_F64: &str = include_str!("../shaders/shared/soft_f64.wgsl");
 
 const NONE: wgpu::Features = wgpu::Features::empty();
 
 /// The files of the f32 arithmetic (f32, f16, bf16): the Compute interface, its products, the
-/// accurate functions, PRelu's product.
-const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY];
+/// accurate functions, the element interface's arithmetic.
+const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES];
 /// The f32 arithmetic and float16's bit conversions, for both f16 rows.
-const F16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_MULTIPLY, F16_BITS];
+const F16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES, F16_BITS];
 
 /// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
 const EVERY_ADAPTER: ReprSpec = ReprSpec {
@@ -247,8 +251,12 @@ const HALF_ROW: ReprSpec = ReprSpec {
     ..EVERY_ADAPTER
 };
 /// The native 64-bit integers.
-const INT64_ROW: ReprSpec =
-    ReprSpec { feature: wgpu::Features::SHADER_INT64, description: "native 64-bit (SHADER_INT64)", ..EVERY_ADAPTER };
+const INT64_ROW: ReprSpec = ReprSpec {
+    feature: wgpu::Features::SHADER_INT64,
+    description: "native 64-bit (SHADER_INT64)",
+    arithmetic: &[WRAPPING_SUMS],
+    ..EVERY_ADAPTER
+};
 /// The 64-bit integers emulated on u32 pairs.
 const PAIR_ROW: ReprSpec =
     ReprSpec { native: false, layout: &U32_PAIRS, description: "emulated: (low, high) u32 pairs", ..EVERY_ADAPTER };
@@ -283,7 +291,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         layout: &F64_NATIVE,
         description: "native f64 (SHADER_F64)",
         file: REPR_F64,
-        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
+        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, FLOAT_LANES],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -291,7 +299,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         dtype: DType::F64,
         description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
         file: REPR_F64_SOFT,
-        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_PROGRAM, COMPUTE_F64_LANES, MATH_F64, FLOAT_MULTIPLY],
+        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_PROGRAM, COMPUTE_F64_LANES, MATH_F64, FLOAT_LANES],
         ..PAIR_ROW
     },
     ReprSpec {
@@ -300,7 +308,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         native: false,
         layout: &QUARTERS,
         description: "packed: 4 per u32 (WGSL has no 8-bit type)",
-        file: REPR_I8,
+        file: REPR_PACKED_SIGNED,
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -309,7 +317,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         native: false,
         layout: &HALVES,
         description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
-        file: REPR_I16,
+        file: REPR_PACKED_SIGNED,
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -318,7 +326,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         native: false,
         layout: &QUARTERS,
         description: "packed: 4 per u32 (WGSL has no 8-bit type)",
-        file: REPR_U8,
+        file: REPR_PACKED_UNSIGNED,
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -327,11 +335,11 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         native: false,
         layout: &HALVES,
         description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
-        file: REPR_U16,
+        file: REPR_PACKED_UNSIGNED,
         ..EVERY_ADAPTER
     },
-    ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, ..EVERY_ADAPTER },
-    ReprSpec { repr: Repr::U32, dtype: DType::U32, file: REPR_U32, ..EVERY_ADAPTER },
+    ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, arithmetic: &[WRAPPING_SUMS], ..EVERY_ADAPTER },
+    ReprSpec { repr: Repr::U32, dtype: DType::U32, file: REPR_U32, arithmetic: &[WRAPPING_SUMS], ..EVERY_ADAPTER },
     ReprSpec { repr: Repr::I64, dtype: DType::I64, layout: &I64_NATIVE, file: REPR_I64, ..INT64_ROW },
     ReprSpec { repr: Repr::I64Pair, dtype: DType::I64, file: REPR_I64_PAIR, ..PAIR_ROW },
     ReprSpec { repr: Repr::U64, dtype: DType::U64, layout: &U64_NATIVE, file: REPR_U64, ..INT64_ROW },

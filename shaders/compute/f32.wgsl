@@ -104,17 +104,6 @@ fn mul_add(a: Compute, b: Compute, c: Compute) -> Compute {
     return select(select(c + p, (c + p) + e, finite & (e != Compute(0.0))), p, (c == Compute(0.0)) & (p != Compute(0.0)));
 }
 
-// Clip's comparison and bounds, on the element interface of every representation (the integers
-// define them too): a < b exactly (false for NaN, -0.0 equals +0.0), and an attribute cast like
-// X (rounded once).
-fn less(a: Lanes, b: Lanes) -> Mask {
-    return greater(to_compute(b), to_compute(a));
-}
-
-fn lanes_from_attribute(a: f32) -> Lanes {
-    return from_compute(from_attribute(a));
-}
-
 // a + b rounded once, a subnormal result included on a device that flushes subnormals (Shrink's
 // sums). Where both are below 2^-100 the operands are scaled by 2^100 (a subnormal one from its
 // bits), added (one rounding; exact where the result is subnormal, a multiple of 2^-149 below
@@ -132,19 +121,4 @@ fn scaled_up_by_2_100(c: Compute) -> Compute {
     let from_bits = vec4<f32>(magnitude) * 1.7763568394002505e-15; // 2^-49
     let signed = bitcast<Compute>(bitcast<vec4<u32>>(from_bits) | (bits & vec4(0x80000000u)));
     return select(c * 1.2676506002282294e30, signed, magnitude < vec4(0x800000u));
-}
-
-// Shrink's arithmetic, on the element interface of every representation (the integers define
-// it too, wrapping): a + b and a - b rounded once (in the Compute type, subnormal results kept
-// where the device flushes them) and then to X's type, and whether x < -b, exactly.
-fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
-    return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
-}
-
-fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
-    return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
-}
-
-fn below_negated(x: Lanes, b: Lanes) -> Mask {
-    return greater(negate(to_compute(b)), to_compute(x));
 }

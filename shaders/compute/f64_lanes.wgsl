@@ -81,33 +81,7 @@ fn compute_is_nan(a: Compute) -> ComputeMask {
     return compute_mask(d_is_nan(lane(a, 0u)), d_is_nan(lane(a, 1u)));
 }
 
-// Clip's comparison and bounds, on the element interface of every representation (the integers
-// define them too): a < b exactly (false for NaN, -0.0 equals +0.0), and an attribute cast like
-// X (rounded once).
-fn less(a: Lanes, b: Lanes) -> Mask {
-    return greater(to_compute(b), to_compute(a));
-}
-
-fn lanes_from_attribute(a: f32) -> Lanes {
-    return from_compute(from_attribute(a));
-}
-
 // a + b rounded once: f64 runs natively only where the device keeps its subnormals.
 fn add_keeping_subnormals(a: Compute, b: Compute) -> Compute {
     return add(a, b);
-}
-
-// Shrink's arithmetic, on the element interface of every representation (the integers define
-// it too, wrapping): a + b and a - b rounded once (in the Compute type, subnormal results kept
-// where the device flushes them) and then to X's type, and whether x < -b, exactly.
-fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
-    return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
-}
-
-fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
-    return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
-}
-
-fn below_negated(x: Lanes, b: Lanes) -> Mask {
-    return greater(negate(to_compute(b)), to_compute(x));
 }

@@ -4,7 +4,7 @@
 // max; a NaN bound clips nothing (on the integers it is 0, as Rust casts it). The bounds are cast
 // like X first (before 11 they are FLOAT attributes, from 11 scalars of X's type): attributes.x
 // is min, attributes.y max; every representation defines `less` and `lanes_from_attribute`
-// (the floats in their Compute file, exact there). CPU twin: src/ops/clip.rs.
+// (the floats in shared/float_lanes.wgsl, exact there). CPU twin: src/ops/clip.rs.
 
 fn clip(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let low = lanes_from_attribute(attributes.x);

@@ -2,7 +2,7 @@
 // Where(Less(lambd, X), Sub(X, bias), 0)), on whole Lanes: 0 for NaN. lambd and bias are cast
 // like X first (attributes.x lambd, attributes.y bias: lanes_from_attribute). Every
 // representation defines the sum, the difference and the comparison with -lambd:
-// - the floats in their Compute file: the comparisons exact, the sum rounded once there
+// - the floats in shared/float_lanes.wgsl: the comparisons exact, the sum rounded once in Compute
 //   (subnormal sums included where the device flushes them) and then to X's type (f16: twice,
 //   within 1 ULP);
 // - the integers wrapping, as ONNX's Add, Sub and Neg do; on the unsigned types, which Neg does

@@ -26,16 +26,8 @@ fn lanes_from_attribute(a: f32) -> Lanes {
     return Lanes(bitcast<u32>(select(value, 0, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u)));
 }
 
-// Shrink's arithmetic: sums and differences wrap modulo 2^32 (ONNX's Add and Sub), and
-// x < -b is decided with -b wrapped too (Neg: -(-2^31) is itself).
-fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
-    return a + b;
-}
-
-fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
-    return a - b;
-}
-
+// Shrink's comparison with -b, which is wrapped too (ONNX's Neg: -(-2^31) is itself); its
+// sum and difference wrap (shared/wrapping_sums.wgsl).
 fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return less(x, Lanes() - b);
 }

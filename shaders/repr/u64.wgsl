@@ -21,17 +21,8 @@ fn lanes_from_attribute(a: f32) -> Lanes {
     return Lanes(select(value, 0lu, (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u));
 }
 
-// Shrink's arithmetic: sums and differences wrap modulo 2^64 (ONNX's Add and Sub), and
-// x < -b is false: ONNX's Neg has no unsigned types, and -b is at most 0 for every b an
-// attribute casts to.
-fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
-    return a + b;
-}
-
-fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
-    return a - b;
-}
-
+// Shrink's comparison with -b: false, since ONNX's Neg has no unsigned types and -b is at most 0
+// for every b an attribute casts to; its sum and difference wrap (shared/wrapping_sums.wgsl).
 fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return Mask(false);
 }

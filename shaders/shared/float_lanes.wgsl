@@ -1,0 +1,35 @@
+// The element interface's arithmetic for the float representations, from their Compute
+// interface (compute/f32.wgsl, compute/f64_lanes.wgsl); the integer representations define the
+// same functions on their bits. CPU twins: the operators' (src/ops/prelu, clip, shrink), which
+// the reference rounds once.
+
+// PRelu's product, computed in Compute and rounded once to the element type. For the 16-bit
+// types the product of two values is exact in f32, so the one rounding is the final one.
+fn multiply(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(mul(to_compute(a), to_compute(b)));
+}
+
+// Clip's comparison and bounds: a < b exactly (false for NaN, -0.0 equals +0.0), and an
+// attribute cast like X (rounded once).
+fn less(a: Lanes, b: Lanes) -> Mask {
+    return greater(to_compute(b), to_compute(a));
+}
+
+fn lanes_from_attribute(a: f32) -> Lanes {
+    return from_compute(from_attribute(a));
+}
+
+// Shrink's arithmetic: a + b and a - b rounded once in the Compute type (subnormal results kept
+// where the device flushes them: add_keeping_subnormals) and then to X's type, and whether
+// x < -b, exactly.
+fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
+}
+
+fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
+    return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
+}
+
+fn below_negated(x: Lanes, b: Lanes) -> Mask {
+    return greater(negate(to_compute(b)), to_compute(x));
+}
