@@ -415,6 +415,57 @@ fn each_version_refuses_the_dtypes_it_does_not_allow() {
     assert!(refused >= 10, "{refused} refusals checked");
 }
 
+/// Clip's bounds from opset 11 are scalars of X's type, and the kernels take them as f32: a bound
+/// no f32 is exactly is refused, as an initializer and as a Constant, never rounded (int64
+/// 2^53 + 1, which f64 would round to 2^53, an f32; a double 0.1); 2^53 itself runs.
+#[test]
+fn clip_bounds_no_f32_holds_are_refused_not_rounded() {
+    let Some(ctx) = common::ctx() else { return };
+    let clip_model = |x_code: i32, bound: HostTensor, as_constant: bool| {
+        let max = bound.to_proto("max");
+        let (mut nodes, initializers) = (Vec::new(), if as_constant { vec![] } else { vec![max.clone()] });
+        if as_constant {
+            let value =
+                AttributeProto { name: Some("value".into()), t: Some(max), r#type: Some(4), ..Default::default() };
+            nodes.push(NodeProto {
+                op_type: Some("Constant".into()),
+                output: vec!["max".into()],
+                attribute: vec![value],
+                ..Default::default()
+            });
+        }
+        nodes.push(node("Clip", &["X", "", "max"], "Y", vec![]));
+        let mut proto = model(13, nodes, &["X"], &["Y"], initializers);
+        if let Some(graph) = proto.graph.as_mut() {
+            graph.input = vec![typed_value("X", x_code)];
+        }
+        proto.encode_to_vec()
+    };
+    let scalar_i64 = |v: i64| HostTensor::I64(ArrayD::from_elem(IxDyn(&[]), v));
+    let x = ArrayD::from_shape_vec(IxDyn(&[3]), vec![(1i64 << 53) + 1, 5, -(1i64 << 60)]).unwrap();
+    let feeds = HashMap::from([("X".to_string(), HostTensor::I64(x.clone()))]);
+    let int64 = zeros(DType::I64).to_proto("X").data_type.unwrap_or_default();
+    let refusal = |outcome: Result<_, OnnxError>, what: &str| {
+        let message = outcome.err().unwrap_or_else(|| panic!("{what} was accepted")).to_string();
+        assert!(message.contains("not a float32 value"), "{what}: {message}");
+    };
+    let beyond = scalar_i64((1 << 53) + 1);
+    let loaded = OnnxModel::from_bytes(&clip_model(int64, beyond.clone(), false)).unwrap();
+    refusal(loaded.run(ctx, &feeds).map(|_| ()), "an int64 initializer 2^53 + 1");
+    refusal(OnnxModel::from_bytes(&clip_model(int64, beyond, true)).map(|_| ()), "an int64 Constant 2^53 + 1");
+    let tenth = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 0.1));
+    let double = zeros(DType::F64).to_proto("X").data_type.unwrap_or_default();
+    let loaded = OnnxModel::from_bytes(&clip_model(double, tenth, false)).unwrap();
+    let doubles = HashMap::from([("X".to_string(), zeros(DType::F64))]);
+    refusal(loaded.run(ctx, &doubles).map(|_| ()), "a double initializer 0.1");
+    for as_constant in [false, true] {
+        let loaded = OnnxModel::from_bytes(&clip_model(int64, scalar_i64(1 << 53), as_constant)).unwrap();
+        let outputs = loaded.run(ctx, &feeds).unwrap();
+        let y = outputs.iter().find(|(name, _)| name == "Y").map(|(_, y)| y);
+        assert_eq!(y, Some(&HostTensor::I64(x.mapv(|v| v.min(1 << 53)))), "as a Constant: {as_constant}");
+    }
+}
+
 /// Two zeros of `dtype`.
 fn zeros(dtype: DType) -> HostTensor {
     let shape = IxDyn(&[2]);

@@ -726,7 +726,9 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
         .map_or(op.default_attributes(), |v| op.default_attributes_at(v.since));
     let mut step = Activation::with_attributes(op, &defaults[..op.attributes.len()]);
     let mut settings: Vec<(String, String)> =
-        args.alpha.map(|a| ("alpha".to_string(), a.to_string())).into_iter().collect();
+        // Debug spells every f32 so that it reads back as itself (1e30, not Display's 31 digits,
+        // which value_of takes for an integer no f32 is).
+        args.alpha.map(|a| ("alpha".to_string(), format!("{a:?}"))).into_iter().collect();
     for spec in &args.attributes {
         let (name, value) =
             spec.split_once('=').ok_or_else(|| Failure::input(format!("--attr {spec:?} is not NAME=VALUE")))?;

@@ -430,7 +430,7 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
     write_npy(int8_path, &common::to_dyn(vec![-3i8, 0, 5], &[3])).unwrap();
     let [x, int_slope, slope3, int_x, y, int8_x] =
         [x_path, int_slope_path, slope3_path, int_x_path, y_path, int8_path].map(|path| p(path));
-    let refusals: [(&[&str], &str); 11] = [
+    let refusals: [(&[&str], &str); 12] = [
         (
             &["--op", "gelu", "--attr", "approximate=erf", x, y],
             r#"attribute approximate must be one of "none", "tanh""#,
@@ -446,6 +446,8 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
         (&["--op", "prelu", "--alpha", "0.5", "--slope", int_slope, x, y], "--alpha"),
         (&["--op", "elu", "--slope", int_slope, x, y], "--slope"),
         (&["--op", "prelu", "--slope", int_slope, x, y], "slope has dtype int32 but X has dtype float"),
+        // A bound no float32 is exactly is refused, not rounded to 16777216.
+        (&["--op", "clip", "--attr", "max=16777217", int_x, y], "an integer written out: one a float32 is exactly"),
     ];
     for (args, expected) in refusals {
         assert_bad_input(&wgpu_act(&[&["apply"], args].concat()), expected);

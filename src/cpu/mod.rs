@@ -102,7 +102,7 @@ fn integer_result<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> Op
 }
 
 /// An integer element's value, exactly (`None` for the floats).
-fn integer_value<T: Element>(x: T) -> Option<i128> {
+pub(crate) fn integer_value<T: Element>(x: T) -> Option<i128> {
     Some(match T::DTYPE {
         DType::I8 => i128::from(bytemuck::cast::<T, i8>(x)),
         DType::I16 => i128::from(bytemuck::cast::<T, i16>(x)),

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::error::OnnxResult;
-use super::load::HostTensor;
+use super::load::{HostTensor, Scalar};
 use super::plan::{attribute, graph_error};
 use super::proto::{NodeProto, attribute_proto::AttributeType};
 use crate::ops::expansion::{Pattern, bodies};
@@ -115,7 +115,7 @@ pub(super) fn produced_by<'a>(name: &str, op: &str, producer: &HashMap<&str, &'a
 
 /// The scalar a value holds when it is a rank-0 Constant, possibly through CastLike (a
 /// one-element tensor of higher rank would broadcast X to that rank, so it is not a scalar).
-pub(super) fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<f64> {
+pub(super) fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<Scalar> {
     let mut name = name;
     for _ in 0..MAX_CAST_CHAIN {
         if let Some(cast) = produced_by(name, "CastLike", producer) {
@@ -124,16 +124,16 @@ pub(super) fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) 
         }
         let node = produced_by(name, "Constant", producer)?;
         if let Some(a) = attribute(node, "value_float") {
-            return a.f.map(f64::from);
+            return a.f.map(|v| Scalar::Float(f64::from(v)));
         }
         if let Some(a) = attribute(node, "value_int") {
-            return a.i.map(|v| v as f64);
+            return a.i.map(|v| Scalar::Integer(i128::from(v)));
         }
         let tensor = HostTensor::from_proto(attribute(node, "value")?.t.as_ref()?).ok()?;
         if !tensor.shape().is_empty() {
             return None;
         }
-        return tensor.first_as_f64();
+        return tensor.first_scalar();
     }
     None
 }
@@ -142,7 +142,7 @@ pub(super) fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) 
 #[derive(Debug, Clone, Default)]
 struct Bindings {
     inputs: Vec<(String, String)>,
-    attributes: Vec<(String, f64)>,
+    attributes: Vec<(String, Scalar)>,
     /// Attributes bound to graph inputs or initializers, read at run time: only where the
     /// operator takes its attributes as inputs (Clip's bounds).
     attribute_values: Vec<(String, String)>,
@@ -171,6 +171,7 @@ fn value_matches(pattern: &Pattern, value: &str, bound: &mut Bindings, producer:
         Pattern::Input(name) => Bindings::bind(&mut bound.inputs, name, value.to_string()),
         // A float32 constant stands for the decimal rounded to float32 (Gelu's 0.044715).
         Pattern::Number(number) => constant_scalar(value, producer)
+            .map(Scalar::to_f64)
             .is_some_and(|v| v == *number || (f64::from(v as f32) == v && v as f32 == *number as f32)),
         Pattern::Attribute(name) => match constant_scalar(value, producer) {
             Some(v) => Bindings::bind(&mut bound.attributes, name, v),
@@ -278,7 +279,7 @@ fn expansions() -> &'static [Expansion] {
 /// patterns in [`crate::ops::UnaryOp::expansion`] and `PRELU.expansion`), and returns the
 /// operator, its attributes and its inputs.
 pub(super) fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodeProto>) -> Option<Recognised> {
-    for expansion in expansions() {
+    'expansions: for expansion in expansions() {
         let takes_attribute_inputs = expansion.op.unary_op().is_some_and(|op| op.attribute_inputs_since.is_some());
         let mut bound = Bindings { attribute_values_allowed: takes_attribute_inputs, ..Bindings::default() };
         if !node_matches(&expansion.pattern, root, &mut bound, producer) {
@@ -290,7 +291,10 @@ pub(super) fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodePr
                 let mut attributes = unary.default_attributes();
                 for (index, (slot, spec)) in attributes.iter_mut().zip(unary.attributes).enumerate() {
                     if let Some((_, value)) = bound.attributes.iter().find(|(n, _)| n == spec.name) {
-                        *slot = *value as f32;
+                        // The kernels take the attributes as f32: a constant no f32 is exactly
+                        // is not this body's attribute (a PRelu slope, say, is exact).
+                        let Some(exact) = value.exact_f32() else { continue 'expansions };
+                        *slot = exact;
                     }
                     if let Some((_, value)) = bound.attribute_values.iter().find(|(n, _)| n == spec.name) {
                         attribute_inputs.push((index, value.clone()));

@@ -73,6 +73,52 @@ pub enum HostTensor {
     U64(ArrayD<u64>),
 }
 
+/// One value a model holds, exactly: a float's as f64 (which holds every float dtype's values),
+/// an integer's as i128.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scalar {
+    Float(f64),
+    Integer(i128),
+}
+
+impl Scalar {
+    /// `v`'s value, exactly.
+    pub(crate) fn of<T: Element>(v: T) -> Scalar {
+        crate::cpu::integer_value(v).map_or_else(|| Scalar::Float(v.widened()), Scalar::Integer)
+    }
+
+    /// The value as f64: exact for the floats and for integers within 2^53.
+    pub(crate) fn to_f64(self) -> f64 {
+        match self {
+            Scalar::Float(v) => v,
+            Scalar::Integer(v) => v as f64,
+        }
+    }
+
+    /// The f32 that is this value exactly (NaN for a NaN); `None` where no f32 is.
+    pub(crate) fn exact_f32(self) -> Option<f32> {
+        match self {
+            Scalar::Float(v) => {
+                let narrowed = v as f32;
+                (f64::from(narrowed) == v || v.is_nan()).then_some(narrowed)
+            }
+            Scalar::Integer(v) => {
+                let narrowed = v as f32;
+                (narrowed.is_finite() && narrowed as i128 == v).then_some(narrowed)
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Float(v) => write!(f, "{v}"),
+            Scalar::Integer(v) => write!(f, "{v}"),
+        }
+    }
+}
+
 /// Runs `$body` with `$a` bound to the typed array inside a [`HostTensor`].
 #[macro_export]
 #[doc(hidden)]
@@ -195,9 +241,9 @@ impl HostTensor {
         with_host_tensor!(self, a => a.shape())
     }
 
-    /// The first element widened to f64 (for the scalars of function-body expansions).
-    pub(crate) fn first_as_f64(&self) -> Option<f64> {
-        with_host_tensor!(self, a => a.iter().next().map(|v| v.widened()))
+    /// The first element, exactly (the scalars of function-body expansions and Clip's bounds).
+    pub(crate) fn first_scalar(&self) -> Option<Scalar> {
+        with_host_tensor!(self, a => a.iter().next().map(|&v| Scalar::of(v)))
     }
 
     /// Uploads the tensor to `ctx`.

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::error::{OnnxError, OnnxResult};
 use super::expansions::{constant_scalar, exists_at, gate_of, match_axis_body, match_expansion, match_gate_body};
-use super::load::{HostTensor, decode_model, dtype_of_code};
+use super::load::{HostTensor, Scalar, decode_model, dtype_of_code};
 use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::AttributeType};
 use super::versions::{NEWEST_OPSET, op_version};
 use crate::dtype::DType;
@@ -460,11 +460,11 @@ fn bound_attribute_inputs(
 }
 
 /// An attribute input's value as the f32 the kernel's parameter block holds: any f32 (NaN and
-/// the infinities included); a value of X's type that no f32 holds is refused.
-pub(crate) fn attribute_input_value(op: &UnaryOp, slot: usize, value: f64) -> Result<f32, String> {
-    let narrowed = value as f32;
-    if f64::from(narrowed) == value || value.is_nan() {
-        return Ok(narrowed);
+/// the infinities included); a value of X's type that no f32 holds exactly (an f64 of more
+/// precision, an integer of more than 24 significant bits) is refused, never rounded.
+pub(crate) fn attribute_input_value(op: &UnaryOp, slot: usize, value: Scalar) -> Result<f32, String> {
+    if let Some(exact) = value.exact_f32() {
+        return Ok(exact);
     }
     Err(format!(
         "{}'s {} {value} is not a float32 value: bounds beyond float32's precision are not supported yet",

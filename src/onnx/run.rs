@@ -76,7 +76,7 @@ impl OnnxModel {
                     tensor.dtype().onnx_name()
                 )));
             }
-            let value = tensor.first_as_f64().ok_or_else(|| graph_error(format!("{what} is empty")))?;
+            let value = tensor.first_scalar().ok_or_else(|| graph_error(format!("{what} is empty")))?;
             attributes[*slot] = attribute_input_value(op, *slot, value).map_err(graph_error)?;
         }
         Ok(attributes)

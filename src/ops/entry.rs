@@ -80,12 +80,19 @@ impl Attribute {
     }
 
     /// The value `text` stands for: a choice's index, or a FLOAT attribute's number (any f32,
-    /// `inf` and `nan` included); `None` if it is neither.
+    /// `inf` and `nan` included; an integer literal only where an f32 is exactly it); `None` if
+    /// it is neither.
     pub fn value_of(&self, text: &str) -> Option<f32> {
         if self.is_choice() {
             return self.choices.iter().position(|c| *c == text).map(|i| i as f32);
         }
-        text.parse().ok()
+        let value: f32 = text.parse().ok()?;
+        // An integer written out (a bound of an integer X, say) is taken only where an f32 is
+        // exactly it: 16777217 would be 16777216.
+        match text.parse::<i128>() {
+            Ok(integer) if value as i128 != integer => None,
+            _ => Some(value),
+        }
     }
 
     /// Whether `value` is one this attribute can take: a choice's index, or any f32.
@@ -101,7 +108,7 @@ impl Attribute {
     /// What the attribute accepts, for messages: `one of "none", "tanh"`, or `a number`.
     pub fn accepted(&self) -> String {
         if !self.is_choice() {
-            return "a number".into();
+            return "a number (an integer written out: one a float32 is exactly)".into();
         }
         let quoted: Vec<String> = self.choices.iter().map(|c| format!("{c:?}")).collect();
         format!("one of {}", quoted.join(", "))
