@@ -157,8 +157,8 @@ pub trait Element: bytemuck::Pod + Copy + Send + Sync + PartialEq + fmt::Debug +
     /// otherwise (the sign is always kept). What the operators' twins take.
     fn widened(self) -> f64;
 
-    /// `v` in this type: rounded once for the floats; for the integers the nearest in range
-    /// (the twins give integer results only where they are integers: zero, or X itself).
+    /// `v` in this type: rounded once for the floats; for the integers as Rust's `as` casts it
+    /// (toward zero, saturating, NaN to 0), as the kernels cast an attribute like X.
     fn narrowed(v: f64) -> Self;
 }
 
@@ -217,6 +217,13 @@ macro_rules! float_element {
 
 float_element!(f16, DType::F16, u16, f16::to_bits, f16::to_f64, |v: f64| f16::from_f32(round_to_odd_f32(v)));
 float_element!(bf16, DType::BF16, u16, bf16::to_bits, bf16::to_f64, |v: f64| bf16::from_f32(round_to_odd_f32(v)));
+
+/// The f32 that is `integer` exactly; `None` where no f32 is (more than 24 significant bits, or
+/// beyond f32's range).
+pub(crate) fn f32_exactly(integer: i128) -> Option<f32> {
+    let narrowed = integer as f32;
+    (narrowed.is_finite() && narrowed as i128 == integer).then_some(narrowed)
+}
 
 /// `v` as an f32 rounded to odd: exact where f32 holds it, else its neighbour toward zero with
 /// the last bit set. Rounding that once more to a type of at most 22 bits of precision (f16,

@@ -102,10 +102,7 @@ impl Scalar {
                 let narrowed = v as f32;
                 (f64::from(narrowed) == v || v.is_nan()).then_some(narrowed)
             }
-            Scalar::Integer(v) => {
-                let narrowed = v as f32;
-                (narrowed.is_finite() && narrowed as i128 == v).then_some(narrowed)
-            }
+            Scalar::Integer(v) => crate::dtype::f32_exactly(v),
         }
     }
 }

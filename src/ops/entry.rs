@@ -88,10 +88,10 @@ impl Attribute {
         }
         let value: f32 = text.parse().ok()?;
         // An integer written out (a bound of an integer X, say) is taken only where an f32 is
-        // exactly it: 16777217 would be 16777216.
+        // exactly it: 16777217 would be 16777216. (The parsed f32 keeps the sign of "-0".)
         match text.parse::<i128>() {
-            Ok(integer) if value as i128 != integer => None,
-            _ => Some(value),
+            Ok(integer) => crate::dtype::f32_exactly(integer).map(|_| value),
+            Err(_) => Some(value),
         }
     }
 
