@@ -6,6 +6,10 @@ use crate::error::{Error, Result};
 /// `Params.general_dims`).
 pub(crate) const MAX_RANK: usize = 16;
 
+/// Most elements in the block of [`SlopeAccess::Blocked`] (the size of the kernels'
+/// `Params.block_offsets`).
+pub(crate) const MAX_BLOCK: usize = 256;
+
 /// The rule name quoted in [`Error::NotBroadcastable`] for opset 7+.
 pub(crate) const UNIDIRECTIONAL_RULE: &str = "unidirectional broadcasting (ONNX PRelu-7+): slope \
     rank <= X rank, shapes aligned from the right, each slope dim equal to X's or 1";
@@ -50,13 +54,17 @@ pub(crate) enum SlopeAccess {
     /// [`SlopeAccess::Channel`] with runs of one element (the slope covers X's trailing dims)
     /// and a period of whole Vectors: each Vector of X takes one whole Vector of the slope.
     Trailing,
+    /// Any other pattern whose innermost collapsed dims hold a whole number of Vectors in at
+    /// most [`MAX_BLOCK`] elements: a table of the slope offsets of one such block, and a walk
+    /// over the dims outside it (per invocation, or per Vector on GPUs).
+    Blocked,
     /// Any other pattern: a walk over the collapsed dims.
     General,
 }
 
 impl SlopeAccess {
     #[cfg(test)]
-    pub(crate) const ALL: [SlopeAccess; 8] = [
+    pub(crate) const ALL: [SlopeAccess; 9] = [
         SlopeAccess::Scalar,
         SlopeAccess::Same,
         SlopeAccess::Channel,
@@ -64,6 +72,7 @@ impl SlopeAccess {
         SlopeAccess::ChannelUniform,
         SlopeAccess::ChannelGrid,
         SlopeAccess::Trailing,
+        SlopeAccess::Blocked,
         SlopeAccess::General,
     ];
 
@@ -77,6 +86,7 @@ impl SlopeAccess {
             SlopeAccess::ChannelUniform => "channel_uniform",
             SlopeAccess::ChannelGrid => "channel_grid",
             SlopeAccess::Trailing => "trailing",
+            SlopeAccess::Blocked => "blocked",
             SlopeAccess::General => "general",
         }
     }
@@ -104,16 +114,45 @@ impl SlopePlan {
     /// invocations each keep to an aligned block of `block_elements`: one slope value per
     /// invocation when runs are whole blocks, per Vector when runs are whole Vectors, a slope
     /// Vector per Vector when runs are single elements and the period whole Vectors, else the
-    /// general channel path. (Windows, host pieces and blocks all start at multiples of their
+    /// general channel path; for the general pattern, a table over its innermost dims where
+    /// they hold whole `block_unit`s in few elements ([`SlopePlan::block`]): an invocation's
+    /// block where its Vectors are consecutive, else a Vector. (Windows, host pieces and blocks all start at multiples of their
     /// size, which every dispatch keeps.)
-    pub(crate) fn access_for(&self, vector_lanes: u64, block_elements: u64) -> SlopeAccess {
+    pub(crate) fn access_for(&self, vector_lanes: u64, block_elements: u64, block_unit: u64) -> SlopeAccess {
         let run = u64::from(self.run_length);
         match self.access {
             SlopeAccess::Channel if run % block_elements == 0 => SlopeAccess::ChannelUniform,
             SlopeAccess::Channel if run % vector_lanes == 0 => SlopeAccess::ChannelAligned,
             SlopeAccess::Channel if run == 1 && u64::from(self.channels) % vector_lanes == 0 => SlopeAccess::Trailing,
+            SlopeAccess::General if self.block(block_unit).is_some() => SlopeAccess::Blocked,
             access => access,
         }
+    }
+
+    /// The block of [`SlopeAccess::Blocked`]: the fewest innermost dims whose elements are a
+    /// whole number of `unit`s, if at most [`MAX_BLOCK`].
+    pub(crate) fn block(&self, unit: u64) -> Option<SlopeBlock> {
+        let mut elements = 1u64;
+        for first in (0..self.dims.len()).rev() {
+            elements *= u64::from(self.dims[first]);
+            if elements > MAX_BLOCK as u64 {
+                return None;
+            }
+            if elements.is_multiple_of(unit) {
+                let inner = SlopePlan {
+                    dims: self.dims[first..].to_vec(),
+                    slope_strides: self.slope_strides[first..].to_vec(),
+                    ..self.clone()
+                };
+                let offsets = (0..elements).map(|j| inner.slope_index(j) as u32).collect();
+                let mut dims = self.dims[..first].to_vec();
+                let mut slope_strides = self.slope_strides[..first].to_vec();
+                dims.push(elements as u32);
+                slope_strides.push(0);
+                return Some(SlopeBlock { dims, slope_strides, offsets });
+            }
+        }
+        None
     }
 
     /// The flat slope index of flat X index `i`, as the kernel computes it.
@@ -131,6 +170,16 @@ impl SlopePlan {
     pub(crate) fn slope_window(&self, xs: &std::ops::Range<u64>) -> Option<std::ops::Range<u64>> {
         (self.monotonic && !xs.is_empty()).then(|| self.slope_index(xs.start)..self.slope_index(xs.end - 1) + 1)
     }
+}
+
+/// The general pattern as [`SlopeAccess::Blocked`] walks it: the dims outside the block, then
+/// the block as one dim the slope is broadcast over, and the slope offset of each of the
+/// block's elements from its first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SlopeBlock {
+    pub(crate) dims: Vec<u32>,
+    pub(crate) slope_strides: Vec<u32>,
+    pub(crate) offsets: Vec<u32>,
 }
 
 /// Collapses `x` and the aligned slope shape (from [`unidirectional_slope_shape`]).
@@ -226,12 +275,12 @@ mod tests {
         let trailing = planned(&[2, 3, 4, 5], &[4, 5]);
         assert_eq!((trailing.access, trailing.run_length, trailing.channels), (SlopeAccess::Channel, 1, 20));
         assert!(!trailing.monotonic);
-        assert_eq!(trailing.access_for(4, 1024), SlopeAccess::Trailing);
-        assert_eq!(trailing.access_for(2, 512), SlopeAccess::Trailing);
-        assert_eq!(trailing.access_for(8, 2048), SlopeAccess::Channel, "20 slope values are not whole Vectors of 8");
-        assert_eq!(leading.access_for(4, 1024), SlopeAccess::ChannelAligned);
-        assert_eq!(leading.access_for(4, 20), SlopeAccess::ChannelUniform);
-        assert_eq!(leading.access_for(8, 2048), SlopeAccess::Channel);
+        assert_eq!(trailing.access_for(4, 1024, 4), SlopeAccess::Trailing);
+        assert_eq!(trailing.access_for(2, 512, 2), SlopeAccess::Trailing);
+        assert_eq!(trailing.access_for(8, 2048, 8), SlopeAccess::Channel, "20 slope values are not whole Vectors of 8");
+        assert_eq!(leading.access_for(4, 1024, 4), SlopeAccess::ChannelAligned);
+        assert_eq!(leading.access_for(4, 20, 4), SlopeAccess::ChannelUniform);
+        assert_eq!(leading.access_for(8, 2048, 8), SlopeAccess::Channel);
         let per_channel = planned(&[2, 3, 4, 5], &[1, 3, 1, 1]);
         assert_eq!((per_channel.access, per_channel.run_length, per_channel.channels), (SlopeAccess::Channel, 20, 3));
         assert_eq!(per_channel.dims, vec![2, 3, 20]);
@@ -243,6 +292,26 @@ mod tests {
         let mixed = planned(&[2, 3, 4, 5, 6, 7], &[2, 1, 4, 1, 6, 1]);
         assert_eq!(mixed.access, SlopeAccess::General);
         assert_eq!(mixed.slope_strides, vec![24, 0, 6, 0, 1, 0]);
+        assert_eq!(mixed.access_for(4, 1024, 4), SlopeAccess::General, "7, 42, 210: no whole Vectors of 4 in 256");
+        assert_eq!(mixed.access_for(2, 1024, 2), SlopeAccess::Blocked, "42 elements are whole Vectors of 2");
+    }
+
+    #[test]
+    fn a_block_walked_outside_and_tabled_inside_gives_every_slope_index() {
+        let bench = planned(&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]);
+        for (unit, elements) in [(2, 2), (4, 32), (8, 32), (16, 32), (64, 64), (128, 1024)] {
+            let Some(block) = bench.block(unit) else {
+                assert!(elements > MAX_BLOCK, "units of {unit}");
+                continue;
+            };
+            assert_eq!(block.offsets.len(), elements, "units of {unit}");
+            let walked =
+                SlopePlan { dims: block.dims.clone(), slope_strides: block.slope_strides.clone(), ..bench.clone() };
+            for i in 0..bench.dims.iter().product::<u32>() as u64 {
+                let offset = u64::from(block.offsets[(i % elements as u64) as usize]);
+                assert_eq!(walked.slope_index(i) + offset, bench.slope_index(i), "element {i}, units of {unit}");
+            }
+        }
     }
 
     #[test]

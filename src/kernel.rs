@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use crate::DType;
-use crate::broadcast::{MAX_RANK, SlopeAccess};
+use crate::broadcast::{MAX_BLOCK, MAX_RANK, SlopeAccess};
 use crate::ops::Step;
 use crate::repr::{Repr, WIDE_U32};
 
@@ -448,6 +448,7 @@ impl KernelKey {
         let _ = writeln!(src, "const VECTOR_STRIDE: u32 = {}u;", self.tuning.vector_stride());
         let _ = writeln!(src, "const MAX_CHAIN: u32 = {MAX_CHAIN}u;");
         let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
+        let _ = writeln!(src, "const MAX_BLOCK: u32 = {MAX_BLOCK}u;");
         src.push_str(&spec.layout.declarations());
         // Each file once, however many steps or rows name it.
         let mut files = arithmetic_files(spec, self.tuning);
@@ -747,11 +748,13 @@ impl StepText {
                 }
                 self.both(&format!("b = prelu(b, uniform_{k});"));
             }
-            SlopeAccess::General => {
-                self.prepare_all(&format!("var general_{k} = general_cursor(first_element);"));
-                let _ = writeln!(self.main, "            b = prelu(b, slope_general_at_{k}(general_{k}, g));");
-                let _ = writeln!(self.tail, "        b = prelu(b, slope_general_{k}(element, g));");
-                let _ = writeln!(self.advance, "        general_{k} = slope_general_jump_{k}(general_{k});");
+            SlopeAccess::Blocked | SlopeAccess::General => {
+                let (name, walk) =
+                    if access == SlopeAccess::Blocked { ("blocked", "block") } else { ("general", "general") };
+                self.prepare_all(&format!("var general_{k} = {walk}_cursor(first_element);"));
+                let _ = writeln!(self.main, "            b = prelu(b, slope_{name}_at_{k}(general_{k}, g));");
+                let _ = writeln!(self.tail, "        b = prelu(b, slope_{name}_{k}(element, g));");
+                let _ = writeln!(self.advance, "        general_{k} = slope_{name}_jump_{k}(general_{k});");
             }
         }
     }
@@ -848,6 +851,8 @@ pub(crate) struct Params {
     /// `general_dims` prepared for division (`Divisor`): magic numbers, and modes.
     pub(crate) general_magics: [u32; MAX_RANK],
     pub(crate) general_modes: [u32; MAX_RANK],
+    /// The slope offsets of [`SlopeAccess::Blocked`]'s block.
+    pub(crate) block_offsets: [u32; MAX_BLOCK],
 }
 
 /// The access of a kernel's inputs: writable where one lies in Y's buffer, since WebGPU cannot
@@ -1083,6 +1088,7 @@ pub(crate) mod tests {
             ("general_strides", offset_of!(Params, general_strides)),
             ("general_magics", offset_of!(Params, general_magics)),
             ("general_modes", offset_of!(Params, general_modes)),
+            ("block_offsets", offset_of!(Params, block_offsets)),
         ];
         let expected: Vec<(String, u32)> = rust.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
         assert_eq!(members, expected);

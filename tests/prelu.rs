@@ -35,9 +35,11 @@ const PATTERNS: [&[usize]; 10] = [
 
 /// Large tensors: channel runs of odd lengths that straddle Vectors, runs that are whole
 /// Vectors, whole invocations and whole workgroups (of every dtype, on the default kernel
-/// shape: the main pass's grid then gives the channel), small channel counts that wrap, and a
-/// general pattern.
-const LARGE: [(&[usize], &[usize]); 8] = [
+/// shape: the main pass's grid then gives the channel), small channel counts that wrap, and
+/// general patterns: one walked throughout, and two whose innermost dims form a block of whole
+/// Vectors read through a table (the bench's rank-6 pattern, smaller; and a block of 28
+/// elements, 7 Vectors of 4, that an invocation's Vectors leave).
+const LARGE: [(&[usize], &[usize]); 10] = [
     (&[3, 37, 1013], &[37, 1]),
     (&[5, 2001, 3], &[2001, 1]),
     (&[100_003, 3], &[3]),
@@ -46,6 +48,8 @@ const LARGE: [(&[usize], &[usize]); 8] = [
     (&[2, 16, 4096], &[16, 1]),
     (&[3, 5, 8192], &[5, 1]),
     (&[2, 9, 3, 5, 7, 311], &[2, 1, 3, 1, 7, 1]),
+    (&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]),
+    (&[64, 3, 7, 2, 2], &[64, 1, 7, 2, 1]),
 ];
 
 fn every_pattern<T: Sample>() {
@@ -146,6 +150,31 @@ fn integer_prelu_wraps_like_numpy() {
 }
 
 #[test]
+fn general_patterns_in_either_layout_of_an_invocations_vectors() {
+    // Consecutive (CPU drivers' default: a block of whole invocations through the table) and a
+    // workgroup apart (GPUs': a block of whole Vectors, walked to per Vector): each layout on
+    // whatever adapter the suite has, so a CPU adapter checks the GPUs' kernels too.
+    const GENERAL: [(&[usize], &[usize]); 5] = [
+        (&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]),
+        (&[64, 3, 7, 2, 2], &[64, 1, 7, 2, 1]),
+        (&[2, 3, 4, 5, 3, 2], &[3, 1, 5, 1, 1]),
+        (&[5, 33, 2, 3, 4], &[5, 1, 2, 1, 4]),
+        (&[2, 9, 3, 5, 7, 311], &[2, 1, 3, 1, 7, 1]),
+    ];
+    for contiguous in [true, false] {
+        let options = ContextOptions::from_env().with_contiguous_vectors(contiguous);
+        let Some(ctx) = common::ctx_with(options) else { return };
+        let path = if contiguous { "consecutive Vectors" } else { "Vectors a workgroup apart" };
+        for (i, (x, slope)) in GENERAL.iter().enumerate() {
+            check::<f32>(&ctx, path, x, slope, 200 + i as u64);
+            check::<f16>(&ctx, path, x, slope, 210 + i as u64);
+            check::<f64>(&ctx, path, x, slope, 220 + i as u64);
+            check::<i64>(&ctx, path, x, slope, 230 + i as u64);
+        }
+    }
+}
+
+#[test]
 fn slopes_that_do_not_broadcast_are_refused() {
     let Some(ctx) = common::ctx() else { return };
     let x = ArrayD::<f32>::zeros(IxDyn(&[2, 3, 4]));
@@ -185,6 +214,7 @@ fn large_tensors_run_in_binding_windows_and_host_pieces() {
     check::<i64>(&ctx, "windows", &[50_001], &[50_001], 7);
     check::<f32>(&ctx, "windows", &[9001, 64], &[64], 8);
     check::<bf16>(&ctx, "windows", &[2, 9001, 32], &[32], 9);
+    check::<f32>(&ctx, "windows", &[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1], 10);
     // A slope read whole by every window must fit one binding: refused with the sizes.
     let x = to_dyn(samples::<f32>(4 * 3000, 7), &[4, 3000]);
     let slope = to_dyn(samples::<f32>(3000, 8), &[3000]);

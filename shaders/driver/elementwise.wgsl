@@ -74,6 +74,9 @@ struct Params {
     // general_dims prepared for divide() (shared/divide.wgsl): magic numbers, and modes.
     general_magics: array<vec4<u32>, MAX_RANK / 4u>,
     general_modes: array<vec4<u32>, MAX_RANK / 4u>,
+    // The general pattern's block (ops/prelu_slope.wgsl's slope_blocked): the slope offset of
+    // each of its elements from its first.
+    block_offsets: array<vec4<u32>, MAX_BLOCK / 4u>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -149,3 +149,31 @@ fn slope_general_jump_{{K}}(cursor: vec4<u32>) -> vec4<u32> {
     }
     return general_cursor(cursor.w + VECTOR_STRIDE * VECTOR_LANES);
 }
+
+// The general pattern whose innermost dims form a block of whole Vectors (src/broadcast.rs,
+// SlopePlan::block): the cursor walks the dims outside the block and the block as one dim of
+// slope stride 0, so cursor.x is the block's first slope index and cursor.y the Vector's place in
+// the block; each lane adds its offset from params.block_offsets. No lane steps or carries: a
+// Vector lies in one block; on CPU drivers, whose invocations' Vectors are consecutive, blocks
+// are whole invocations, and the cursor only moves along its block (a walk there behind a
+// branch that no lane takes cost lavapipe as much as taking it: its JIT runs both sides); on
+// GPUs, where they lie a workgroup apart, each Vector walks anew.
+fn slope_blocked_at_{{K}}(cursor: vec4<u32>, g: u32) -> Lanes {
+    let first = cursor.y + group_offset(g);
+    var l = splat(slope_element_{{K}}(cursor.x + block_offset(first)));
+    for (var i = 1u; i < GROUP_LANES; i++) {
+        l = with_lane(l, i, slope_element_{{K}}(cursor.x + block_offset(first + i * LANE_STEP)));
+    }
+    return l;
+}
+
+fn slope_blocked_{{K}}(element: u32, g: u32) -> Lanes {
+    return slope_blocked_at_{{K}}(block_cursor(element), g);
+}
+
+fn slope_blocked_jump_{{K}}(cursor: vec4<u32>) -> vec4<u32> {
+    if (VECTOR_STRIDE == 1u) {
+        return cursor + vec4<u32>(0u, VECTOR_LANES, 0u, VECTOR_LANES);
+    }
+    return block_cursor(cursor.w + VECTOR_STRIDE * VECTOR_LANES);
+}

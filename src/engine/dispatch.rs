@@ -10,7 +10,7 @@ use super::context::Context;
 use super::pipelines::Kernel;
 use super::pool::PooledBuffer;
 use super::tensor::GpuTensor;
-use crate::broadcast::{SlopeAccess, SlopePlan, plan, unidirectional_slope_shape};
+use crate::broadcast::{SlopeAccess, SlopeBlock, SlopePlan, plan, unidirectional_slope_shape};
 use crate::cpu::divide::Divisor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -81,6 +81,8 @@ struct Planned<'a> {
     step: &'a JobStep<'a>,
     kind: StepKind,
     plan: Option<SlopePlan>,
+    /// The block table of [`SlopeAccess::Blocked`].
+    block: Option<SlopeBlock>,
 }
 
 /// The name errors about a chain use.
@@ -260,7 +262,7 @@ impl Context {
                 if !crate::ops::accepts(op.versions, dtype) {
                     return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype, version: None });
                 }
-                Ok(Planned { step, kind: Step::Unary(op, op.kernel_variant(attributes)), plan: None })
+                Ok(Planned { step, kind: Step::Unary(op, op.kernel_variant(attributes)), plan: None, block: None })
             }
             Step::Prelu(SlopeWindow { tensor: slope, shape, first }) => {
                 self.check_owner(slope)?;
@@ -283,7 +285,8 @@ impl Context {
                 let plan = plan(job.shape, &aligned)?;
                 let lanes = self.repr_for(step.onnx_name(), dtype)?.spec().vector_lanes();
                 let block = self.inner.tuning.invocation_block() * lanes;
-                let mut access = plan.access_for(lanes, block);
+                let block_unit = if self.inner.tuning.contiguous { block } else { lanes };
+                let mut access = plan.access_for(lanes, block, block_unit);
                 let job_elements = job.element_base..job.element_base + job.x.len() as u64;
                 if access == SlopeAccess::ChannelUniform
                     && channel_grid_fits(
@@ -296,7 +299,8 @@ impl Context {
                 {
                     access = SlopeAccess::ChannelGrid;
                 }
-                Ok(Planned { step, kind: Step::Prelu(access), plan: Some(plan) })
+                let block = if access == SlopeAccess::Blocked { plan.block(block_unit) } else { None };
+                Ok(Planned { step, kind: Step::Prelu(access), plan: Some(plan), block })
             }
         }
     }
@@ -327,7 +331,7 @@ impl Context {
                     interpreted = true;
                 }
                 if let Step::Prelu(access) = planned[end].kind {
-                    let is_general = access == SlopeAccess::General;
+                    let is_general = matches!(access, SlopeAccess::General | SlopeAccess::Blocked);
                     if io + slopes + 1 > storage || (is_general && general) {
                         break;
                     }
@@ -726,15 +730,22 @@ fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
                 params.steps[k].jump = [(jump % run_length) as u32, ((jump / run_length) % channels) as u32, 0, 0];
                 let (runs, period) = (Divisor::new(run_length as u32), Divisor::new(channels as u32));
                 params.steps[k].divide = [runs.magic, period.magic, runs.mode, period.mode];
-                if plan.access == SlopeAccess::General {
-                    params.general_rank = plan.dims.len() as u32;
-                    params.general_dims[..plan.dims.len()].copy_from_slice(&plan.dims);
-                    params.general_strides[..plan.slope_strides.len()].copy_from_slice(&plan.slope_strides);
-                    for (d, &extent) in plan.dims.iter().enumerate() {
+                let walked = match &p.block {
+                    Some(block) => Some((&block.dims, &block.slope_strides)),
+                    None => (plan.access == SlopeAccess::General).then_some((&plan.dims, &plan.slope_strides)),
+                };
+                if let Some((dims, strides)) = walked {
+                    params.general_rank = dims.len() as u32;
+                    params.general_dims[..dims.len()].copy_from_slice(dims);
+                    params.general_strides[..strides.len()].copy_from_slice(strides);
+                    for (d, &extent) in dims.iter().enumerate() {
                         let divisor = Divisor::new(extent);
                         params.general_magics[d] = divisor.magic;
                         params.general_modes[d] = divisor.mode;
                     }
+                }
+                if let Some(block) = &p.block {
+                    params.block_offsets[..block.offsets.len()].copy_from_slice(&block.offsets);
                 }
             }
             (Step::Prelu(_), None) => {}
