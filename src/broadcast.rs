@@ -54,17 +54,20 @@ pub(crate) enum SlopeAccess {
     /// [`SlopeAccess::Channel`] with runs of one element (the slope covers X's trailing dims)
     /// and a period of whole Vectors: each Vector of X takes one whole Vector of the slope.
     Trailing,
-    /// Any other pattern whose innermost collapsed dims hold a whole number of Vectors in at
-    /// most [`MAX_BLOCK`] elements: a table of the slope offsets of one such block, and a walk
-    /// over the dims outside it (per invocation, or per Vector on GPUs).
-    Blocked,
+    /// Any other pattern whose innermost elements split into blocks of an invocation's elements
+    /// (CPU drivers) or of a Vector's (GPUs), at most [`MAX_BLOCK`]: a table of the slope
+    /// offsets of one block, the same for every invocation, and a walk over the dims outside
+    /// it (per invocation, or per Vector on GPUs). `run`: the lanes of a group that lie in one
+    /// aligned run of this many elements (a power of two, at most a block) share one load,
+    /// where X's innermost dim is broadcast ([`SlopePlan::innermost_run`]).
+    Blocked { run: u8 },
     /// Any other pattern: a walk over the collapsed dims.
     General,
 }
 
 impl SlopeAccess {
     #[cfg(test)]
-    pub(crate) const ALL: [SlopeAccess; 9] = [
+    pub(crate) const ALL: [SlopeAccess; 11] = [
         SlopeAccess::Scalar,
         SlopeAccess::Same,
         SlopeAccess::Channel,
@@ -72,7 +75,9 @@ impl SlopeAccess {
         SlopeAccess::ChannelUniform,
         SlopeAccess::ChannelGrid,
         SlopeAccess::Trailing,
-        SlopeAccess::Blocked,
+        SlopeAccess::Blocked { run: 1 },
+        SlopeAccess::Blocked { run: 2 },
+        SlopeAccess::Blocked { run: 4 },
         SlopeAccess::General,
     ];
 
@@ -86,7 +91,7 @@ impl SlopeAccess {
             SlopeAccess::ChannelUniform => "channel_uniform",
             SlopeAccess::ChannelGrid => "channel_grid",
             SlopeAccess::Trailing => "trailing",
-            SlopeAccess::Blocked => "blocked",
+            SlopeAccess::Blocked { .. } => "blocked",
             SlopeAccess::General => "general",
         }
     }
@@ -114,9 +119,9 @@ impl SlopePlan {
     /// invocations each keep to an aligned block of `block_elements`: one slope value per
     /// invocation when runs are whole blocks, per Vector when runs are whole Vectors, a slope
     /// Vector per Vector when runs are single elements and the period whole Vectors, else the
-    /// general channel path; for the general pattern, a table over its innermost dims where
-    /// they hold whole `block_unit`s in few elements ([`SlopePlan::block`]): an invocation's
-    /// block where its Vectors are consecutive, else a Vector. (Windows, host pieces and blocks all start at multiples of their
+    /// general channel path; for the general pattern, a table of `block_unit` elements where its
+    /// innermost dims split into blocks of them ([`SlopePlan::block`]): an invocation's
+    /// elements where its Vectors are consecutive, else a Vector's. (Windows, host pieces and blocks all start at multiples of their
     /// size, which every dispatch keeps.)
     pub(crate) fn access_for(&self, vector_lanes: u64, block_elements: u64, block_unit: u64) -> SlopeAccess {
         let run = u64::from(self.run_length);
@@ -124,35 +129,57 @@ impl SlopePlan {
             SlopeAccess::Channel if run % block_elements == 0 => SlopeAccess::ChannelUniform,
             SlopeAccess::Channel if run % vector_lanes == 0 => SlopeAccess::ChannelAligned,
             SlopeAccess::Channel if run == 1 && u64::from(self.channels) % vector_lanes == 0 => SlopeAccess::Trailing,
-            SlopeAccess::General if self.block(block_unit).is_some() => SlopeAccess::Blocked,
+            SlopeAccess::General if self.block(block_unit).is_some() => {
+                SlopeAccess::Blocked { run: self.innermost_run(block_unit) }
+            }
             access => access,
         }
     }
 
-    /// The block of [`SlopeAccess::Blocked`]: the fewest innermost dims whose elements are a
-    /// whole number of `unit`s, if at most [`MAX_BLOCK`].
+    /// The block of [`SlopeAccess::Blocked`]: the innermost `unit` elements (a power of two, at
+    /// most [`MAX_BLOCK`]) of each run of them, as whole innermost dims and a part of the next
+    /// one, which is split in two where `unit` ends inside it; `None` where no dims end there.
     pub(crate) fn block(&self, unit: u64) -> Option<SlopeBlock> {
-        let mut elements = 1u64;
+        if unit > MAX_BLOCK as u64 {
+            return None;
+        }
+        let mut inner = 1u64;
         for first in (0..self.dims.len()).rev() {
-            elements *= u64::from(self.dims[first]);
-            if elements > MAX_BLOCK as u64 {
+            if !unit.is_multiple_of(inner) {
                 return None;
             }
-            if elements.is_multiple_of(unit) {
-                let inner = SlopePlan {
-                    dims: self.dims[first..].to_vec(),
-                    slope_strides: self.slope_strides[first..].to_vec(),
-                    ..self.clone()
-                };
-                let offsets = (0..elements).map(|j| inner.slope_index(j) as u32).collect();
+            let (extent, stride) = (u64::from(self.dims[first]), self.slope_strides[first]);
+            let part = unit / inner;
+            if extent.is_multiple_of(part) {
                 let mut dims = self.dims[..first].to_vec();
                 let mut slope_strides = self.slope_strides[..first].to_vec();
-                dims.push(elements as u32);
+                if extent > part {
+                    dims.push((extent / part) as u32);
+                    slope_strides.push(stride * part as u32);
+                }
+                dims.push(unit as u32);
                 slope_strides.push(0);
-                return Some(SlopeBlock { dims, slope_strides, offsets });
+                let mut block_dims = vec![part as u32];
+                block_dims.extend_from_slice(&self.dims[first + 1..]);
+                let mut block_strides = vec![stride];
+                block_strides.extend_from_slice(&self.slope_strides[first + 1..]);
+                let block = SlopePlan { dims: block_dims, slope_strides: block_strides, ..self.clone() };
+                let offsets = (0..unit).map(|j| block.slope_index(j) as u32).collect();
+                return (dims.len() <= MAX_RANK).then_some(SlopeBlock { dims, slope_strides, offsets });
             }
+            inner *= extent;
         }
         None
+    }
+
+    /// Where the slope is broadcast along X's innermost (collapsed) dim, its values come in runs
+    /// of that dim's extent: the largest power of two that divides it, at most `block_unit` and
+    /// 16 (lanes in a Vector); else 1.
+    pub(crate) fn innermost_run(&self, block_unit: u64) -> u8 {
+        match (self.dims.last(), self.slope_strides.last()) {
+            (Some(&extent), Some(0)) => (1u64 << extent.trailing_zeros()).min(block_unit).min(16) as u8,
+            _ => 1,
+        }
     }
 
     /// The flat slope index of flat X index `i`, as the kernel computes it.
@@ -292,24 +319,45 @@ mod tests {
         let mixed = planned(&[2, 3, 4, 5, 6, 7], &[2, 1, 4, 1, 6, 1]);
         assert_eq!(mixed.access, SlopeAccess::General);
         assert_eq!(mixed.slope_strides, vec![24, 0, 6, 0, 1, 0]);
-        assert_eq!(mixed.access_for(4, 1024, 4), SlopeAccess::General, "7, 42, 210: no whole Vectors of 4 in 256");
-        assert_eq!(mixed.access_for(2, 1024, 2), SlopeAccess::Blocked, "42 elements are whole Vectors of 2");
+        assert_eq!(mixed.access_for(2, 1024, 2), SlopeAccess::General, "the innermost 7 elements end no block of 2");
+        let even = planned(&[2, 3, 4, 5, 6, 8], &[2, 1, 4, 1, 6, 1]);
+        assert_eq!(even.access_for(4, 16, 16), SlopeAccess::Blocked { run: 8 }, "blocks of 16, runs of 8");
+        assert_eq!(even.access_for(4, 4, 4), SlopeAccess::Blocked { run: 4 }, "runs at most a block");
+        let bench = planned(&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]);
+        assert_eq!(bench.access_for(4, 16, 16), SlopeAccess::Blocked { run: 2 });
+        let inner = planned(&[3, 8, 16, 2, 16], &[3, 1, 16, 1, 16]);
+        assert_eq!(inner.access_for(4, 16, 16), SlopeAccess::Blocked { run: 1 }, "the innermost dim is the slope's");
     }
 
     #[test]
     fn a_block_walked_outside_and_tabled_inside_gives_every_slope_index() {
         let bench = planned(&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]);
-        for (unit, elements) in [(2, 2), (4, 32), (8, 32), (16, 32), (64, 64), (128, 1024)] {
-            let Some(block) = bench.block(unit) else {
-                assert!(elements > MAX_BLOCK, "units of {unit}");
+        let odd = planned(&[5, 3, 6, 2, 3], &[5, 1, 6, 1, 3]);
+        // (plan, unit, whether a block of it exists, the rank walked)
+        let cases = [
+            (&bench, 2, true, 6),
+            (&bench, 4, true, 6),
+            (&bench, 16, true, 6),
+            (&bench, 32, true, 5),
+            (&bench, 64, true, 4),
+            (&bench, 256, true, 4),
+            (&bench, 512, false, 0),
+            (&odd, 2, false, 0),
+            (&odd, 6, true, 4),
+        ];
+        for (plan, unit, exists, rank) in cases {
+            let what = format!("{:?} in units of {unit}", plan.dims);
+            let Some(block) = plan.block(unit) else {
+                assert!(!exists, "{what}");
                 continue;
             };
-            assert_eq!(block.offsets.len(), elements, "units of {unit}");
+            assert!(exists, "{what}");
+            assert_eq!((block.offsets.len(), block.dims.len()), (unit as usize, rank), "{what}");
             let walked =
-                SlopePlan { dims: block.dims.clone(), slope_strides: block.slope_strides.clone(), ..bench.clone() };
-            for i in 0..bench.dims.iter().product::<u32>() as u64 {
-                let offset = u64::from(block.offsets[(i % elements as u64) as usize]);
-                assert_eq!(walked.slope_index(i) + offset, bench.slope_index(i), "element {i}, units of {unit}");
+                SlopePlan { dims: block.dims.clone(), slope_strides: block.slope_strides.clone(), ..plan.clone() };
+            for i in 0..plan.dims.iter().product::<u32>() as u64 {
+                let offset = u64::from(block.offsets[(i % unit) as usize]);
+                assert_eq!(walked.slope_index(i) + offset, plan.slope_index(i), "element {i}, {what}");
             }
         }
     }

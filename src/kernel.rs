@@ -489,6 +489,7 @@ impl KernelKey {
                 }
                 Step::Prelu(access) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
+                    let run = if let SlopeAccess::Blocked { run } = access { run } else { 1 };
                     text.slopes.push_str(&fill(
                         PRELU_SLOPE,
                         &[
@@ -496,6 +497,7 @@ impl KernelKey {
                             ("{{VECTORS_BINDING}}", &binding::slope_vectors(k).to_string()),
                             ("{{WORDS_BINDING}}", &binding::slope_words(k).to_string()),
                             ("{{SLOPE_ACCESS}}", input_access(self.inputs_in_output_buffer)),
+                            ("{{RUN}}", &run.to_string()),
                         ],
                     ));
                     text.prelu(k, access);
@@ -748,13 +750,17 @@ impl StepText {
                 }
                 self.both(&format!("b = prelu(b, uniform_{k});"));
             }
-            SlopeAccess::Blocked | SlopeAccess::General => {
-                let (name, walk) =
-                    if access == SlopeAccess::Blocked { ("blocked", "block") } else { ("general", "general") };
-                self.prepare_all(&format!("var general_{k} = {walk}_cursor(first_element);"));
-                let _ = writeln!(self.main, "            b = prelu(b, slope_{name}_at_{k}(general_{k}, g));");
-                let _ = writeln!(self.tail, "        b = prelu(b, slope_{name}_{k}(element, g));");
-                let _ = writeln!(self.advance, "        general_{k} = slope_{name}_jump_{k}(general_{k});");
+            SlopeAccess::Blocked { .. } => {
+                self.prepare_all(&format!("var general_{k} = block_cursor(first_element);"));
+                let _ = writeln!(self.main, "            b = prelu(b, slope_blocked_at_{k}(general_{k}, k, g));");
+                let _ = writeln!(self.tail, "        b = prelu(b, slope_blocked_{k}(element, g));");
+                let _ = writeln!(self.advance, "        general_{k} = slope_blocked_jump_{k}(general_{k});");
+            }
+            SlopeAccess::General => {
+                self.prepare_all(&format!("var general_{k} = general_cursor(first_element);"));
+                let _ = writeln!(self.main, "            b = prelu(b, slope_general_at_{k}(general_{k}, g));");
+                let _ = writeln!(self.tail, "        b = prelu(b, slope_general_{k}(element, g));");
+                let _ = writeln!(self.advance, "        general_{k} = slope_general_jump_{k}(general_{k});");
             }
         }
     }

@@ -153,13 +153,16 @@ fn integer_prelu_wraps_like_numpy() {
 fn general_patterns_in_either_layout_of_an_invocations_vectors() {
     // Consecutive (CPU drivers' default: a block of whole invocations through the table) and a
     // workgroup apart (GPUs': a block of whole Vectors, walked to per Vector): each layout on
-    // whatever adapter the suite has, so a CPU adapter checks the GPUs' kernels too.
-    const GENERAL: [(&[usize], &[usize]); 5] = [
+    // whatever adapter the suite has, so a CPU adapter checks the GPUs' kernels too. Slope
+    // values in runs along X's innermost dim of 2 (the first three), of 16 and more (the last)
+    // and none (the other two), in blocks and walked.
+    const GENERAL: [(&[usize], &[usize]); 6] = [
         (&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]),
         (&[64, 3, 7, 2, 2], &[64, 1, 7, 2, 1]),
         (&[2, 3, 4, 5, 3, 2], &[3, 1, 5, 1, 1]),
         (&[5, 33, 2, 3, 4], &[5, 1, 2, 1, 4]),
         (&[2, 9, 3, 5, 7, 311], &[2, 1, 3, 1, 7, 1]),
+        (&[3, 5, 4, 6, 8], &[3, 1, 4, 1, 1]),
     ];
     for contiguous in [true, false] {
         let options = ContextOptions::from_env().with_contiguous_vectors(contiguous);

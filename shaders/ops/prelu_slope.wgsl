@@ -8,6 +8,8 @@
 //   {{WORDS_BINDING}}    binding of the slope as Words
 //   {{SLOPE_ACCESS}}     read, or read_write where an input lies in the buffer the chain writes
 //                        (WebGPU cannot bind one buffer read-only beside writable in a dispatch)
+//   {{RUN}}              for the blocked general pattern, the aligned runs of elements that share
+//                        a slope value (X's innermost dim broadcast), a power of two; else 1
 // params.steps[{{K}}].slope: x = length of the runs of X that share a slope value, y = number
 // of slope values before the pattern repeats, z = flat index of the first bound slope element.
 // params.steps[{{K}}].jump: x, y = the cursor's move between an invocation's Vectors; z unused;
@@ -150,30 +152,48 @@ fn slope_general_jump_{{K}}(cursor: vec4<u32>) -> vec4<u32> {
     return general_cursor(cursor.w + VECTOR_STRIDE * VECTOR_LANES);
 }
 
-// The general pattern whose innermost dims form a block of whole Vectors (src/broadcast.rs,
-// SlopePlan::block): the cursor walks the dims outside the block and the block as one dim of
-// slope stride 0, so cursor.x is the block's first slope index and cursor.y the Vector's place in
-// the block; each lane adds its offset from params.block_offsets. No lane steps or carries: a
-// Vector lies in one block; on CPU drivers, whose invocations' Vectors are consecutive, blocks
-// are whole invocations, and the cursor only moves along its block (a walk there behind a
-// branch that no lane takes cost lavapipe as much as taking it: its JIT runs both sides); on
-// GPUs, where they lie a workgroup apart, each Vector walks anew.
-fn slope_blocked_at_{{K}}(cursor: vec4<u32>, g: u32) -> Lanes {
-    let first = cursor.y + group_offset(g);
-    var l = splat(slope_element_{{K}}(cursor.x + block_offset(first)));
+// The general pattern in blocks of an invocation's elements (CPU drivers) or of a Vector's
+// (GPUs), src/broadcast.rs's SlopePlan::block: the cursor walks the dims outside the block and
+// the block as one dim of slope stride 0, so cursor.x is the block's first slope index; each lane
+// adds its offset from params.block_offsets, at its place in the block. No lane steps and no
+// carries. On CPU drivers an invocation's Vectors are its block, so it walks once and its
+// Vectors' places are constants (k * VECTOR_LANES): the table is read at the same place by every
+// invocation, which lavapipe, whose SIMD lanes are invocations, reads once for all of them, not
+// as a gather. On GPUs each Vector walks anew, and is its block.
+//
+// A lane in the run of the lane before it takes that lane's value without a load: on lavapipe
+// each load is a gather, and the rank-6 pattern of the bench (runs of 2) ran at 0.42-0.43 of the
+// copy kernel with a load per lane, 0.51 with one per run. The test is on constants where the
+// place is (main, rest and listed), so the compiler drops it, and a block holds whole runs.
+const SLOPE_RUN_{{K}}: u32 = {{RUN}}u;
+
+fn slope_blocked_lanes_{{K}}(cursor: vec4<u32>, place: u32) -> Lanes {
+    var value = slope_element_{{K}}(cursor.x + block_offset(place));
+    var l = splat(value);
     for (var i = 1u; i < GROUP_LANES; i++) {
-        l = with_lane(l, i, slope_element_{{K}}(cursor.x + block_offset(first + i * LANE_STEP)));
+        let here = place + i * LANE_STEP;
+        if (here / SLOPE_RUN_{{K}} != (here - LANE_STEP) / SLOPE_RUN_{{K}}) {
+            value = slope_element_{{K}}(cursor.x + block_offset(here));
+        }
+        l = with_lane(l, i, value);
     }
     return l;
 }
 
+// The group g of the invocation's Vector k (main, rest and listed).
+fn slope_blocked_at_{{K}}(cursor: vec4<u32>, k: u32, g: u32) -> Lanes {
+    return slope_blocked_lanes_{{K}}(cursor, select(0u, k * VECTOR_LANES, VECTOR_STRIDE == 1u) + group_offset(g));
+}
+
+// The group g of the Vector from element (the tail).
 fn slope_blocked_{{K}}(element: u32, g: u32) -> Lanes {
-    return slope_blocked_at_{{K}}(block_cursor(element), g);
+    let cursor = block_cursor(element);
+    return slope_blocked_lanes_{{K}}(cursor, cursor.y + group_offset(g));
 }
 
 fn slope_blocked_jump_{{K}}(cursor: vec4<u32>) -> vec4<u32> {
     if (VECTOR_STRIDE == 1u) {
-        return cursor + vec4<u32>(0u, VECTOR_LANES, 0u, VECTOR_LANES);
+        return cursor;
     }
     return block_cursor(cursor.w + VECTOR_STRIDE * VECTOR_LANES);
 }

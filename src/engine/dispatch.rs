@@ -299,7 +299,7 @@ impl Context {
                 {
                     access = SlopeAccess::ChannelGrid;
                 }
-                let block = if access == SlopeAccess::Blocked { plan.block(block_unit) } else { None };
+                let block = if matches!(access, SlopeAccess::Blocked { .. }) { plan.block(block_unit) } else { None };
                 Ok(Planned { step, kind: Step::Prelu(access), plan: Some(plan), block })
             }
         }
@@ -331,7 +331,7 @@ impl Context {
                     interpreted = true;
                 }
                 if let Step::Prelu(access) = planned[end].kind {
-                    let is_general = matches!(access, SlopeAccess::General | SlopeAccess::Blocked);
+                    let is_general = matches!(access, SlopeAccess::General | SlopeAccess::Blocked { .. });
                     if io + slopes + 1 > storage || (is_general && general) {
                         break;
                     }
