@@ -173,11 +173,11 @@ impl SlopePlan {
     }
 
     /// Where the slope is broadcast along X's innermost (collapsed) dim, its values come in runs
-    /// of that dim's extent: the largest power of two that divides it, at most `block_unit` and
-    /// 16 (lanes in a Vector); else 1.
+    /// of that dim's extent: the largest power of two that divides both it and `block_unit` (so
+    /// that blocks hold whole runs), at most 16 (lanes in a Vector); else 1.
     pub(crate) fn innermost_run(&self, block_unit: u64) -> u8 {
         match (self.dims.last(), self.slope_strides.last()) {
-            (Some(&extent), Some(0)) => (1u64 << extent.trailing_zeros()).min(block_unit).min(16) as u8,
+            (Some(&extent), Some(0)) => 1 << extent.trailing_zeros().min(block_unit.trailing_zeros()).min(4),
             _ => 1,
         }
     }
@@ -327,6 +327,12 @@ mod tests {
         assert_eq!(bench.access_for(4, 16, 16), SlopeAccess::Blocked { run: 2 });
         let inner = planned(&[3, 8, 16, 2, 16], &[3, 1, 16, 1, 16]);
         assert_eq!(inner.access_for(4, 16, 16), SlopeAccess::Blocked { run: 1 }, "the innermost dim is the slope's");
+        let split = planned(&[3, 2, 5, 24], &[3, 1, 5, 1]);
+        assert_eq!(
+            split.access_for(4, 12, 12),
+            SlopeAccess::Blocked { run: 4 },
+            "blocks of 12 hold whole runs of 4, not 8"
+        );
     }
 
     #[test]

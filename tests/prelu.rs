@@ -154,20 +154,29 @@ fn general_patterns_in_either_layout_of_an_invocations_vectors() {
     // Consecutive (CPU drivers' default: a block of whole invocations through the table) and a
     // workgroup apart (GPUs': a block of whole Vectors, walked to per Vector): each layout on
     // whatever adapter the suite has, so a CPU adapter checks the GPUs' kernels too. Slope
-    // values in runs along X's innermost dim of 2 (the first three), of 16 and more (the last)
-    // and none (the other two), in blocks and walked.
-    const GENERAL: [(&[usize], &[usize]); 6] = [
+    // values in runs along X's innermost dim of 2 (the first three), of 8 and more (the last
+    // two) and none (the other two), in blocks and walked.
+    const GENERAL: [(&[usize], &[usize]); 7] = [
         (&[3, 8, 16, 2, 16, 2], &[3, 1, 16, 1, 16, 1]),
         (&[64, 3, 7, 2, 2], &[64, 1, 7, 2, 1]),
         (&[2, 3, 4, 5, 3, 2], &[3, 1, 5, 1, 1]),
         (&[5, 33, 2, 3, 4], &[5, 1, 2, 1, 4]),
         (&[2, 9, 3, 5, 7, 311], &[2, 1, 3, 1, 7, 1]),
         (&[3, 5, 4, 6, 8], &[3, 1, 4, 1, 1]),
+        (&[30, 2, 5, 24], &[30, 1, 5, 1]),
     ];
-    for contiguous in [true, false] {
-        let options = ContextOptions::from_env().with_contiguous_vectors(contiguous);
+    // The layouts, and three Vectors an invocation (blocks of 12 f32: runs of 4 in them, not 8).
+    let layouts = [
+        (true, None, "consecutive Vectors"),
+        (false, None, "Vectors a workgroup apart"),
+        (true, Some((64, 3)), "three consecutive Vectors"),
+    ];
+    for (contiguous, shape, path) in layouts {
+        let mut options = ContextOptions::from_env().with_contiguous_vectors(contiguous);
+        if let Some((invocations, vectors)) = shape {
+            options = options.with_kernel_shape(invocations, vectors);
+        }
         let Some(ctx) = common::ctx_with(options) else { return };
-        let path = if contiguous { "consecutive Vectors" } else { "Vectors a workgroup apart" };
         for (i, (x, slope)) in GENERAL.iter().enumerate() {
             check::<f32>(&ctx, path, x, slope, 200 + i as u64);
             check::<f16>(&ctx, path, x, slope, 210 + i as u64);
