@@ -15,7 +15,7 @@ fn general_cursor(i: u32) -> vec4<u32> {
     var rest = i;
     var s = 0u;
     var positions = vec2<u32>(0u, 0u);
-    for (var d = params.general_rank; d > 1u; d--) {
+    for (var d = params.general_rank; d > 0u; d--) {
         let v = (d - 1u) / 4u;
         let c = (d - 1u) % 4u;
         let outer = divide(rest, params.general_magics[v][c], params.general_modes[v][c]);
@@ -28,14 +28,6 @@ fn general_cursor(i: u32) -> vec4<u32> {
         s += here * params.general_strides[v][c];
         rest = outer;
     }
-    // The outermost dim: what is left is its position, for every i in X (past X's end, the
-    // cursor is never read).
-    if (params.general_rank == 1u) {
-        positions.x = rest;
-    } else if (params.general_rank == 2u) {
-        positions.y = rest;
-    }
-    s += rest * params.general_strides[0].x;
     return vec4<u32>(s, positions, i);
 }
 
@@ -70,7 +62,9 @@ fn general_advance(c: vec4<u32>, by: u32) -> vec4<u32> {
 
 // The cursor of SlopeAccess::Blocked at flat X index i, whose innermost walked dim is the block:
 // (the block's first slope index, i's place in the block, unused, i). The walk of
-// general_cursor without its second position, which costs lavapipe's JIT its branches.
+// general_cursor without its second position, whose branches cost lavapipe's JIT, and without
+// a division for the outermost dim, where what is left is the position for every i in X (past
+// X's end the cursor is never read).
 fn block_cursor(i: u32) -> vec4<u32> {
     let block = params.general_rank - 1u;
     var rest = divide(i, params.general_magics[block / 4u][block % 4u], params.general_modes[block / 4u][block % 4u]);

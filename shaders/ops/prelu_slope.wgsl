@@ -162,8 +162,8 @@ fn slope_general_jump_{{K}}(cursor: vec4<u32>) -> vec4<u32> {
 // as a gather. On GPUs each Vector walks anew, and is its block.
 //
 // A lane in the run of the lane before it takes that lane's value without a load: on lavapipe
-// each load is a gather, and the rank-6 pattern of the bench (runs of 2) ran at 0.42-0.43 of the
-// copy kernel with a load per lane, 0.51 with one per run. The test is on constants where the
+// each load is a gather, and the rank-6 pattern of the bench (runs of 2) ran at 0.42-0.44 of the
+// copy kernel with a load per lane, 0.53 with one per run. The test is on constants where the
 // place is (main, rest and listed), so the compiler drops it, and a block holds whole runs.
 const SLOPE_RUN_{{K}}: u32 = {{RUN}}u;
 
