@@ -165,7 +165,9 @@ fn general_patterns_in_either_layout_of_an_invocations_vectors() {
         (&[3, 5, 4, 6, 8], &[3, 1, 4, 1, 1]),
         (&[30, 2, 5, 24], &[30, 1, 5, 1]),
     ];
-    // The layouts, and three Vectors an invocation (blocks of 12 f32: runs of 4 in them, not 8).
+    // The layouts, and three Vectors an invocation: blocks of 12 f32, not a power of two (the
+    // innermost runs of 24 share loads in runs of 4 there; runs of 8 would give the same results,
+    // since no Vector straddles a run of 24).
     let layouts = [
         (true, None, "consecutive Vectors"),
         (false, None, "Vectors a workgroup apart"),
