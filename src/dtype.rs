@@ -225,6 +225,19 @@ pub(crate) fn f32_exactly(integer: i128) -> Option<f32> {
     (narrowed.is_finite() && narrowed as i128 == integer).then_some(narrowed)
 }
 
+/// `integer` as two f32 whose sum it is exactly: its leading 24 significant bits (toward zero,
+/// so never beyond the range of a type that holds `integer`) and the rest, of the same sign;
+/// `None` where the rest is no f32 (more than 24 bits from its own leading 1 to its last): every
+/// integer of at most 48 bits from its leading 1 to its last is such a pair, and some wider ones.
+/// 2^31 - 1 is 2147483520 + 127, -(2^40 + 1) is -2^40 - 1, 2^53 + 1 is 2^53 + 1.
+pub(crate) fn f32_pair_exactly(integer: i128) -> Option<(f32, f32)> {
+    let magnitude = integer.unsigned_abs();
+    let spare_bits = (128 - magnitude.leading_zeros()).saturating_sub(f32::MANTISSA_DIGITS);
+    let leading = ((magnitude >> spare_bits) << spare_bits) as i128;
+    let leading = if integer < 0 { -leading } else { leading };
+    Some((f32_exactly(leading)?, f32_exactly(integer - leading)?))
+}
+
 /// `v` as an f32 rounded to odd: exact where f32 holds it, else its neighbour toward zero with
 /// the last bit set. Rounding that once more to a type of at most 22 bits of precision (f16,
 /// bf16) is then correctly rounded: no double rounding. (half's own f64 conversions drop the
@@ -299,6 +312,28 @@ mod tests {
         );
         assert_eq!(<f16 as FloatElement>::from_f64(1e300), f16::INFINITY);
         assert_eq!(<bf16 as FloatElement>::from_f64(-1e-300).to_bits(), 0x8000);
+    }
+
+    #[test]
+    fn f32_pairs_sum_to_the_integer_exactly_within_48_bits() {
+        assert_eq!(f32_pair_exactly((1 << 53) + 1), Some((9007199254740992.0, 1.0)));
+        assert_eq!(f32_pair_exactly((1 << 53) + (1 << 25) + 1), None);
+        assert_eq!(f32_pair_exactly((1 << 31) - 1), Some((2147483520.0, 127.0)));
+        assert_eq!(f32_pair_exactly(-(1 << 40) - 1), Some((-1099511627776.0, -1.0)));
+        assert_eq!(f32_pair_exactly(-(1 << 63)), Some((-9223372036854775808.0, 0.0)));
+        assert_eq!(f32_pair_exactly(0), Some((0.0, 0.0)));
+        assert_eq!(f32_pair_exactly(i128::from(i64::MAX)), None);
+        assert_eq!(f32_pair_exactly(i128::from(u64::MAX)), None);
+        for shift in 0..80 {
+            for integer in [(1i128 << 48) - 1, 0xabc_def0_1234, 1 << 24 | 1, 7] {
+                let integer = integer << shift.min(127 - 49);
+                for integer in [integer, -integer] {
+                    let (leading, rest) = f32_pair_exactly(integer).unwrap();
+                    assert_eq!(leading as i128 + rest as i128, integer);
+                    assert!(leading.abs() as i128 <= integer.abs() && rest * leading >= 0.0, "{integer}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -111,6 +111,7 @@ const PRODUCT_FREE_CALLS: &[&str] = &[
     "from_attribute",
     "less",
     "lanes_from_attribute",
+    "lanes_from_bound",
     "negate",
 ];
 

@@ -415,11 +415,13 @@ fn each_version_refuses_the_dtypes_it_does_not_allow() {
     assert!(refused >= 10, "{refused} refusals checked");
 }
 
-/// Clip's bounds from opset 11 are scalars of X's type, and the kernels take them as f32: a bound
-/// no f32 is exactly is refused, as an initializer and as a Constant, never rounded (int64
-/// 2^53 + 1, which f64 would round to 2^53, an f32; a double 0.1); 2^53 itself runs.
+/// Clip's bounds from opset 11 are scalars of X's type, and the kernels take them as f32, an
+/// integer's with a residual: as an initializer and as a Constant, int64 2^31 - 1 and uint64
+/// 2^64 - 2^20 run exactly, and so do the types' largest values as max (an exporter's "no
+/// bound", which no f32 holds), and 2^53 + 1, which f64 would round to 2^53; a bound beyond that is
+/// refused, never rounded (int64 2^53 + 2^25 + 1; a double 0.1); 2^53 itself runs.
 #[test]
-fn clip_bounds_no_f32_holds_are_refused_not_rounded() {
+fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     let Some(ctx) = common::ctx() else { return };
     let clip_model = |x_code: i32, bound: HostTensor, as_constant: bool| {
         let max = bound.to_proto("max");
@@ -445,24 +447,46 @@ fn clip_bounds_no_f32_holds_are_refused_not_rounded() {
     let x = ArrayD::from_shape_vec(IxDyn(&[3]), vec![(1i64 << 53) + 1, 5, -(1i64 << 60)]).unwrap();
     let feeds = HashMap::from([("X".to_string(), HostTensor::I64(x.clone()))]);
     let int64 = zeros(DType::I64).to_proto("X").data_type.unwrap_or_default();
-    let refusal = |outcome: Result<_, OnnxError>, what: &str| {
+    let refusal = |outcome: Result<_, OnnxError>, what: &str, wanted: &str| {
         let message = outcome.err().unwrap_or_else(|| panic!("{what} was accepted")).to_string();
-        assert!(message.contains("not a float32 value"), "{what}: {message}");
+        assert!(message.contains(wanted), "{what}: {message}");
     };
-    let beyond = scalar_i64((1 << 53) + 1);
+    let beyond = scalar_i64((1 << 53) + (1 << 25) + 1);
     let loaded = OnnxModel::from_bytes(&clip_model(int64, beyond.clone(), false)).unwrap();
-    refusal(loaded.run(ctx, &feeds).map(|_| ()), "an int64 initializer 2^53 + 1");
-    refusal(OnnxModel::from_bytes(&clip_model(int64, beyond, true)).map(|_| ()), "an int64 Constant 2^53 + 1");
+    refusal(loaded.run(ctx, &feeds).map(|_| ()), "an int64 initializer 2^53 + 2^25 + 1", "not the sum of two float32");
+    let constant = OnnxModel::from_bytes(&clip_model(int64, beyond, true)).map(|_| ());
+    refusal(constant, "an int64 Constant 2^53 + 2^25 + 1", "not the sum of two float32");
     let tenth = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 0.1));
     let double = zeros(DType::F64).to_proto("X").data_type.unwrap_or_default();
     let loaded = OnnxModel::from_bytes(&clip_model(double, tenth, false)).unwrap();
     let doubles = HashMap::from([("X".to_string(), zeros(DType::F64))]);
-    refusal(loaded.run(ctx, &doubles).map(|_| ()), "a double initializer 0.1");
+    refusal(loaded.run(ctx, &doubles).map(|_| ()), "a double initializer 0.1", "not a float32 value");
+    let clipped = |code: i32, bound: HostTensor, feeds: &HashMap<String, HostTensor>, as_constant: bool| {
+        let loaded = OnnxModel::from_bytes(&clip_model(code, bound, as_constant)).unwrap();
+        let outputs = loaded.run(ctx, feeds).unwrap();
+        outputs.into_iter().find(|(name, _)| name == "Y").map(|(_, y)| y)
+    };
+    let near = |centre: i64| (-20..20).map(move |d| centre.saturating_add(d));
+    let wide: Vec<i64> = near(1 << 31).chain(near(1 << 53)).chain(near(i64::MAX)).chain(near(i64::MIN)).collect();
+    let wide = ArrayD::from_shape_vec(IxDyn(&[wide.len()]), wide).unwrap();
+    let wide_feeds = HashMap::from([("X".to_string(), HostTensor::I64(wide.clone()))]);
+    let uint64 = zeros(DType::U64).to_proto("X").data_type.unwrap_or_default();
+    let words: Vec<u64> =
+        (0..40).map(|d| (u64::MAX << 20) - 20 + d).chain(u64::MAX - 9..=u64::MAX).chain(0..10).collect();
+    let words = ArrayD::from_shape_vec(IxDyn(&[words.len()]), words).unwrap();
+    let word_feeds = HashMap::from([("X".to_string(), HostTensor::U64(words.clone()))]);
+    let scalar_u64 = |v: u64| HostTensor::U64(ArrayD::from_elem(IxDyn(&[]), v));
     for as_constant in [false, true] {
-        let loaded = OnnxModel::from_bytes(&clip_model(int64, scalar_i64(1 << 53), as_constant)).unwrap();
-        let outputs = loaded.run(ctx, &feeds).unwrap();
-        let y = outputs.iter().find(|(name, _)| name == "Y").map(|(_, y)| y);
-        assert_eq!(y, Some(&HostTensor::I64(x.mapv(|v| v.min(1 << 53)))), "as a Constant: {as_constant}");
+        let y = clipped(int64, scalar_i64(1 << 53), &feeds, as_constant);
+        assert_eq!(y, Some(HostTensor::I64(x.mapv(|v| v.min(1 << 53)))), "as a Constant: {as_constant}");
+        for max in [(1 << 31) - 1, (1 << 53) + 1, i64::MAX] {
+            let y = clipped(int64, scalar_i64(max), &wide_feeds, as_constant);
+            assert_eq!(y, Some(HostTensor::I64(wide.mapv(|v| v.min(max)))), "max {max}, as a Constant: {as_constant}");
+        }
+        for max in [u64::MAX << 20, u64::MAX] {
+            let y = clipped(uint64, scalar_u64(max), &word_feeds, as_constant);
+            assert_eq!(y, Some(HostTensor::U64(words.mapv(|v| v.min(max)))), "max {max}, as a Constant: {as_constant}");
+        }
     }
 }
 

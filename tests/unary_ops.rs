@@ -404,6 +404,47 @@ fn integer_inputs_are_exact_on_every_path() {
     }
 }
 
+/// Clip with integer bounds no f32 holds, each the f32 of its leading bits plus a residual
+/// (`Activation::set_integer`), on `x` and the values around each bound: bit for bit the clamp
+/// computed here in i128, and the reference.
+fn wide_bounds_exact<T: Sample + TryFrom<i128> + Into<i128>>(ctx: &Context, path: &str, bounds: &[(i128, i128)]) {
+    let element = |v: i128| T::try_from(v).ok();
+    for &(min, max) in bounds {
+        let near = |bound: i128| (-3..=3).filter_map(move |d| element(bound + d));
+        let x: Vec<T> = near(min).chain(near(max)).chain(samples::<T>(4099, 7)).collect();
+        let len = x.len();
+        let x = to_dyn(x, &[len]);
+        let clip = Activation::clip(f32::NEG_INFINITY, f32::INFINITY);
+        let clip = clip.set_integer("min", min).and_then(|c| c.set_integer("max", max)).expect("two f32 hold each");
+        let y = activations(ctx, std::slice::from_ref(&clip), x.view()).unwrap();
+        let what = format!("Clip({min}, {max}) on {} {path}", T::DTYPE);
+        let clamped = x.mapv(|v| element(v.into().max(min).min(max)).expect("within the type"));
+        common::assert_same_bits(&what, &y, &clamped);
+        let wgpu_activations::ops::Step::Unary(op, attributes) = clip.step() else { unreachable!("Clip is unary") };
+        common::assert_same_bits(&what, &y, &reference::unary(op, attributes, x.view()));
+    }
+    let float = Activation::clip(0.0, 1.0).set_integer("max", (1 << 31) - 1).unwrap();
+    let refused = activations(ctx, &[float], ndarray::arr1(&[0.5f32]).into_dyn().view()).unwrap_err();
+    assert!(matches!(refused, Error::InvalidAttribute { .. }), "a residual on f32: {refused}");
+}
+
+/// Clip's integer bounds that no f32 holds (2^31 - 1, 2^53 + 1, 2^64 - 2^20...) on the 32- and
+/// 64-bit integers, on every path (the 64-bit ones native and on u32 pairs), exactly.
+#[test]
+fn clip_bounds_no_f32_holds_are_exact_on_every_path() {
+    let contexts = path_contexts();
+    let (i31, i53) = ((1i128 << 31) - 1, (1i128 << 53) + 1);
+    for (i, (path, ctx)) in contexts.iter().enumerate() {
+        let new = |dtype| new_path(&contexts, i, dtype);
+        new(DType::I32).then(|| wide_bounds_exact::<i32>(ctx, path, &[(-i31, i31), (-i31 + 200, -i31 + 100)]));
+        new(DType::U32).then(|| wide_bounds_exact::<u32>(ctx, path, &[(4294967197, 4294967294), (i31, i31 + 2)]));
+        let wide = [(-i53, i53), (-i31 - 2, i31), (i53 + 4, i53 + 2)];
+        new(DType::I64).then(|| wide_bounds_exact::<i64>(ctx, path, &wide));
+        let words = [(i53, (1 << 64) - (1 << 20)), ((1 << 64) - (1 << 20), (1 << 64) - (1 << 21))];
+        new(DType::U64).then(|| wide_bounds_exact::<u64>(ctx, path, &words));
+    }
+}
+
 /// f64 on the software path (IEEE binary64 on u32 pairs), against the correctly rounded result
 /// (the reference's f64 results come from each operator's twin in `Exact` arithmetic, rounded
 /// once): random bit patterns of both signs, log-spaced values over each operator's sweep,

@@ -295,6 +295,31 @@ fn apply_clip_and_shrink_on_every_uint8_and_uint16_value_is_exact() {
     assert_eq!(read_npy::<_, ArrayD<u16>>(&y_path).unwrap(), shrunk);
 }
 
+/// Clip's integer bounds that no f32 holds (2^31 - 1 and -2^31 - 1 on int64, 2^32 - 1 on uint32)
+/// run exactly, as the f32 of their leading bits plus a residual.
+#[test]
+fn clip_takes_integer_bounds_no_float32_holds() {
+    let dir = TempDir::new("wide-bounds");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let near = |centre: i64| (-40..40).map(move |d| centre + d);
+    let x: Vec<i64> = near(1 << 31).chain(near(-(1 << 31))).chain([i64::MIN, i64::MAX, 0]).collect();
+    let x = common::to_dyn(x, &[163]);
+    write_npy(&x_path, &x).unwrap();
+    let (min, max) = (-(1i64 << 31) - 1, (1i64 << 31) - 1);
+    let clip = |bounds: [&str; 2]| {
+        let [min, max] = bounds.map(|b| b.to_string());
+        wgpu_act(&["apply", "--op", "clip", "--attr", &min, "--attr", &max, p(&x_path), p(&y_path)])
+    };
+    if !ran_on_gpu(&clip([&format!("min={min}"), &format!("max={max}")])) {
+        return;
+    }
+    assert_eq!(read_npy::<_, ArrayD<i64>>(&y_path).unwrap(), x.mapv(|v| v.clamp(min, max)));
+    let words = common::to_dyn((0..64).map(|d| u32::MAX - d * 3).collect(), &[64]);
+    write_npy(&x_path, &words).unwrap();
+    assert!(ran_on_gpu(&clip(["min=4294967197", "max=4294967294"])));
+    assert_eq!(read_npy::<_, ArrayD<u32>>(&y_path).unwrap(), words.mapv(|v| v.clamp(4294967197, 4294967294)));
+}
+
 #[test]
 fn apply_prelu_per_channel_slope_matches_reference_exactly() {
     // Shape [8, 1]: one slope per channel of the middle axis.
@@ -430,7 +455,7 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
     write_npy(int8_path, &common::to_dyn(vec![-3i8, 0, 5], &[3])).unwrap();
     let [x, int_slope, slope3, int_x, y, int8_x] =
         [x_path, int_slope_path, slope3_path, int_x_path, y_path, int8_path].map(|path| p(path));
-    let refusals: [(&[&str], &str); 12] = [
+    let refusals: [(&[&str], &str); 14] = [
         (
             &["--op", "gelu", "--attr", "approximate=erf", x, y],
             r#"attribute approximate must be one of "none", "tanh""#,
@@ -446,8 +471,11 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
         (&["--op", "prelu", "--alpha", "0.5", "--slope", int_slope, x, y], "--alpha"),
         (&["--op", "elu", "--slope", int_slope, x, y], "--slope"),
         (&["--op", "prelu", "--slope", int_slope, x, y], "slope has dtype int32 but X has dtype float"),
-        // A bound no float32 is exactly is refused, not rounded to 16777216.
-        (&["--op", "clip", "--attr", "max=16777217", int_x, y], "an integer written out: one a float32 is exactly"),
+        // A bound no float32 is exactly is refused on a float X, not rounded to 16777216 (an
+        // integer X takes it exactly: clip_takes_integer_bounds_no_float32_holds).
+        (&["--op", "clip", "--attr", "max=16777217", x, y], "an integer bound no float32 holds applies to integer X"),
+        (&["--op", "clip", "--attr", "max=9007199288295425", int_x, y], "not the sum of two float32 values"),
+        (&["--op", "elu", "--attr", "alpha=16777217", x, y], "an integer written out: one a float32 is exactly"),
     ];
     for (args, expected) in refusals {
         assert_bad_input(&wgpu_act(&[&["apply"], args].concat()), expected);

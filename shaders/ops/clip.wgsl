@@ -4,11 +4,14 @@
 // max; a NaN bound clips nothing (on the integers it is 0, as Rust casts it). The bounds are cast
 // like X first (before 11 they are FLOAT attributes, from 11 scalars of X's type): attributes.x
 // is min, attributes.y max; every representation defines `less` and `lanes_from_attribute`
-// (the floats in shared/float_lanes.wgsl, exact there). CPU twin: src/ops/clip.rs.
+// (the floats in shared/float_lanes.wgsl, exact there), and `lanes_from_bound`: an integer bound
+// no f32 holds comes as the f32 of its leading bits (attributes.x, .y) plus a residual
+// (attributes.z, .w; UnaryOp::residual_slot), added exactly where the type is 32 or 64 bits wide
+// (0 elsewhere). CPU twin: src/ops/clip.rs, the residuals added in src/cpu/mod.rs.
 
 fn clip(x: Lanes, attributes: vec4<f32>) -> Lanes {
-    let low = lanes_from_attribute(attributes.x);
-    let high = lanes_from_attribute(attributes.y);
+    let low = lanes_from_bound(attributes.x, attributes.z);
+    let high = lanes_from_bound(attributes.y, attributes.w);
     let raised = select(x, low, less(x, low));
     return select(raised, high, less(high, raised));
 }

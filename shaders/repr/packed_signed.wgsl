@@ -40,3 +40,8 @@ fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
 fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return less(x, lanes_sub(Lanes(), b));
 }
+
+// Clip's bound: every bound of this type is an f32, so there is no residual.
+fn lanes_from_bound(a: f32, residual: f32) -> Lanes {
+    return lanes_from_attribute(a);
+}

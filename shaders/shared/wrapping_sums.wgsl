@@ -9,3 +9,8 @@ fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
 fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
     return a - b;
 }
+
+// Clip's bound: the f32 of its leading bits plus the residual, exactly (both cast like X).
+fn lanes_from_bound(a: f32, residual: f32) -> Lanes {
+    return lanes_add(lanes_from_attribute(a), lanes_from_attribute(residual));
+}

@@ -90,13 +90,20 @@ pub fn unary_passes_through<T: Element>(op: &UnaryOp, attributes: &Attributes, x
 }
 
 /// The integer twin's result for an integer `x`, the attributes cast like X as Rust's `as`
-/// casts (the kernels' `lanes_from_attribute`); `None` where X passes through, and for the
-/// floats and an operator without an integer twin (no version takes an integer).
+/// casts (the kernels' `lanes_from_attribute`) with their residuals added (`lanes_from_bound`);
+/// `None` where X passes through, and for the floats and an operator without an integer twin
+/// (no version takes an integer).
 fn integer_result<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> Option<T> {
     let (twin, dtype) = (op.integer_twin?, IntegerType::of(T::DTYPE)?);
     let mut cast = [0; crate::ops::MAX_ATTRIBUTES];
     for (value, &attribute) in cast.iter_mut().zip(attributes) {
         *value = integer_value(T::narrowed(f64::from(attribute)))?;
+    }
+    // An integer bound no f32 holds: its leading f32 plus the residual, both cast exactly.
+    for slot in 0..op.attributes.len() {
+        if let Some(residual) = op.residual_slot(slot) {
+            cast[slot] += std::mem::take(&mut cast[residual]);
+        }
     }
     integer_element(dtype.wrapped(twin(integer_value(x)?, &cast, dtype)?))
 }

@@ -18,9 +18,11 @@ impl fmt::Debug for Activation {
         match &self.0 {
             Step::Unary(op, attributes) => {
                 let mut s = f.debug_struct(op.onnx_name);
-                for (attribute, value) in op.attributes.iter().zip(attributes) {
+                for (slot, (attribute, value)) in op.attributes.iter().zip(attributes).enumerate() {
+                    let residual = op.residual_slot(slot).map_or(0.0, |r| attributes[r]);
                     match attribute.choice_name(*value) {
                         Some(choice) => s.field(attribute.name, &choice),
+                        None if residual != 0.0 => s.field(attribute.name, &(*value as i128 + residual as i128)),
                         None => s.field(attribute.name, value),
                     };
                 }
@@ -97,6 +99,25 @@ impl Activation {
         let index = op.attribute_index(name)?;
         op.attributes[index].admits(value).then_some(())?;
         attributes[index] = value;
+        if let Some(residual) = op.residual_slot(index) {
+            attributes[residual] = 0.0;
+        }
+        Some(Activation(Step::Unary(op, attributes)))
+    }
+
+    /// This step with attribute `name`, one that may come as an input of X's type (Clip's
+    /// bounds), set to the integer `value` exactly, for an integer X: where no f32 is `value`
+    /// (2^31 - 1, say), as the f32 of its leading bits plus a residual, which the kernels and the
+    /// CPU reference add back exactly ([`Activation::attribute`] gives the leading f32). `None`
+    /// if the operator has no such attribute, or `value` is not the sum of two f32 (any integer
+    /// of at most 48 bits from its leading 1 to its last is; i64::MAX is not: to leave a bound
+    /// out, use an infinity).
+    /// leading 1 to its last (i64::MAX, say: to leave a bound out, use an infinity).
+    pub fn set_integer(&self, name: &str, value: i128) -> Option<Self> {
+        let Step::Unary(op, mut attributes) = self.0 else { return None };
+        let index = op.attribute_index(name)?;
+        let residual = op.residual_slot(index)?;
+        (attributes[index], attributes[residual]) = crate::dtype::f32_pair_exactly(value)?;
         Some(Activation(Step::Unary(op, attributes)))
     }
 
@@ -154,6 +175,26 @@ impl Activation {
     /// True when this step accepts `dtype` in some ONNX version.
     pub fn accepts(&self, dtype: DType) -> bool {
         self.0.accepts(dtype)
+    }
+
+    /// Refuses a `dtype` this step does not accept, and an integer bound that holds a residual
+    /// ([`Activation::set_integer`]) on a float X, where the kernels cast the bound's leading
+    /// f32 alone.
+    pub fn check_dtype(&self, dtype: DType) -> crate::Result<()> {
+        if !self.accepts(dtype) {
+            return Err(crate::Error::DTypeNotAllowed { op: self.onnx_name(), dtype, version: None });
+        }
+        let Step::Unary(op, attributes) = &self.0 else { return Ok(()) };
+        let with_residual = (0..op.attributes.len())
+            .find(|&slot| dtype.is_float() && op.residual_slot(slot).is_some_and(|r| attributes[r] != 0.0));
+        match with_residual {
+            Some(slot) => Err(crate::Error::InvalidAttribute {
+                op: op.onnx_name,
+                name: op.attributes[slot].name,
+                reason: format!("an integer bound no float32 holds applies to integer X, not to {dtype}"),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// This step for the CPU reference's chain check: `None` for PRelu, whose slope is on the

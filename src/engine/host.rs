@@ -38,12 +38,10 @@ pub(crate) fn check_chain(chain: &[Activation]) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a dtype some step does not accept, before anything reaches the GPU.
+/// Refuses a dtype some step does not take ([`Activation::check_dtype`]), before anything
+/// reaches the GPU.
 pub(crate) fn check_dtype(chain: &[Activation], dtype: DType) -> Result<()> {
-    match chain.iter().find(|step| !step.accepts(dtype)) {
-        Some(step) => Err(Error::DTypeNotAllowed { op: step.onnx_name(), dtype, version: None }),
-        None => Ok(()),
-    }
+    chain.iter().try_for_each(|step| step.check_dtype(dtype))
 }
 
 impl Context {

@@ -9,6 +9,7 @@ use super::error::OnnxResult;
 use super::load::{HostTensor, Scalar};
 use super::plan::{attribute, graph_error};
 use super::proto::{NodeProto, attribute_proto::AttributeType};
+use crate::dtype::DType;
 use crate::ops::expansion::{Pattern, bodies};
 use crate::ops::{AxisOp, Operator, PRELU, Step, UNARY_OPS, UnaryOp};
 
@@ -116,24 +117,36 @@ pub(super) fn produced_by<'a>(name: &str, op: &str, producer: &HashMap<&str, &'a
 /// The scalar a value holds when it is a rank-0 Constant, possibly through CastLike (a
 /// one-element tensor of higher rank would broadcast X to that rank, so it is not a scalar).
 pub(super) fn constant_scalar(name: &str, producer: &HashMap<&str, &NodeProto>) -> Option<Scalar> {
+    constant_scalar_typed(name, producer).map(|(scalar, _)| scalar)
+}
+
+/// [`constant_scalar`] with the Constant's dtype; `None` for the dtype through a CastLike (the
+/// value becomes X's type, which the plan does not know yet).
+pub(super) fn constant_scalar_typed(
+    name: &str,
+    producer: &HashMap<&str, &NodeProto>,
+) -> Option<(Scalar, Option<DType>)> {
     let mut name = name;
+    let mut cast = false;
     for _ in 0..MAX_CAST_CHAIN {
-        if let Some(cast) = produced_by(name, "CastLike", producer) {
-            name = cast.input.first()?;
+        if let Some(cast_like) = produced_by(name, "CastLike", producer) {
+            name = cast_like.input.first()?;
+            cast = true;
             continue;
         }
         let node = produced_by(name, "Constant", producer)?;
+        let typed = |scalar: Scalar, dtype: DType| (scalar, (!cast).then_some(dtype));
         if let Some(a) = attribute(node, "value_float") {
-            return a.f.map(|v| Scalar::Float(f64::from(v)));
+            return a.f.map(|v| typed(Scalar::Float(f64::from(v)), DType::F32));
         }
         if let Some(a) = attribute(node, "value_int") {
-            return a.i.map(|v| Scalar::Integer(i128::from(v)));
+            return a.i.map(|v| typed(Scalar::Integer(i128::from(v)), DType::I64));
         }
         let tensor = HostTensor::from_proto(attribute(node, "value")?.t.as_ref()?).ok()?;
         if !tensor.shape().is_empty() {
             return None;
         }
-        return tensor.first_scalar();
+        return tensor.first_scalar().map(|scalar| typed(scalar, tensor.dtype()));
     }
     None
 }

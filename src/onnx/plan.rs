@@ -5,13 +5,14 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::error::{OnnxError, OnnxResult};
-use super::expansions::{constant_scalar, exists_at, gate_of, match_axis_body, match_expansion, match_gate_body};
+use super::expansions::{constant_scalar_typed, exists_at, gate_of, match_axis_body, match_expansion, match_gate_body};
 use super::load::{HostTensor, Scalar, decode_model, dtype_of_code};
 use super::proto::{AttributeProto, ModelProto, NodeProto, attribute_proto::AttributeType};
 use super::versions::{NEWEST_OPSET, op_version};
 use crate::dtype::DType;
 use crate::kernel::MAX_CHAIN;
 use crate::ops::{AXIS_OPS, Attributes, AxisOp, Operator, SWIGLU, Step, UnaryOp};
+use crate::real::IntegerType;
 
 /// One operator application after loading.
 #[derive(Debug, Clone)]
@@ -443,7 +444,7 @@ fn bound_attribute_inputs(
     let mut runtime = Vec::new();
     for (slot, name) in node.input.iter().skip(1).enumerate().filter(|(_, name)| !name.is_empty()) {
         if producer.contains_key(name.as_str()) {
-            let value = constant_scalar(name, producer).ok_or_else(|| {
+            let (value, dtype) = constant_scalar_typed(name, producer).ok_or_else(|| {
                 graph_error(format!(
                     "node {:?}: {}'s {} must be a scalar graph input, initializer or Constant",
                     node.name(),
@@ -451,7 +452,7 @@ fn bound_attribute_inputs(
                     op.attributes[slot].name
                 ))
             })?;
-            attributes[slot] = attribute_input_value(op, slot, value).map_err(graph_error)?;
+            set_attribute_input(op, slot, value, dtype, attributes).map_err(graph_error)?;
         } else {
             runtime.push((slot, name.clone()));
         }
@@ -459,17 +460,48 @@ fn bound_attribute_inputs(
     Ok(runtime)
 }
 
-/// An attribute input's value as the f32 the kernel's parameter block holds: any f32 (NaN and
-/// the infinities included); a value of X's type that no f32 holds exactly (an f64 of more
-/// precision, an integer of more than 24 significant bits) is refused, never rounded.
-pub(crate) fn attribute_input_value(op: &UnaryOp, slot: usize, value: Scalar) -> Result<f32, String> {
-    if let Some(exact) = value.exact_f32() {
-        return Ok(exact);
+/// Sets attribute `slot` of `attributes` to an attribute input's `value`, of type `dtype` (X's;
+/// `None` where not known), exactly as the kernel's parameter block holds it:
+/// - any f32, NaN and the infinities included;
+/// - an integer of a 32- or 64-bit type that no f32 holds, as its leading f32 plus a residual
+///   (`UnaryOp::residual_slot`), where that rest is an f32 (any integer of at most 48 bits from
+///   its leading 1 to its last, and some wider);
+/// - a bound at the end of its type's range that never clips there (Clip's max at the type's
+///   largest value, its min at the smallest), as the infinity it acts as.
+///
+/// Anything else (an f64 of more precision, an integer of more bits) is refused, never rounded.
+pub(crate) fn set_attribute_input(
+    op: &UnaryOp,
+    slot: usize,
+    value: Scalar,
+    dtype: Option<DType>,
+    attributes: &mut Attributes,
+) -> Result<(), String> {
+    let residual_slot = op.residual_slot(slot);
+    let (leading, residual) = match (value, value.exact_f32(), dtype.and_then(IntegerType::of)) {
+        (_, Some(exact), _) => (exact, 0.0),
+        (Scalar::Integer(v), None, Some(integer)) => match crate::ops::bound_without_effect(op, slot, v, integer) {
+            Some(infinity) => (infinity, 0.0),
+            None => crate::dtype::f32_pair_exactly(v).filter(|_| residual_slot.is_some()).ok_or_else(|| {
+                format!(
+                    "{}'s {} {value} is not the sum of two float32 values: integer bounds that wide are not supported yet \
+                     (the largest and smallest of the type are: they clip nothing)",
+                    op.onnx_name, op.attributes[slot].name
+                )
+            })?,
+        },
+        _ => {
+            return Err(format!(
+                "{}'s {} {value} is not a float32 value: float bounds beyond float32's precision are not supported yet",
+                op.onnx_name, op.attributes[slot].name
+            ));
+        }
+    };
+    attributes[slot] = leading;
+    if let Some(residual_slot) = residual_slot {
+        attributes[residual_slot] = residual;
     }
-    Err(format!(
-        "{}'s {} {value} is not a float32 value: bounds beyond float32's precision are not supported yet",
-        op.onnx_name, op.attributes[slot].name
-    ))
+    Ok(())
 }
 
 /// Orders the nodes so that every input is ready (any DAG; a cycle or an undefined value is an

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::error::{OnnxError, OnnxResult};
 use super::load::{HostElement, HostTensor};
-use super::plan::{Chain, Node, OnnxModel, attribute_input_value};
+use super::plan::{Chain, Node, OnnxModel, set_attribute_input};
 use super::versions::allows;
 use crate::Activation;
 use crate::broadcast::per_channel_slope_shape;
@@ -77,7 +77,7 @@ impl OnnxModel {
                 )));
             }
             let value = tensor.first_scalar().ok_or_else(|| graph_error(format!("{what} is empty")))?;
-            attributes[*slot] = attribute_input_value(op, *slot, value).map_err(graph_error)?;
+            set_attribute_input(op, *slot, value, Some(dtype), &mut attributes).map_err(graph_error)?;
         }
         Ok(attributes)
     }

@@ -367,6 +367,15 @@ impl UnaryOp {
         self.attributes.iter().position(|a| a.name == name)
     }
 
+    /// Where attribute `slot`'s residual sits in the parameter block, for an operator whose
+    /// attributes may come as inputs of X's type (Clip's bounds): after its own attributes. An
+    /// integer bound no f32 holds is its leading f32 in its own slot plus this residual
+    /// ([`crate::dtype::f32_pair_exactly`]), which the integer twins and kernels add back
+    /// exactly (`lanes_from_bound`); the floats never have one (it stays 0).
+    pub(crate) fn residual_slot(&self, slot: usize) -> Option<usize> {
+        self.attribute_inputs_since.map(|_| slot + self.attributes.len())
+    }
+
     /// Attribute `name`, if the operator has it.
     pub fn attribute(&self, name: &str) -> Option<&'static Attribute> {
         self.attributes.iter().find(|a| a.name == name)

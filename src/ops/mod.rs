@@ -18,6 +18,7 @@ mod step;
 pub use axis::{AXIS_OPS, AxisKind, AxisOp, FIRST_SINGLE_AXIS_VERSION, HARDMAX, LOG_SOFTMAX, SOFTMAX};
 pub use gated::{GatedOp, SWIGLU};
 
+pub(crate) use clip::bound_without_effect;
 pub(crate) use plain_products::PlainRange;
 
 pub(crate) use entry::Twin;
@@ -573,6 +574,8 @@ mod tests {
     fn names_and_attributes_are_unique_and_fit_the_parameter_block() {
         for (i, op) in UNARY_OPS.iter().enumerate() {
             assert!(op.attributes.len() <= MAX_ATTRIBUTES, "{}", op.onnx_name);
+            let residuals = op.attributes.len() * usize::from(op.attribute_inputs_since.is_some());
+            assert!(op.attributes.len() + residuals <= MAX_ATTRIBUTES, "{}'s residuals", op.onnx_name);
             for (variant, attributes, _) in op.kernel_variants() {
                 assert_eq!(op.kernel_variant(&attributes), variant);
                 let function = op.kernel_function(variant);
