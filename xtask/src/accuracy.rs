@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::browser::{Browser, CHROMEDRIVER, CHROMIUM, Server};
-use crate::{Error, Result, apt_install, cargo_checked, run, workspace_root};
+use crate::drivers::apt_install;
+use crate::{Error, Result, cargo_checked, run, workspace_root};
 
 /// The `onnxruntime-web` version compared with.
 const ORT_WEB: &str = "onnxruntime-web@1.30.0";

@@ -121,7 +121,7 @@ impl Browser {
             .map_err(|e| Error(format!("no free port for chromedriver: {e}")))?
             .port();
         let mut driver = Command::new(CHROMEDRIVER);
-        crate::with_driver_caches(&mut driver);
+        crate::drivers::with_driver_caches(&mut driver);
         let driver = driver
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())

@@ -12,7 +12,8 @@ use std::ffi::OsString;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use super::{Error, Result, child, cold_driver_caches, command_line, run, test_build};
+use super::drivers::cold_driver_caches;
+use super::{Error, Result, child, command_line, run, test_build};
 
 /// The models: a name, the dtypes of its chains.
 const MODELS: [(&str, &[&str]); 2] =

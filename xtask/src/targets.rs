@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Error, Result, apt_install, run};
+use crate::drivers::apt_install;
+use crate::{Error, Result, run};
 
 /// Targets the kernel library is linted for without running there: Metal on macOS, DX12 on
 /// Windows, Vulkan and GL on Android, and the browser's WebGPU.

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::browser::{Browser, CHROMEDRIVER, CHROMIUM, Server};
-use crate::{Error, Result, apt_install, cargo_checked, run, workspace_root};
+use crate::drivers::apt_install;
+use crate::{Error, Result, cargo_checked, run, workspace_root};
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const WEB_PACKAGE: &str = "wgpu-activations-web";
