@@ -215,6 +215,8 @@ const MATH_F64: &str = include_str!("../shaders/math/f64.wgsl");
 /// The element interface's arithmetic of every float representation (PRelu's product, Clip's
 /// and Shrink's), from its Compute interface.
 const FLOAT_LANES: &str = include_str!("../shaders/shared/float_lanes.wgsl");
+const FLOAT_COMPARE: &str = include_str!("../shaders/shared/float_compare.wgsl");
+const HALVES_COMPARE: &str = include_str!("../shaders/shared/halves_compare.wgsl");
 /// 64-bit products on u32 words; PRelu's division (`shaders/shared/divide.wgsl`) uses it too.
 pub(crate) const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
 /// Shrink's wrapping sum and difference, for the integers of one native word an element.
@@ -224,10 +226,16 @@ const SOFT_F64: &str = include_str!("../shaders/shared/soft_f64.wgsl");
 const NONE: wgpu::Features = wgpu::Features::empty();
 
 /// The files of the f32 arithmetic (f32, f16, bf16): the Compute interface, its products, the
-/// accurate functions, the element interface's arithmetic.
-const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES];
-/// The f32 arithmetic and float16's bit conversions, for both f16 rows.
-const F16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES, F16_BITS];
+/// accurate functions, the element interface's arithmetic and comparisons.
+const F32_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES, FLOAT_COMPARE];
+/// The f32 arithmetic for bfloat16 on u32 words: its comparisons on the bits.
+const BF16_ARITHMETIC: &[&str] = &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES, HALVES_COMPARE];
+/// The f32 arithmetic and float16's bit conversions, for native f16.
+const F16_ARITHMETIC: &[&str] =
+    &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES, F16_BITS, FLOAT_COMPARE];
+/// The same for float16 on u32 words, with its comparisons on the bits.
+const F16_PACKED_ARITHMETIC: &[&str] =
+    &[COMPUTE_F32, F32_PRODUCT_ERROR, F32_PRODUCTS, MATH_F32, FLOAT_LANES, F16_BITS, HALVES_COMPARE];
 
 /// What a row has unless it says otherwise: a native path that every adapter runs, on u32 words.
 const EVERY_ADAPTER: ReprSpec = ReprSpec {
@@ -247,7 +255,7 @@ const HALF_ROW: ReprSpec = ReprSpec {
     native: false,
     layout: &HALVES,
     description: "emulated: 2 per u32, f32 math, RNE",
-    arithmetic: F32_ARITHMETIC,
+    arithmetic: BF16_ARITHMETIC,
     ..EVERY_ADAPTER
 };
 /// The native 64-bit integers.
@@ -280,7 +288,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         repr: Repr::F16Packed,
         dtype: DType::F16,
         file: REPR_F16_PACKED,
-        arithmetic: F16_ARITHMETIC,
+        arithmetic: F16_PACKED_ARITHMETIC,
         ..HALF_ROW
     },
     ReprSpec { repr: Repr::BF16, dtype: DType::BF16, file: REPR_BF16, ..HALF_ROW },
@@ -291,7 +299,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         layout: &F64_NATIVE,
         description: "native f64 (SHADER_F64)",
         file: REPR_F64,
-        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, FLOAT_LANES],
+        arithmetic: &[COMPUTE_F64, COMPUTE_F64_LANES, MATH_F64, FLOAT_LANES, FLOAT_COMPARE],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -299,7 +307,15 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         dtype: DType::F64,
         description: "emulated: IEEE binary64 on u32 pairs, correctly rounded",
         file: REPR_F64_SOFT,
-        arithmetic: &[SOFT_F64, COMPUTE_F64_SOFT, COMPUTE_F64_PROGRAM, COMPUTE_F64_LANES, MATH_F64, FLOAT_LANES],
+        arithmetic: &[
+            SOFT_F64,
+            COMPUTE_F64_SOFT,
+            COMPUTE_F64_PROGRAM,
+            COMPUTE_F64_LANES,
+            MATH_F64,
+            FLOAT_LANES,
+            FLOAT_COMPARE,
+        ],
         ..PAIR_ROW
     },
     ReprSpec {

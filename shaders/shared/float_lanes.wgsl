@@ -9,29 +9,21 @@ fn multiply(a: Lanes, b: Lanes) -> Lanes {
     return from_compute(mul(to_compute(a), to_compute(b)));
 }
 
-// Clip's comparison and bounds: a < b exactly (false for NaN, -0.0 equals +0.0), and an
-// attribute cast like X (rounded once).
-fn less(a: Lanes, b: Lanes) -> Mask {
-    return greater(to_compute(b), to_compute(a));
-}
-
+// Clip's bound: an attribute cast like X (rounded once). Its comparison, `less`, and Shrink's
+// `below_negated` are shared/float_compare.wgsl's (in Compute) or shared/halves_compare.wgsl's
+// (on the bits of the packed 16-bit floats).
 fn lanes_from_attribute(a: f32) -> Lanes {
     return from_compute(from_attribute(a));
 }
 
 // Shrink's arithmetic: a + b and a - b rounded once in the Compute type (subnormal results kept
-// where the device flushes them: add_keeping_subnormals) and then to X's type, and whether
-// x < -b, exactly.
+// where the device flushes them: add_keeping_subnormals) and then to X's type.
 fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
     return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
 }
 
 fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
     return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
-}
-
-fn below_negated(x: Lanes, b: Lanes) -> Mask {
-    return greater(negate(to_compute(b)), to_compute(x));
 }
 
 // Clip's bound: every bound of this type is an f32, so there is no residual.
