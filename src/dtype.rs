@@ -232,6 +232,9 @@ pub(crate) fn f32_exactly(integer: i128) -> Option<f32> {
 /// 2^31 - 1 is 2147483520 + 127, -(2^40 + 1) is -2^40 - 1, 2^53 + 1 is 2^53 + 1.
 pub(crate) fn f32_pair_exactly(integer: i128) -> Option<(f32, f32)> {
     let magnitude = integer.unsigned_abs();
+    if magnitude >= 1 << 126 {
+        return None; // beyond every integer type, and i128::MIN's magnitude has no i128
+    }
     let spare_bits = (128 - magnitude.leading_zeros()).saturating_sub(f32::MANTISSA_DIGITS);
     let leading = ((magnitude >> spare_bits) << spare_bits) as i128;
     let leading = if integer < 0 { -leading } else { leading };
@@ -318,6 +321,9 @@ mod tests {
     fn f32_pairs_sum_to_the_integer_exactly_within_48_bits() {
         assert_eq!(f32_pair_exactly((1 << 53) + 1), Some((9007199254740992.0, 1.0)));
         assert_eq!(f32_pair_exactly((1 << 53) + (1 << 25) + 1), None);
+        assert_eq!(f32_pair_exactly(i128::MIN), None);
+        assert_eq!(f32_pair_exactly(i128::MAX), None);
+        assert_eq!(f32_pair_exactly(-(1 << 125)), Some((-(2f32.powi(125)), 0.0)));
         assert_eq!(f32_pair_exactly((1 << 31) - 1), Some((2147483520.0, 127.0)));
         assert_eq!(f32_pair_exactly(-(1 << 40) - 1), Some((-1099511627776.0, -1.0)));
         assert_eq!(f32_pair_exactly(-(1 << 63)), Some((-9223372036854775808.0, 0.0)));

@@ -416,6 +416,7 @@ fn wide_bounds_exact<T: Sample + TryFrom<i128> + Into<i128>>(ctx: &Context, path
         let x = to_dyn(x, &[len]);
         let clip = Activation::clip(f32::NEG_INFINITY, f32::INFINITY);
         let clip = clip.set_integer("min", min).and_then(|c| c.set_integer("max", max)).expect("two f32 hold each");
+        assert!(format!("{clip:?}").contains(&format!("max: {max}")), "{clip:?}");
         let y = activations(ctx, std::slice::from_ref(&clip), x.view()).unwrap();
         let what = format!("Clip({min}, {max}) on {} {path}", T::DTYPE);
         let clamped = x.mapv(|v| element(v.into().max(min).min(max)).expect("within the type"));

@@ -22,7 +22,9 @@ impl fmt::Debug for Activation {
                     let residual = op.residual_slot(slot).map_or(0.0, |r| attributes[r]);
                     match attribute.choice_name(*value) {
                         Some(choice) => s.field(attribute.name, &choice),
-                        None if residual != 0.0 => s.field(attribute.name, &(*value as i128 + residual as i128)),
+                        None if residual != 0.0 => {
+                            s.field(attribute.name, &(*value as i128).saturating_add(residual as i128))
+                        }
                         None => s.field(attribute.name, value),
                     };
                 }
