@@ -476,6 +476,15 @@ fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     let words = ArrayD::from_shape_vec(IxDyn(&[words.len()]), words).unwrap();
     let word_feeds = HashMap::from([("X".to_string(), HostTensor::U64(words.clone()))]);
     let scalar_u64 = |v: u64| HostTensor::U64(ArrayD::from_elem(IxDyn(&[]), v));
+    // A bound of another type than X's is refused, as an initializer and as a Constant (an int64
+    // 1 for a float X, which ONNX's type inference refuses too).
+    let float = zeros(DType::F32).to_proto("X").data_type.unwrap_or_default();
+    let floats = HashMap::from([("X".to_string(), zeros(DType::F32))]);
+    for as_constant in [false, true] {
+        let loaded = OnnxModel::from_bytes(&clip_model(float, scalar_i64(1), as_constant)).unwrap();
+        let what = format!("an int64 bound of a float X, as a Constant: {as_constant}");
+        refusal(loaded.run(ctx, &floats).map(|_| ()), &what, "must be float like X, not int64");
+    }
     for as_constant in [false, true] {
         let y = clipped(int64, scalar_i64(1 << 53), &feeds, as_constant);
         assert_eq!(y, Some(HostTensor::I64(x.mapv(|v| v.min(1 << 53)))), "as a Constant: {as_constant}");

@@ -30,6 +30,9 @@ pub(crate) struct Node {
     /// Attributes given as inputs fed at run time (Clip's bounds from 11, when they are not
     /// Constant nodes): (the attribute's slot, the value's name).
     pub(crate) attribute_inputs: Vec<(usize, String)>,
+    /// The dtypes of the attributes given as Constant nodes (read when the model loads), for the
+    /// run to check against X's: (the attribute's slot, its Constant's dtype).
+    pub(crate) constant_dtypes: Vec<(usize, DType)>,
     pub(crate) output: String,
     pub(crate) name: String,
 }
@@ -273,6 +276,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 version,
                 inputs,
                 attribute_inputs: Vec::new(),
+                constant_dtypes: Vec::new(),
                 output,
                 name,
             });
@@ -291,6 +295,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 version,
                 inputs: vec![x],
                 attribute_inputs: Vec::new(),
+                constant_dtypes: Vec::new(),
                 output,
                 name,
             });
@@ -308,8 +313,9 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             }
             let name = node.name().to_string();
             let step = Step::Prelu(());
-            let (attribute_inputs, axis) = (Vec::new(), None);
-            nodes.push(Node { step, axis, gate: Some(alpha), version, inputs, attribute_inputs, output, name });
+            let (attribute_inputs, constant_dtypes, axis) = (Vec::new(), Vec::new(), None);
+            let gate = Some(alpha);
+            nodes.push(Node { step, axis, gate, version, inputs, attribute_inputs, constant_dtypes, output, name });
             continue;
         }
         let recognised = match (Operator::find(op_type), op_type) {
@@ -318,20 +324,23 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 let mut attributes = attributes_of(node, unary, version)?;
                 let (inputs, attribute_inputs) = match unary.attribute_inputs_since {
                     Some(since) if version >= since => {
-                        let read_later = bound_attribute_inputs(node, unary, &mut attributes, &producer)?;
-                        (node.input.iter().take(1).cloned().collect(), read_later)
+                        let bounds = bound_attribute_inputs(node, unary, &mut attributes, &producer)?;
+                        (node.input.iter().take(1).cloned().collect(), bounds)
                     }
-                    _ => (node.input.clone(), Vec::new()),
+                    _ => (node.input.clone(), AttributeInputs::default()),
                 };
                 Some((Step::Unary(unary, attributes), inputs, attribute_inputs))
             }
-            (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone(), Vec::new())),
+            (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone(), AttributeInputs::default())),
             // At any opset whose ops the body's nodes are: converters write the bodies with the
             // model's own opset (`Add(Abs(X), 1)` at opset 6).
-            (None, _) if exists_at(op_type, opset) => match_expansion(node, &matchable),
+            (None, _) if exists_at(op_type, opset) => match_expansion(node, &matchable)
+                .map(|(step, inputs, read_later)| (step, inputs, AttributeInputs { read_later, ..Default::default() })),
             _ => None,
         };
-        let Some((step, inputs, attribute_inputs)) = recognised else { continue };
+        let Some((step, inputs, AttributeInputs { read_later: attribute_inputs, constant_dtypes })) = recognised else {
+            continue;
+        };
         let wanted = step.inputs();
         if inputs.len() != wanted || inputs.iter().any(String::is_empty) {
             return Err(graph_error(format!("node {:?} ({}) needs {wanted} input(s)", node.name(), step.onnx_name())));
@@ -349,6 +358,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             version: version(step.onnx_name())?,
             inputs,
             attribute_inputs,
+            constant_dtypes,
             output,
             name,
         });
@@ -430,7 +440,7 @@ fn bound_attribute_inputs(
     op: &UnaryOp,
     attributes: &mut Attributes,
     producer: &HashMap<&str, &NodeProto>,
-) -> OnnxResult<Vec<(usize, String)>> {
+) -> OnnxResult<AttributeInputs> {
     let given = node.input.len().saturating_sub(1);
     if node.input.is_empty() || given > op.attributes.len() {
         let most = op.attributes.len() + 1;
@@ -441,7 +451,7 @@ fn bound_attribute_inputs(
             node.input.len()
         )));
     }
-    let mut runtime = Vec::new();
+    let mut inputs = AttributeInputs::default();
     for (slot, name) in node.input.iter().skip(1).enumerate().filter(|(_, name)| !name.is_empty()) {
         if producer.contains_key(name.as_str()) {
             let (value, dtype) = constant_scalar_typed(name, producer).ok_or_else(|| {
@@ -453,11 +463,21 @@ fn bound_attribute_inputs(
                 ))
             })?;
             set_attribute_input(op, slot, value, dtype, attributes).map_err(graph_error)?;
+            inputs.constant_dtypes.extend(dtype.map(|dtype| (slot, dtype)));
         } else {
-            runtime.push((slot, name.clone()));
+            inputs.read_later.push((slot, name.clone()));
         }
     }
-    Ok(runtime)
+    Ok(inputs)
+}
+
+/// A node's attributes given as inputs: the graph inputs and initializers the run reads
+/// ([`Node::attribute_inputs`]), and the dtypes of the Constants read now
+/// ([`Node::constant_dtypes`]).
+#[derive(Debug, Default)]
+pub(super) struct AttributeInputs {
+    pub(super) read_later: Vec<(usize, String)>,
+    pub(super) constant_dtypes: Vec<(usize, DType)>,
 }
 
 /// Sets attribute `slot` of `attributes` to an attribute input's `value`, of type `dtype` (X's;

@@ -60,6 +60,19 @@ impl OnnxModel {
         dtype: DType,
     ) -> OnnxResult<Attributes> {
         let mut attributes = attributes;
+        for &(slot, constant) in &node.constant_dtypes {
+            if constant != dtype {
+                return Err(graph_error(format!(
+                    "node {:?}: {}-{}'s {} must be {} like X, not {} (a Constant)",
+                    node.name,
+                    op.onnx_name,
+                    node.version,
+                    op.attributes[slot].name,
+                    dtype.onnx_name(),
+                    constant.onnx_name()
+                )));
+            }
+        }
         for (slot, name) in &node.attribute_inputs {
             let what =
                 format!("node {:?}: {}-{}'s {}", node.name, op.onnx_name, node.version, op.attributes[*slot].name);
