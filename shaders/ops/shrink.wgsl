@@ -12,6 +12,10 @@
 fn shrink(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let lambd = lanes_from_attribute(attributes.x);
     let bias = lanes_from_attribute(attributes.y);
-    let outside = select(Lanes(), lanes_sub(x, bias), less(lambd, x));
-    return select(outside, lanes_add(x, bias), below_negated(x, lambd));
+    let below = below_negated(x, lambd);
+    // One sum where the body has two: X + bias below -lambd, else X + (0 - bias), which is X -
+    // bias wherever it is taken (exact negation, wrapping on the integers; its +0.0 for a bias
+    // of +0.0 differs from -bias only for a zero X, and a zero X above lambd is below -lambd too).
+    let shifted = lanes_add(x, select(lanes_sub(Lanes(), bias), bias, below));
+    return select(Lanes(), shifted, below | less(lambd, x));
 }
