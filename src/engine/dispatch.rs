@@ -1,6 +1,7 @@
-//! Recording a chain of steps into a command encoder: the split into kernels that fit the
-//! device's binding limits, the windows that keep every binding within
-//! `max_storage_buffer_binding_size`, the tail pass, the uniforms, and the bind groups.
+//! Recording a chain of steps into a command encoder: the windows that keep every binding within
+//! `max_storage_buffer_binding_size`, the tail pass, the uniforms, and the bind groups. The steps'
+//! checks, their slope access and the split into kernels that fit the device's binding limits
+//! are planned in `dispatch/plan.rs`.
 
 use std::num::NonZeroU64;
 use std::ops::Range;
@@ -10,15 +11,16 @@ use super::context::Context;
 use super::pipelines::Kernel;
 use super::pool::PooledBuffer;
 use super::tensor::GpuTensor;
-use crate::broadcast::{SlopeAccess, SlopeBlock, SlopePlan, plan, unidirectional_slope_shape};
-use crate::cpu::divide::Divisor;
+use crate::broadcast::{SlopeAccess, SlopePlan};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{
-    KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, StepParams, Tuning, VECTOR_BYTES, binding, interprets_math,
-};
+use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, Tuning, VECTOR_BYTES, binding};
 use crate::ops::Step;
 use crate::repr::Repr;
+
+mod plan;
+
+use plan::{Planned, base_params, channel_grid};
 
 /// A PRelu step's slope as a job reads it: `tensor` holds the slope's flat elements
 /// `first..first + tensor.len()` of a slope of `shape` (all of it, except for host arrays
@@ -74,15 +76,6 @@ pub(crate) struct Job<'a> {
     /// element (host arrays larger than one buffer run in pieces).
     pub(crate) shape: &'a [usize],
     pub(crate) element_base: u64,
-}
-
-/// A step after checking, with its slope plan.
-struct Planned<'a> {
-    step: &'a JobStep<'a>,
-    kind: StepKind,
-    plan: Option<SlopePlan>,
-    /// The block table of [`SlopeAccess::Blocked`].
-    block: Option<SlopeBlock>,
 }
 
 /// The name errors about a chain use.
@@ -254,103 +247,6 @@ impl Context {
             tuning.step_program &= workgroups < STEP_PROGRAM_MAX_WORKGROUPS && !software_f64;
         }
         tuning
-    }
-
-    fn plan_step<'a>(&self, step: &'a JobStep<'a>, dtype: DType, job: &Job<'_>) -> Result<Planned<'a>> {
-        match step {
-            Step::Unary(op, attributes) => {
-                if !crate::ops::accepts(op.versions, dtype) {
-                    return Err(Error::DTypeNotAllowed { op: op.onnx_name, dtype, version: None });
-                }
-                Ok(Planned { step, kind: Step::Unary(op, op.kernel_variant(attributes)), plan: None, block: None })
-            }
-            Step::Prelu(SlopeWindow { tensor: slope, shape, first }) => {
-                self.check_owner(slope)?;
-                if slope.dtype() != dtype {
-                    return Err(Error::DTypeMismatch { expected: dtype, actual: slope.dtype() });
-                }
-                let total = element_count(shape).ok_or_else(|| Error::TooLarge {
-                    what: "PRelu slope element count".into(),
-                    needed: u64::MAX,
-                    limit: usize::MAX as u64,
-                })?;
-                if *first + slope.len() as u64 > total as u64 {
-                    return Err(Error::ShapeMismatch {
-                        what: "PRelu slope part".into(),
-                        expected: shape.to_vec(),
-                        actual: slope.shape().to_vec(),
-                    });
-                }
-                let aligned = unidirectional_slope_shape(job.shape, shape)?;
-                let plan = plan(job.shape, &aligned)?;
-                let lanes = self.repr_for(step.onnx_name(), dtype)?.spec().vector_lanes();
-                let block = self.inner.tuning.invocation_block() * lanes;
-                let block_unit = if self.inner.tuning.contiguous { block } else { lanes };
-                let mut access = plan.access_for(lanes, block, block_unit);
-                let job_elements = job.element_base..job.element_base + job.x.len() as u64;
-                if access == SlopeAccess::ChannelUniform
-                    && channel_grid_fits(
-                        (u64::from(plan.run_length), u64::from(plan.channels)),
-                        self.inner.tuning.vectors_per_workgroup() * lanes,
-                        &job_elements,
-                        self.window_vectors() * lanes,
-                        u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension),
-                    )
-                {
-                    access = SlopeAccess::ChannelGrid;
-                }
-                let block = if matches!(access, SlopeAccess::Blocked { .. }) { plan.block(block_unit) } else { None };
-                Ok(Planned { step, kind: Step::Prelu(access), plan: Some(plan), block })
-            }
-        }
-    }
-
-    /// Splits the chain into kernels: each binds at most `max_storage_buffers_per_shader_stage`
-    /// storage buffers (X, Y and one per PRelu step), holds at most one general slope pattern,
-    /// and at most one step whose math the software-f64 interpreter runs ([`interprets_math`]).
-    fn segments<'p, 'a>(
-        &self,
-        planned: &'p [Planned<'a>],
-        repr: Repr,
-        in_place: bool,
-    ) -> Result<Vec<&'p [Planned<'a>]>> {
-        if planned.is_empty() {
-            return Ok(vec![planned]);
-        }
-        let storage = self.inner.info.limits.max_storage_buffers_per_shader_stage as usize;
-        let mut segments = Vec::new();
-        let mut start = 0;
-        while start < planned.len() {
-            let io = if segments.is_empty() && !in_place { 2 } else { 1 };
-            let (mut slopes, mut general, mut interpreted, mut end) = (0, false, false, start);
-            while end < planned.len() {
-                if interprets_math(repr, planned[end].kind, self.inner.tuning) {
-                    if interpreted {
-                        break;
-                    }
-                    interpreted = true;
-                }
-                if let Step::Prelu(access) = planned[end].kind {
-                    let is_general = matches!(access, SlopeAccess::General | SlopeAccess::Blocked { .. });
-                    if io + slopes + 1 > storage || (is_general && general) {
-                        break;
-                    }
-                    slopes += 1;
-                    general |= is_general;
-                }
-                end += 1;
-            }
-            if end == start {
-                return Err(Error::Unsupported {
-                    op: "PRelu",
-                    dtype: DType::F32,
-                    reason: format!("the device binds {storage} storage buffers per stage; PRelu needs {}", io + 1),
-                });
-            }
-            segments.push(&planned[start..end]);
-            start = end;
-        }
-        Ok(segments)
     }
 
     /// Vectors one window (one dispatch) covers: within one binding, within one dispatch grid,
@@ -680,80 +576,6 @@ impl Context {
     }
 }
 
-/// Whether the main pass's grid can give a per-channel PRelu step, of runs of `run` elements
-/// over `channels`, its channel ([`SlopeAccess::ChannelGrid`]) for a job over X's flat
-/// `elements` in windows of `window` elements: runs of a power of two of whole workgroups of
-/// `group_elements`, every window starting at channel 0 (a whole number of periods of the
-/// channels), and the grid of [`channel_grid`] within `max_dimension`.
-fn channel_grid_fits(
-    (run, channels): (u64, u64),
-    group_elements: u64,
-    elements: &Range<u64>,
-    window: u64,
-    max_dimension: u64,
-) -> bool {
-    let len = elements.end - elements.start;
-    let period = run.saturating_mul(channels);
-    let run_groups = run / group_elements.max(1);
-    period > 0
-        && run.is_multiple_of(group_elements)
-        && run_groups.is_power_of_two()
-        && elements.start.is_multiple_of(period)
-        && (len <= window || window.is_multiple_of(period))
-        && run_groups.saturating_mul(channels) <= max_dimension
-        && len.min(window).div_ceil(period) <= max_dimension
-}
-
-/// The main pass's grid for `groups` workgroups where a PRelu step takes its channel from it
-/// ([`SlopeAccess::ChannelGrid`]): one period of the channels' runs along x, the periods along
-/// y. A third dimension would have spared the power of two, but numbering the workgroups with
-/// it cost lavapipe's kernels 3-8% of their speed (BENCHMARKS.md).
-fn channel_grid(groups: u64, run_groups: u64, channels: u64) -> (u32, u32) {
-    let period = run_groups * channels;
-    (period as u32, groups.div_ceil(period) as u32)
-}
-
-/// The parameters every dispatch of a segment shares; `jump` is the elements between the
-/// Vectors of one invocation, over which a channel cursor moves.
-fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
-    let mut params: Params = bytemuck::Zeroable::zeroed();
-    for (k, p) in segment.iter().enumerate() {
-        match (p.step, &p.plan) {
-            (Step::Unary(op, attributes), _) => {
-                let parameters = (op.kernel_parameters)(attributes);
-                let [lo, hi] = (op.plain_products)(&parameters).words();
-                params.steps[k] = StepParams { attributes: parameters, slope: [0, lo, hi, 0], ..Default::default() }
-            }
-            (Step::Prelu(_), Some(plan)) => {
-                let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
-                params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];
-                params.steps[k].jump = [(jump % run_length) as u32, ((jump / run_length) % channels) as u32, 0, 0];
-                let (runs, period) = (Divisor::new(run_length as u32), Divisor::new(channels as u32));
-                params.steps[k].divide = [runs.magic, period.magic, runs.mode, period.mode];
-                let walked = match &p.block {
-                    Some(block) => Some((&block.dims, &block.slope_strides)),
-                    None => (plan.access == SlopeAccess::General).then_some((&plan.dims, &plan.slope_strides)),
-                };
-                if let Some((dims, strides)) = walked {
-                    params.general_rank = dims.len() as u32;
-                    params.general_dims[..dims.len()].copy_from_slice(dims);
-                    params.general_strides[..strides.len()].copy_from_slice(strides);
-                    for (d, &extent) in dims.iter().enumerate() {
-                        let divisor = Divisor::new(extent);
-                        params.general_magics[d] = divisor.magic;
-                        params.general_modes[d] = divisor.mode;
-                    }
-                }
-                if let Some(block) = &p.block {
-                    params.block_offsets[..block.offsets.len()].copy_from_slice(&block.offsets);
-                }
-            }
-            (Step::Prelu(_), None) => {}
-        }
-    }
-    params
-}
-
 fn write_params(data: &mut [u8], offset: u64, params: &Params) {
     let bytes = bytemuck::bytes_of(params);
     data[offset as usize..offset as usize + bytes.len()].copy_from_slice(bytes);
@@ -766,32 +588,4 @@ fn binding_of(buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BufferBind
 /// The product of `shape`, or `None` if it overflows.
 pub(crate) fn element_count(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_grid_gives_channels_only_where_runs_and_windows_allow() {
-        let fits = |run, channels, elements: Range<u64>, window| {
-            channel_grid_fits((run, channels), 4096, &elements, window, 65535)
-        };
-        assert!(fits(4096, 16, 0..1 << 17, 1 << 30), "runs of one workgroup");
-        assert!(fits(8192, 3, 3 * 8192..9 * 8192, 1 << 30), "a host piece that starts at channel 0");
-        assert!(!fits(2048, 16, 0..1 << 17, 1 << 30), "runs of half a workgroup");
-        assert!(!fits(4096, 16, 4096..1 << 17, 1 << 30), "a host piece that starts at channel 1");
-        assert!(fits(4096, 7, 0..7 * 3 * 4096, 7 * 4096), "windows of one period");
-        assert!(!fits(4096, 7, 0..7 * 3 * 4096, 2 * 4096), "windows of two runs of seven");
-        assert!(fits(4096, 7, 0..3 * 2048, 3 * 2048), "one window, however long");
-        assert!(fits(4 * 4096, 7, 0..7 * 3 * 4 * 4096, 1 << 30), "runs of four workgroups");
-        assert!(!fits(3 * 4096, 7, 0..7 * 3 * 3 * 4096, 1 << 30), "runs of three workgroups");
-        assert!(!fits(4096, 70_000, 0..70_000 * 4096, 1 << 40), "a period longer than a grid row");
-        assert!(!fits(4096 * 32, 4096, 0..4096 * 4096 * 32, 1 << 40), "a period of more workgroups than a row");
-        assert!(!fits(4096, 2, 0..2 * 4096 * 70_000, 1 << 40), "more periods than grid rows");
-        assert!(!fits(4096, 0, 0..0, 1 << 30), "no channels (an empty X)");
-        assert!(!fits(0, 4, 0..0, 1 << 30), "empty runs");
-        assert_eq!(channel_grid(32, 1, 16), (16, 2));
-        assert_eq!(channel_grid(5, 2, 7), (14, 1), "workgroups past the last one do nothing");
-    }
 }
