@@ -85,11 +85,6 @@ impl IntegerType {
         Some(IntegerType { bits, signed })
     }
 
-    /// The smallest and the largest value of the type.
-    pub(crate) const fn range(self) -> (i128, i128) {
-        if self.signed { (-(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1) } else { (0, (1 << self.bits) - 1) }
-    }
-
     /// `v` modulo 2^bits, as the dtype reads those bits.
     pub(crate) const fn wrapped(self, v: i128) -> i128 {
         let shift = 128 - self.bits;

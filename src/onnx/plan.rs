@@ -510,6 +510,13 @@ pub(crate) fn set_attribute_input(
                 )
             })?,
         },
+        (Scalar::Integer(_), None, _) => {
+            return Err(format!(
+                "{}'s {} {value} is not a float32 value: an integer bound through CastLike that no float32 holds \
+                 is not supported yet",
+                op.onnx_name, op.attributes[slot].name
+            ));
+        }
         _ => {
             return Err(format!(
                 "{}'s {} {value} is not a float32 value: float bounds beyond float32's precision are not supported yet",

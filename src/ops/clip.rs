@@ -1,16 +1,21 @@
 //! CPU twin of `shaders/ops/clip.wgsl`: its function body,
 //! `Where(Less(max, T), max, T)` with `T = Where(Less(X, min), min, X)`.
 
-use super::{Attributes, CLIP, MAX_ATTRIBUTES, UnaryOp};
+use super::{Attributes, MAX_ATTRIBUTES};
 use crate::real::{IntegerType, Real};
 
 /// The infinity that Clip's integer bound `bound` of X's type `dtype` acts as, where it clips
 /// nothing: min at the type's smallest value (X is never below it), max at its largest (never
 /// above; and min cannot exceed it). So an exporter's int64 max of 2^63 - 1, which no f32 holds,
 /// runs as +inf. `None` for every other bound and operator.
-pub(crate) fn bound_without_effect(op: &UnaryOp, slot: usize, bound: i128, dtype: IntegerType) -> Option<f32> {
-    let (smallest, largest) = dtype.range();
-    match (std::ptr::eq(op, &CLIP), slot) {
+#[cfg(feature = "onnx")]
+pub(crate) fn bound_without_effect(op: &super::UnaryOp, slot: usize, bound: i128, dtype: IntegerType) -> Option<f32> {
+    let (smallest, largest) = if dtype.signed {
+        (-(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1)
+    } else {
+        (0, (1 << dtype.bits) - 1)
+    };
+    match (std::ptr::eq(op, &super::CLIP), slot) {
         (true, 0) if bound == smallest => Some(f32::NEG_INFINITY),
         (true, 1) if bound == largest => Some(f32::INFINITY),
         _ => None,

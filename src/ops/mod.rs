@@ -18,6 +18,7 @@ mod step;
 pub use axis::{AXIS_OPS, AxisKind, AxisOp, FIRST_SINGLE_AXIS_VERSION, HARDMAX, LOG_SOFTMAX, SOFTMAX};
 pub use gated::{GatedOp, SWIGLU};
 
+#[cfg(feature = "onnx")]
 pub(crate) use clip::bound_without_effect;
 pub(crate) use plain_products::PlainRange;
 
