@@ -114,7 +114,6 @@ impl Activation {
     /// if the operator has no such attribute, or `value` is not the sum of two f32 (any integer
     /// of at most 48 bits from its leading 1 to its last is; i64::MAX is not: to leave a bound
     /// out, use an infinity).
-    /// leading 1 to its last (i64::MAX, say: to leave a bound out, use an infinity).
     pub fn set_integer(&self, name: &str, value: i128) -> Option<Self> {
         let Step::Unary(op, mut attributes) = self.0 else { return None };
         let index = op.attribute_index(name)?;
