@@ -52,8 +52,8 @@ impl Context {
     }
 }
 
-/// The chain on a host array, into a new array. Where the dtype runs on the CPU reference (the
-/// f64 fallback), PRelu's slopes are read back from the device.
+/// The chain on a host array, into a new array. Where it runs on the CPU reference
+/// ([`chain_runs_on_cpu`]), PRelu's slopes and SwiGLU's B are read back from the device.
 async fn activations_impl<T: Element, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
@@ -62,7 +62,7 @@ async fn activations_impl<T: Element, D: Dimension>(
 ) -> Result<Array<T, D>> {
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
-    if !ctx.runs_on_cpu(T::DTYPE) {
+    if !chain_runs_on_cpu(ctx, chain, T::DTYPE) {
         return run_into_new(ctx, x, &host_steps(chain), wait).await;
     }
     let mut y = x.as_standard_layout().into_owned();
@@ -72,9 +72,19 @@ async fn activations_impl<T: Element, D: Dimension>(
                 crate::cpu::map_standard(y.view(), |v| crate::cpu::unary_element(op, attributes, v))
             }
             Step::Prelu(slope) => crate::cpu::prelu(y.view(), ctx.read_tensor::<T>(slope, wait).await?.view())?,
+            Step::Swiglu(b, [alpha, ..]) => {
+                crate::cpu::gated::swiglu_of_any(y.view(), ctx.read_tensor::<T>(b, wait).await?.view(), *alpha)?
+            }
         };
     }
     Ok(y)
+}
+
+/// Whether a host-array chain runs on the CPU reference: where its dtype does (the f64
+/// fallback), and where it holds a SwiGLU step of a dtype without a SwiGLU kernel (f64).
+fn chain_runs_on_cpu(ctx: &Context, chain: &[Activation], dtype: crate::DType) -> bool {
+    let swiglu_on_cpu = !crate::kernel::axis::AXIS_KERNEL_DTYPES.contains(&dtype);
+    ctx.runs_on_cpu(dtype) || (swiglu_on_cpu && chain.iter().any(|a| matches!(a.step(), Step::Swiglu(..))))
 }
 
 async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
@@ -177,7 +187,7 @@ async fn activations_in_place_impl<T: Element, D: Dimension>(
     x: ArrayViewMut<'_, T, D>,
     wait: Wait,
 ) -> Result<()> {
-    if ctx.runs_on_cpu(T::DTYPE) {
+    if chain_runs_on_cpu(ctx, chain, T::DTYPE) {
         let y = activations_impl(ctx, chain, x.view(), wait).await?; // it checks the chain
         let mut x = x;
         x.assign(&y);

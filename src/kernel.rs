@@ -25,6 +25,7 @@ const IO: &str = include_str!("../shaders/driver/io.wgsl");
 const IO_SEPARATE_Y: &str = include_str!("../shaders/driver/io_separate_y.wgsl");
 const PRELU: &str = include_str!("../shaders/ops/prelu.wgsl");
 const PRELU_SLOPE: &str = include_str!("../shaders/ops/prelu_slope.wgsl");
+const SWIGLU: &str = include_str!("../shaders/ops/swiglu.wgsl");
 const DIVIDE: &str = include_str!("../shaders/shared/divide.wgsl");
 const MARKS: &str = include_str!("../shaders/driver/marks.wgsl");
 const LISTED: &str = include_str!("../shaders/driver/listed.wgsl");
@@ -258,6 +259,7 @@ impl KernelKey {
             .map(|s| match s {
                 Step::Unary(op, variant) => op.kernel_function(variant),
                 Step::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
+                Step::Swiglu(..) => "swiglu".to_string(),
             })
             .collect();
         let chain = match (names.is_empty(), self.tuning.step_program) {
@@ -287,7 +289,7 @@ impl KernelKey {
             used.push(if vectors { binding::Y } else { binding::Y_WORDS });
         }
         for (k, step) in self.steps().enumerate() {
-            if let Step::Prelu(access) = step {
+            if let Step::Prelu(access) | Step::Swiglu(access, _) = step {
                 let slope_vectors = vectors && matches!(access, SlopeAccess::Same | SlopeAccess::Trailing);
                 used.push(if slope_vectors { binding::slope_vectors(k) } else { binding::slope_words(k) });
             }
@@ -350,7 +352,7 @@ impl KernelKey {
                     let attributes = format!("attributes_{k}");
                     text.both(&unary_call(&op.kernel_function(variant), &attributes, guarded.then_some(&range)));
                 }
-                Step::Prelu(access) => {
+                Step::Prelu(access) | Step::Swiglu(access, _) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
                     let run = if let SlopeAccess::Blocked { run } = access { run } else { 1 };
                     text.slopes.push_str(&fill(
@@ -363,7 +365,13 @@ impl KernelKey {
                             ("{{RUN}}", &run.to_string()),
                         ],
                     ));
-                    text.prelu(k, access);
+                    if let Step::Swiglu(..) = step {
+                        include(SWIGLU);
+                        text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
+                        text.gate(k);
+                    } else {
+                        text.prelu(k, access);
+                    }
                 }
             }
         }
@@ -472,7 +480,7 @@ impl KernelKey {
                 .steps()
                 .filter_map(|step| match step {
                     Step::Unary(op, variant) => Some(op.kernel_function(variant)),
-                    Step::Prelu(_) => None,
+                    Step::Prelu(_) | Step::Swiglu(..) => None,
                 })
                 .collect();
             src = prune::with_plain_copies(&src, &roots.iter().map(String::as_str).collect::<Vec<_>>());
@@ -535,7 +543,7 @@ fn program_order(step: &StepKind) -> (usize, u8) {
         Step::Unary(op, variant) => {
             (crate::ops::UNARY_OPS.iter().position(|o| std::ptr::eq(*o, *op)).unwrap_or(usize::MAX), *variant)
         }
-        Step::Prelu(_) => (usize::MAX, u8::MAX),
+        Step::Prelu(_) | Step::Swiglu(..) => (usize::MAX, u8::MAX),
     }
 }
 

@@ -535,3 +535,46 @@ fn an_opset_6_body_with_operands_swapped_is_recognised() {
     let feeds = HashMap::from([("X".to_string(), f32_tensor(&[5], vec![-3.0, -0.5, 0.0, 2.0, 1e30]))]);
     assert_eq!(loaded.run(ctx, &feeds).unwrap(), loaded.run_reference(&feeds).unwrap());
 }
+
+/// SwiGLU fuses with the nodes around it into one chain (its A the value passed on, its B a
+/// graph input), and the chain's results stay within the model's bound of the reference; f64,
+/// which has no SwiGLU kernel yet, runs that chain on the reference.
+#[test]
+fn swiglu_fuses_into_chains() {
+    let ctx = gpu_or_skip!();
+    let graph = |elem_type: i32| {
+        let nodes = vec![
+            node("Elu", &["X"], "E", vec![attribute_float("alpha", 0.5)]),
+            node("SwiGLU", &["E", "B"], "G", vec![attribute_float("alpha", 1.702)]),
+            node("Relu", &["G"], "Y", vec![]),
+        ];
+        let mut proto = model(28, nodes, &["X", "B"], &["Y"], vec![]);
+        let graph = proto.graph.as_mut().unwrap();
+        for v in graph.input.iter_mut().chain(graph.output.iter_mut()) {
+            *v = typed_value(v.name.as_deref().unwrap(), elem_type);
+        }
+        OnnxModel::from_bytes(&proto.encode_to_vec()).unwrap()
+    };
+    let model = graph(1);
+    assert_eq!(model.step_count(), 1, "Elu, SwiGLU and Relu run as one chain");
+    let x: Vec<f32> = (0..4 * 33).map(|i| i as f32 * 0.29 - 19.0).collect();
+    let b: Vec<f32> = (0..4 * 33).map(|i| (i % 13) as f32 * 0.7 - 4.0).collect();
+    let feeds = HashMap::from([
+        ("X".to_string(), f32_tensor(&[4, 33], x.clone())),
+        ("B".to_string(), f32_tensor(&[4, 33], b.clone())),
+    ]);
+    let (gpu, cpu) = (model.run(ctx, &feeds).unwrap(), model.run_reference(&feeds).unwrap());
+    let (HostTensor::F32(g), HostTensor::F32(c)) = (&gpu[0].1, &cpu[0].1) else { panic!("dtype") };
+    let bound = model.ulp_bound(DType::F32);
+    assert!(g.iter().any(|&v| v > 0.0), "some results are positive");
+    for (a, b) in g.iter().zip(c) {
+        assert!(wgpu_activations::ulp::within_ulp(*a, *b, bound), "{a} vs {b} ({bound} ULP)");
+    }
+    let doubles = |v: &[f32]| {
+        HostTensor::F64(ArrayD::from_shape_vec(IxDyn(&[4, 33]), v.iter().map(|&v| f64::from(v)).collect()).unwrap())
+    };
+    let feeds = HashMap::from([("X".to_string(), doubles(&x)), ("B".to_string(), doubles(&b))]);
+    let model = graph(11);
+    let (gpu, cpu) = (model.run(ctx, &feeds).unwrap(), model.run_reference(&feeds).unwrap());
+    assert_eq!(gpu[0].1, cpu[0].1, "f64 runs the reference");
+}

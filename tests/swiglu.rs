@@ -137,3 +137,96 @@ fn the_half_word_past_an_odd_y_is_kept() {
         reference::swiglu(ctx.download::<f16>(&a).unwrap().view(), ctx.download::<f16>(&a).unwrap().view(), 1.0);
     assert_eq!(back.slice(ndarray::s![..3]).iter().collect::<Vec<_>>(), expected.unwrap().iter().collect::<Vec<_>>());
 }
+
+/// SwiGLU as a chain step (`Activation::swiglu`): fused with unary steps and a PRelu, each step
+/// rounding as it would alone, so the fused result is the separate calls' bit for bit, and
+/// within the chain's bound of the reference; in place, into the caller's encoder, and on host
+/// arrays.
+fn fused_in_chains<T: FloatElement + wgpu_activations::Blocking>() {
+    use wgpu_activations::{Activation, activations, reference::ChainStep};
+    let Some(ctx) = common::ctx() else { return };
+    let mut rng = StdRng::seed_from_u64(0x6a7e);
+    let shape = [3, 5, 67];
+    let len = shape.iter().product::<usize>();
+    let random = |rng: &mut StdRng, scale: f64| -> ArrayD<T> {
+        let v = (0..len).map(|_| T::from_f64(rng.random_range(-scale..scale))).collect();
+        ArrayD::from_shape_vec(IxDyn(&shape), v).unwrap()
+    };
+    let (x, b) = (random(&mut rng, 12.0), random(&mut rng, 3.0));
+    let slope =
+        ArrayD::from_shape_vec(IxDyn(&[5, 1]), (0..5).map(|i| T::from_f64(i as f64 * 0.5 - 1.0)).collect()).unwrap();
+    let (device_b, device_slope) = (ctx.upload(b.view()).unwrap(), ctx.upload(slope.view()).unwrap());
+    let chain = [
+        Activation::elu(0.5),
+        Activation::swiglu(&device_b, 1.702),
+        Activation::prelu(&device_slope),
+        Activation::clip(-4.0, 4.0),
+    ];
+    let fused = activations(ctx, &chain, x.view()).unwrap();
+    // The same steps one call each.
+    let mut separate = activations(ctx, &chain[..1], x.view()).unwrap();
+    separate = swiglu(ctx, separate.view(), b.view(), 1.702).unwrap();
+    separate = activations(ctx, &chain[2..], separate.view()).unwrap();
+    for (i, (f, s)) in fused.iter().zip(&separate).enumerate() {
+        assert_eq!(
+            bytemuck::bytes_of(f),
+            bytemuck::bytes_of(s),
+            "{} element {i}: fused {:e}, separate {:e}",
+            T::DTYPE,
+            f.to_f64(),
+            s.to_f64()
+        );
+    }
+    let steps: Vec<ChainStep<'_, T>> = vec![
+        chain[0].reference_step().unwrap(),
+        ChainStep::Swiglu(b.view(), [1.702, 0.0, 0.0, 0.0]),
+        ChainStep::Prelu(slope.view()),
+        chain[3].reference_step().unwrap(),
+    ];
+    wgpu_activations::reference::check_chain(x.view(), &steps, fused.view()).unwrap();
+
+    // In place on a device tensor, and into the caller's encoder.
+    let device_x = ctx.upload(x.view()).unwrap();
+    ctx.run_activations_in_place(&chain, &device_x).unwrap();
+    assert_eq!(ctx.download::<T>(&device_x).unwrap(), fused);
+    let (device_x, y) = (ctx.upload(x.view()).unwrap(), ctx.upload(x.view()).unwrap());
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    ctx.encode_activations(&mut encoder, &chain, &device_x, &y).unwrap();
+    ctx.queue().submit([encoder.finish()]);
+    assert_eq!(ctx.download::<T>(&y).unwrap(), fused);
+    // A and B the same tensor (the chain's X read twice).
+    let both = ctx.run_activations(&[Activation::swiglu(&device_x, 1.0)], &device_x).unwrap();
+    assert_eq!(ctx.download::<T>(&both).unwrap(), swiglu(ctx, x.view(), x.view(), 1.0).unwrap());
+}
+
+tests_per_dtype!(fused_in_chains: f32, f16, bf16);
+
+/// What a SwiGLU step refuses on the device (B of another shape, even one PRelu would broadcast;
+/// an integer X; f64, which has no kernel yet; B overlapping the tensor written) and what a host
+/// chain holding it does with f64: the CPU reference, as the standalone call.
+#[test]
+fn swiglu_steps_refuse_bad_input_and_run_f64_on_the_reference() {
+    use wgpu_activations::{Activation, Error, activations};
+    let Some(ctx) = common::ctx() else { return };
+    let x = ctx.upload(ArrayD::<f32>::zeros(IxDyn(&[2, 3])).view()).unwrap();
+    let row = ctx.upload(ArrayD::<f32>::zeros(IxDyn(&[3])).view()).unwrap();
+    let error = ctx.run_activations(&[Activation::swiglu(&row, 1.0)], &x).unwrap_err();
+    assert!(matches!(error, Error::ShapeMismatch { .. }) && error.to_string().contains("SwiGLU"), "{error}");
+    let ints = ctx.upload(ndarray::arr1(&[1i32, 2]).view()).unwrap();
+    let error = ctx.run_activations(&[Activation::swiglu(&ints, 1.0)], &ints).unwrap_err();
+    assert!(error.to_string().contains("SwiGLU"), "{error}");
+    let error = ctx.run_activations_in_place(&[Activation::swiglu(&x, 1.0)], &x).unwrap_err();
+    assert!(matches!(error, Error::InvalidBuffer { .. }), "B overlapping Y: {error}");
+    let a = values::<f64>(&[-3.0, -0.5, 0.0, 2.5, 40.0]);
+    let b = values::<f64>(&[1.5, -2.0, 7.0, 0.25, -1.0]);
+    let device_b = ctx.upload(b.view()).unwrap();
+    if !ctx.runs_on_cpu(wgpu_activations::DType::F64) {
+        let device_a = ctx.upload(a.view()).unwrap();
+        let error = ctx.run_activations(&[Activation::swiglu(&device_b, 1.0)], &device_a).unwrap_err();
+        assert!(matches!(error, Error::Unsupported { .. }), "{error}");
+    }
+    let chain = [Activation::swiglu(&device_b, 0.5), Activation::with_defaults(&wgpu_activations::ops::RELU)];
+    let y = activations(ctx, &chain, a.view()).unwrap();
+    let expected = reference::swiglu(a.view(), b.view(), 0.5).unwrap().mapv(|v| v.max(0.0));
+    assert_eq!(y, expected);
+}

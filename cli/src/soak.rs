@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
-use wgpu_activations::ops::{PRELU, UNARY_OPS, UnaryOp, accepts};
+use wgpu_activations::ops::{PRELU, SWIGLU, UNARY_OPS, UnaryOp, accepts};
 use wgpu_activations::reference::{ChainStep, check_chain};
 use wgpu_activations::{Activation, Context, ContextOptions, DType, Element, Error, GpuTensor};
 
@@ -116,10 +116,12 @@ impl Counters {
     }
 }
 
-/// One chain step with what the reference needs: a unary step, or PRelu with its host slope.
+/// One chain step with what the reference needs: a unary step, PRelu with its host slope, or
+/// SwiGLU with its host B and alpha.
 enum Step<T> {
     Unary(Activation),
     Prelu(ArrayD<T>),
+    Swiglu(ArrayD<T>, f32),
 }
 
 fn random_array<T: Sample>(rng: &mut Rng, shape: &[usize]) -> ArrayD<T> {
@@ -139,6 +141,9 @@ fn random_chain<T: Sample>(rng: &mut Rng, shape: &[usize]) -> Vec<Step<T>> {
                 let values: Vec<f32> =
                     op.attributes.iter().map(|_| [0.01, 1.0, -0.5, 2.0, 0.0][rng.below(5) as usize]).collect();
                 Step::Unary(Activation::with_attributes(op, &values))
+            } else if SWIGLU.accepts(T::DTYPE) && T::DTYPE != DType::F64 && rng.below(3) == 0 {
+                // f64 has no SwiGLU kernel: its device calls refuse it.
+                Step::Swiglu(random_array::<T>(rng, shape), [1.0, 1.702, -0.5][rng.below(3) as usize])
             } else {
                 // A slope of one of the broadcast patterns: scalar, per channel, trailing, same.
                 let slope_shape: Vec<usize> = match rng.below(4) {
@@ -160,6 +165,7 @@ fn wrong<T: Element>(x: &ArrayD<T>, chain: &[Step<T>], got: &ArrayD<T>) -> Optio
         .filter_map(|step| match step {
             Step::Unary(activation) => activation.reference_step(),
             Step::Prelu(slope) => Some(ChainStep::Prelu(slope.view())),
+            Step::Swiglu(b, alpha) => Some(ChainStep::Swiglu(b.view(), [*alpha, 0.0, 0.0, 0.0])),
         })
         .collect();
     check_chain(x.view(), &steps, got.view()).err().map(|e| e.to_string())
@@ -187,7 +193,10 @@ fn one_call<T: Sample>(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Res
     let chain = random_chain::<T>(rng, &shape);
     let slopes: Vec<Option<GpuTensor>> = chain
         .iter()
-        .map(|s| if let Step::Prelu(slope) = s { ctx.upload(slope.view()).map(Some) } else { Ok(None) })
+        .map(|s| match s {
+            Step::Prelu(tensor) | Step::Swiglu(tensor, _) => ctx.upload(tensor.view()).map(Some),
+            Step::Unary(_) => Ok(None),
+        })
         .collect::<Result<_, _>>()?;
     let steps: Vec<Activation> = chain
         .iter()
@@ -195,7 +204,8 @@ fn one_call<T: Sample>(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Res
         .map(|(s, slope)| match (s, slope) {
             (Step::Unary(a), _) => a.clone(),
             (Step::Prelu(_), Some(slope)) => Activation::prelu(slope),
-            (Step::Prelu(_), None) => Activation::leaky_relu(0.0),
+            (Step::Swiglu(_, alpha), Some(b)) => Activation::swiglu(b, *alpha),
+            (Step::Prelu(_) | Step::Swiglu(..), None) => Activation::leaky_relu(0.0),
         })
         .collect();
     let got = match rng.below(6) {

@@ -1,11 +1,7 @@
 // SwiGLU (ONNX 28): Y = Swish_alpha(A) * B = (A B) sigmoid(alpha A), for A and B of one shape, in
-// the f32 arithmetic (compute/f32.wgsl, math/f32.wgsl) for f32, f16 and bf16 elements: A B
-// rounded once (exact for the 16-bit types; where it overflows, (A 2^-64)(B 2^-64), the 2^128
-// returned in math's final scaling), then math's logistic_of_sum_product, which takes alpha A with its product's
-// error and rounds the product with the sigmoid once (subnormal results included, also where
-// the device flushes): within 4 ULP of the correctly rounded f32 result (3 ULP of the function
-// and half an ULP of A B), 1 ULP for the 16-bit types. An invocation takes four consecutive
-// elements. CPU twin: src/cpu/gated.rs.
+// the f32 arithmetic (compute/f32.wgsl, math/f32.wgsl's gated_product) for f32, f16 and bf16
+// elements. An invocation takes four consecutive elements. The same math runs as a chain step
+// (ops/swiglu.wgsl). CPU twin: src/cpu/gated.rs.
 //
 // Placeholders, filled by src/kernel/gated.rs: {{WORKGROUP}}; {{INPUT_ACCESS}}, A's and B's access:
 // read, or read_write where either shares a buffer with Y (as in driver/axis.wgsl); driver/axis_io_*.wgsl defines
@@ -39,24 +35,6 @@ fn gated(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
     let live = i < vec4(params.len);
     let a = load(i, live);
     let b = load_b(i, live);
-    let alpha = Compute(params.alpha);
-    let t = mul(alpha, a);
-    let error = product_error(alpha, a, t);
-    let exponent = vec4(0x7f800000u);
-    let finite = ((bitcast<vec4<u32>>(a) & exponent) != exponent) & ((bitcast<vec4<u32>>(b) & exponent) != exponent);
-    let product = mul(a, b);
-    let infinite = (bitcast<vec4<u32>>(product) & vec4(0x7fffffffu)) == exponent;
-    let overflowed = infinite & finite;
-    // (A 2^-64)(B 2^-64) is exact but for its one rounding (where A B overflows, neither factor is
-    // below 2^-62), below 2^128 for every f32 A and B; the 2^128 returns in the final scaling.
-    let x = select(product, mul(a * 5.421010862427522e-20, b * 5.421010862427522e-20), overflowed);
-    var result = logistic_of_scaled_sum_product(x, t, error, select(Compute(0.0), Compute(128.0), overflowed));
-    // What math's function leaves to Swish, where x is a x: an infinite A B times a sigmoid
-    // above 0 (t finite or +inf) is A B, times sigmoid(-inf) = 0 it is NaN; a NaN A B (inf 0, or
-    // a NaN B) is NaN.
-    let minus_infinity = f32_order(t) == vec4(-0x7f800000);
-    result = select(result, product, infinite & !finite & !minus_infinity & !f32_is_nan(t));
-    result = select(result, bitcast<Compute>(vec4(0x7fc00000u | opaque_zero)), infinite & !finite & minus_infinity);
-    result = select(result, product, f32_is_nan(product));
+    let result = gated_product(a, b, Compute(params.alpha));
     store4(first, result, live);
 }

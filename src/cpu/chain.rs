@@ -19,7 +19,7 @@ use crate::ulp;
 
 use super::prelu_scalar;
 
-/// A PRelu step's slope as the reference reads it: the flat slope elements `first..`,
+/// A PRelu step's slope (or a SwiGLU step's B) as the reference reads it: the flat slope elements `first..`,
 /// broadcast to X as `plan` says.
 pub(crate) struct CpuSlope<'a, T> {
     pub(crate) values: &'a [T],
@@ -38,6 +38,10 @@ impl<T: Element> CpuStep<'_, T> {
             Step::Prelu(slope) => {
                 let s = slope.plan.slope_index(index).saturating_sub(slope.first) as usize;
                 slope.values.get(s).map_or(value, |&s| prelu_scalar(value, s))
+            }
+            Step::Swiglu(b, [alpha, ..]) => {
+                let i = b.plan.slope_index(index).saturating_sub(b.first) as usize;
+                b.values.get(i).map_or(value, |&b| super::gated::element_of_any(value, b, *alpha))
             }
         }
     }

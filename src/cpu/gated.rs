@@ -1,10 +1,10 @@
-//! CPU twin of `shaders/driver/gated.wgsl` and the reference of its results: SwiGLU, `(a b)
+//! CPU twin of `shaders/driver/gated.wgsl` (and of the chain step `shaders/ops/swiglu.wgsl`) and the reference of its results: SwiGLU, `(a b)
 //! sigmoid(alpha a)`, in f64 for the 16- and 32-bit types (a b and alpha a are exact there) and
 //! in the double-double [`Exact`] for f64, rounded once.
 
 use ndarray::{Array, ArrayView, Dimension, Zip};
 
-use crate::dtype::{DType, FloatElement};
+use crate::dtype::{DType, Element, FloatElement};
 use crate::error::{Error, Result};
 use crate::real::{Exact, Real, times_logistic};
 
@@ -15,11 +15,7 @@ pub fn swiglu<T: FloatElement, D: Dimension>(
     alpha: f32,
 ) -> Result<Array<T, D>> {
     if a.shape() != b.shape() {
-        return Err(Error::ShapeMismatch {
-            what: "SwiGLU's B (A and B take one shape, without broadcasting)".into(),
-            expected: a.shape().to_vec(),
-            actual: b.shape().to_vec(),
-        });
+        return Err(shape_mismatch(a.shape(), b.shape()));
     }
     let mut out = Array::from_elem(a.raw_dim(), T::from_f64(0.0));
     Zip::from(&mut out).and(&a).and(&b).for_each(|y, &a, &b| *y = element(a, b, alpha));
@@ -35,6 +31,46 @@ pub(crate) fn element<T: FloatElement>(a: T, b: T, alpha: f32) -> T {
     let (a, b) = (a.to_f64(), b.to_f64());
     let value = if T::DTYPE == DType::F64 { of::<Exact>(a, b, alpha) } else { of::<f64>(a, b, alpha) };
     T::from_f64(value)
+}
+
+/// SwiGLU of `a` and `b` (one shape) for an element type the caller knows only as [`Element`]
+/// (a chain's SwiGLU step on the CPU), into a new array in standard layout.
+pub(crate) fn swiglu_of_any<T: Element, D: Dimension>(
+    a: ArrayView<'_, T, D>,
+    b: ndarray::ArrayViewD<'_, T>,
+    alpha: f32,
+) -> Result<Array<T, D>> {
+    if a.shape() != b.shape() {
+        return Err(shape_mismatch(a.shape(), b.shape()));
+    }
+    let mut out = a.as_standard_layout().into_owned();
+    Zip::from(&mut out)
+        .and(&b.into_shape_with_order(a.raw_dim()).map_err(|e| Error::Internal { what: e.to_string() })?)
+        .for_each(|y, &b| *y = element_of_any(*y, b, alpha));
+    Ok(out)
+}
+
+fn shape_mismatch(a: &[usize], b: &[usize]) -> Error {
+    Error::ShapeMismatch {
+        what: "SwiGLU's B (A and B take one shape, without broadcasting)".into(),
+        expected: a.to_vec(),
+        actual: b.to_vec(),
+    }
+}
+
+/// [`element`] for an element type the caller knows only as [`Element`]: a chain's SwiGLU step
+/// (only the float types reach it; an integer `a` comes back as it is).
+pub(crate) fn element_of_any<T: Element>(a: T, b: T, alpha: f32) -> T {
+    fn on<F: FloatElement, T: Element>(a: T, b: T, alpha: f32) -> T {
+        bytemuck::cast(element::<F>(bytemuck::cast(a), bytemuck::cast(b), alpha))
+    }
+    match T::DTYPE {
+        DType::BF16 => on::<half::bf16, T>(a, b, alpha),
+        DType::F16 => on::<half::f16, T>(a, b, alpha),
+        DType::F32 => on::<f32, T>(a, b, alpha),
+        DType::F64 => on::<f64, T>(a, b, alpha),
+        _ => a,
+    }
 }
 
 #[cfg(test)]

@@ -1,14 +1,14 @@
-//! [`Activation`]: a chain step whose PRelu slope is a device tensor, the step the public API
-//! takes.
+//! [`Activation`]: a chain step whose PRelu slope or SwiGLU B is a device tensor, the step the
+//! public API takes.
 
 use std::fmt;
 
 use super::tensor::GpuTensor;
 use crate::dtype::DType;
-use crate::ops::{CLIP, ELU, LEAKY_RELU, SHRINK, Step, UnaryOp};
+use crate::ops::{CLIP, ELU, LEAKY_RELU, SHRINK, SWIGLU, Step, UnaryOp};
 
-/// One step of a chain: a unary operator with its attribute values, or PRelu with its slope
-/// tensor. A slice of these runs as one fused kernel (one read and one write of X), each step
+/// One step of a chain: a unary operator with its attribute values, PRelu with its slope
+/// tensor, or SwiGLU with its B tensor and alpha. A slice of these runs as one fused kernel (one read and one write of X), each step
 /// rounding exactly as it would alone.
 #[derive(Clone)]
 pub struct Activation(pub(crate) Step<GpuTensor>);
@@ -31,6 +31,9 @@ impl fmt::Debug for Activation {
                 s.finish()
             }
             Step::Prelu(slope) => f.debug_struct("PRelu").field("slope", &slope.shape()).finish(),
+            Step::Swiglu(b, [alpha, ..]) => {
+                f.debug_struct("SwiGLU").field("alpha", alpha).field("b", &b.shape()).finish()
+            }
         }
     }
 }
@@ -39,6 +42,7 @@ impl PartialEq for Activation {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             (Step::Prelu(a), Step::Prelu(b)) => a.same_view(b),
+            (Step::Swiglu(a, x), Step::Swiglu(b, y)) => a.same_view(b) && x == y,
             (Step::Unary(a, x), Step::Unary(b, y)) => std::ptr::eq(*a, *b) && x == y,
             _ => false,
         }
@@ -78,6 +82,14 @@ impl Activation {
         Activation(Step::Prelu(slope.clone()))
     }
 
+    /// SwiGLU (ONNX 28), `Swish_alpha(X) * b`: the chain's value is SwiGLU's A, and `b` must have
+    /// X's shape and dtype (no broadcasting); ONNX's default alpha is 1. f16, bf16 and f32 run on
+    /// the device; the host-array chain functions run an f64 chain holding it on the CPU
+    /// reference. The step keeps the tensor alive.
+    pub fn swiglu(b: &GpuTensor, alpha: f32) -> Self {
+        Activation(Step::Swiglu(b.clone(), [alpha, 0.0, 0.0, 0.0]))
+    }
+
     /// `op` with every attribute at its ONNX default.
     pub fn with_defaults(op: &'static UnaryOp) -> Self {
         Activation(Step::Unary(op, op.default_attributes()))
@@ -97,6 +109,13 @@ impl Activation {
     /// `value` is not one it takes (a STRING attribute's value is a choice's index: see
     /// [`Activation::set_choice`]).
     pub fn set(&self, name: &str, value: f32) -> Option<Self> {
+        if let Step::Swiglu(b, attributes) = &self.0 {
+            let mut attributes = *attributes;
+            let index = SWIGLU.attributes.iter().position(|a| a.name == name)?;
+            SWIGLU.attributes[index].admits(value).then_some(())?;
+            attributes[index] = value;
+            return Some(Activation(Step::Swiglu(b.clone(), attributes)));
+        }
         let Step::Unary(op, mut attributes) = self.0 else { return None };
         let index = op.attribute_index(name)?;
         op.attributes[index].admits(value).then_some(())?;
@@ -145,7 +164,7 @@ impl Activation {
         self.0.onnx_name()
     }
 
-    /// The unary operator of this step (`None` for PRelu).
+    /// The unary operator of this step (`None` for PRelu and SwiGLU).
     pub fn unary_op(&self) -> Option<&'static UnaryOp> {
         self.0.unary_op()
     }
@@ -154,6 +173,7 @@ impl Activation {
     pub fn attribute(&self, name: &str) -> Option<f32> {
         match self.0 {
             Step::Unary(op, attributes) => op.attribute_index(name).map(|i| attributes[i]),
+            Step::Swiglu(_, attributes) => SWIGLU.attributes.iter().position(|a| a.name == name).map(|i| attributes[i]),
             Step::Prelu(_) => None,
         }
     }
@@ -163,7 +183,7 @@ impl Activation {
         self.attribute("alpha")
     }
 
-    /// The slope tensor of a PRelu step.
+    /// The second tensor of a PRelu step (its slope) or a SwiGLU step (its B).
     pub fn slope(&self) -> Option<&GpuTensor> {
         self.0.slope()
     }
@@ -198,12 +218,12 @@ impl Activation {
         }
     }
 
-    /// This step for the CPU reference's chain check: `None` for PRelu, whose slope is on the
-    /// device.
+    /// This step for the CPU reference's chain check: `None` for PRelu and SwiGLU, whose second
+    /// tensor is on the device.
     pub fn reference_step<'a, T>(&self) -> Option<crate::reference::ChainStep<'a, T>> {
         match self.0 {
             Step::Unary(op, attributes) => Some(Step::Unary(op, attributes)),
-            Step::Prelu(_) => None,
+            Step::Prelu(_) | Step::Swiglu(..) => None,
         }
     }
 }

@@ -181,13 +181,14 @@ impl Context {
             });
         }
         for p in &planned {
-            if let Step::Prelu(SlopeWindow { tensor: slope, .. }) = p.step {
+            if let Some(SlopeWindow { tensor: slope, .. }) = p.step.slope() {
                 keep.tensors.push((*slope).clone());
                 if slope.buffer() == y.buffer() {
                     if slope.shares_words_with(y) {
                         return Err(Error::InvalidBuffer {
                             reason: format!(
-                                "a PRelu slope overlaps the tensor the chain writes ({:?} and {:?})",
+                                "a {} slope overlaps the tensor the chain writes ({:?} and {:?})",
+                                p.step.onnx_name(),
                                 slope.byte_range(),
                                 y.byte_range()
                             ),
@@ -479,7 +480,7 @@ impl Context {
             entries.push((y_binding, binding_of(ends.target.buffer(), ends.target.offset() + byte_range.start, bytes)));
         }
         for (k, p) in segment.iter().enumerate() {
-            let (Step::Prelu(SlopeWindow { tensor: slope, shape, first }), Some(plan)) = (p.step, &p.plan) else {
+            let (Some(SlopeWindow { tensor: slope, shape, first }), Some(plan)) = (p.step.slope(), &p.plan) else {
                 continue;
             };
             let main = matches!(piece, Piece::Vectors(_));

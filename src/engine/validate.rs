@@ -54,7 +54,7 @@ impl Context {
         self.check_owner(job.x)?;
         self.check_owner(job.y)?;
         for step in job.steps {
-            if let Step::Prelu(window) = step {
+            if let Some(window) = step.slope() {
                 self.check_owner(window.tensor)?;
             }
         }
@@ -269,7 +269,7 @@ impl Check {
             let y = read(&check.y, job.bytes)?;
             let mut slopes = Vec::new();
             for step in &job.steps {
-                if let Step::Prelu(staged) = step {
+                if let Some(staged) = step.slope() {
                     slopes.push(read(&staged.staging, staged.bytes)?);
                 }
             }
@@ -294,7 +294,7 @@ impl Check {
     fn buffers_to_map(&self) -> Vec<wgpu::Buffer> {
         let mut all = vec![self.job.x.buffer().clone(), self.y.buffer().clone()];
         for step in &self.job.steps {
-            if let Step::Prelu(staged) = step {
+            if let Some(staged) = step.slope() {
                 all.push(staged.staging.buffer().clone());
             }
         }
@@ -304,7 +304,7 @@ impl Check {
     fn buffers(self) -> (wgpu::Device, Vec<PooledBuffer>) {
         let mut all = vec![self.job.x, self.y];
         for step in self.job.steps {
-            if let Step::Prelu(staged) = step {
+            if let Step::Prelu(staged) | Step::Swiglu(staged, _) = step {
                 all.push(staged.staging);
             }
         }

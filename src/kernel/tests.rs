@@ -51,8 +51,8 @@ fn chains_over_the_same_operators_share_one_step_program() {
 /// Every key the validation test covers: each representation with the empty chain (the
 /// bench's copy), each PRelu slope access and each single unary op where the dtype is
 /// accepted, each op followed by the next one of the table (every op fused before and after
-/// another, without the square of the table), a full chain, and PRelu mixed into unary
-/// chains, in place and not.
+/// another, without the square of the table), a full chain, and PRelu and SwiGLU mixed into
+/// unary chains, in place and not.
 pub(crate) fn all_variants() -> Vec<KernelKey> {
     let mut keys = Vec::new();
     for spec in &REPRS {
@@ -71,8 +71,21 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
                 chains.push(vec![Step::Unary(a, 0), Step::Unary(ops[(i + 1) % ops.len()], 0)]);
             }
         }
+        // SwiGLU alone, and between unary steps beside a PRelu, where a kernel has it.
+        let swiglu = crate::kernel::axis::AXIS_KERNEL_DTYPES.contains(&spec.dtype);
+        if swiglu {
+            chains.push(vec![Step::Swiglu(SlopeAccess::Same, 0)]);
+        }
         if let (Some(&first), Some(&last)) = (ops.first(), ops.last()) {
             chains.push(vec![Step::Unary(last, 0); MAX_CHAIN]);
+            if swiglu {
+                chains.push(vec![
+                    Step::Unary(first, 0),
+                    Step::Swiglu(SlopeAccess::Same, 0),
+                    Step::Prelu(SlopeAccess::Channel),
+                    Step::Unary(last, 0),
+                ]);
+            }
             if prelu {
                 chains.push(vec![
                     Step::Prelu(SlopeAccess::Same),
@@ -112,8 +125,8 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
         }
         // X, or a PRelu slope, at a range of its own in Y's buffer (a framework's pooled
         // page): those bindings are read_write.
-        for chain in chains.iter().filter(|c| c.len() == 1 || c.iter().any(|s| matches!(s, Step::Prelu(_)))) {
-            let has_slope = chain.iter().any(|s| matches!(s, Step::Prelu(_)));
+        for chain in chains.iter().filter(|c| c.len() == 1 || c.iter().any(|s| s.slope().is_some())) {
+            let has_slope = chain.iter().any(|s| s.slope().is_some());
             for in_place in [false, has_slope] {
                 keys.push(KernelKey::new(spec.repr, chain, in_place, compact).with_inputs_in_output_buffer(true));
             }

@@ -42,6 +42,12 @@ impl StepText {
         let _ = writeln!(self.tail, "        {statement}");
     }
 
+    /// The SwiGLU step at chain position `k`: its B has X's shape ([`SlopeAccess::Same`]).
+    pub(super) fn gate(&mut self, k: usize) {
+        let _ = writeln!(self.main, "            b = swiglu(b, group(slope_vectors_{k}[v], g), attributes_{k});");
+        let _ = writeln!(self.tail, "        b = swiglu(b, slope_same_{k}(element, g), attributes_{k});");
+    }
+
     /// How the PRelu step at chain position `k` gathers its slope, per [`SlopeAccess`].
     pub(super) fn prelu(&mut self, k: usize, access: SlopeAccess) {
         match access {

@@ -319,6 +319,8 @@ pub(super) fn match_expansion(root: &NodeProto, producer: &HashMap<&str, &NodePr
                 Step::Unary(unary, attributes)
             }
             Step::Prelu(()) => Step::Prelu(()),
+            // SwiGLU's body is matched by match_gate_body, with its alpha.
+            Step::Swiglu(..) => continue,
         };
         let values: Option<Vec<String>> = expansion.inputs.iter().map(|name| bound.input(name)).collect();
         return Some((step, values?, attribute_inputs));

@@ -17,14 +17,13 @@ use crate::real::IntegerType;
 /// One operator application after loading.
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
-    /// The operator with its attributes; PRelu's slope is the node's second input. An operator
+    /// The operator with its attributes; PRelu's slope and SwiGLU's B are the node's second
+    /// input (SwiGLU's A, its first, is what a chain passes on). An operator
     /// over an axis has `axis` too, and its step is unused.
     pub(crate) step: Step<()>,
     /// An operator over an axis (Softmax, LogSoftmax, Hardmax) and its axis: a node of a chain
     /// of its own.
     pub(crate) axis: Option<(&'static AxisOp, i64)>,
-    /// SwiGLU and its alpha (its inputs A and B): a node of a chain of its own.
-    pub(crate) gate: Option<f32>,
     pub(crate) version: u32,
     pub(crate) inputs: Vec<String>,
     /// Attributes given as inputs fed at run time (Clip's bounds from 11, when they are not
@@ -38,32 +37,30 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    /// The value name of its slope, when it is PRelu.
+    /// The value name of its second input: PRelu's slope, SwiGLU's B.
     pub(crate) fn slope(&self) -> Option<&str> {
         self.inputs.get(1).map(String::as_str)
     }
 
     /// Its ONNX op type.
     pub(crate) fn onnx_name(&self) -> &'static str {
-        match (self.axis, self.gate) {
-            (Some((op, _)), _) => op.onnx_name,
-            (None, Some(_)) => SWIGLU.onnx_name,
-            (None, None) => self.step.onnx_name(),
+        match self.axis {
+            Some((op, _)) => op.onnx_name,
+            None => self.step.onnx_name(),
         }
     }
 
     /// Its accuracy bound for `dtype`.
     fn max_ulp(&self, dtype: DType) -> u64 {
-        match (self.axis, self.gate) {
-            (Some((op, _)), _) => op.max_ulp.for_dtype(dtype),
-            (None, Some(_)) => SWIGLU.max_ulp.for_dtype(dtype),
-            (None, None) => self.step.max_ulp().for_dtype(dtype),
+        match self.axis {
+            Some((op, _)) => op.max_ulp.for_dtype(dtype),
+            None => self.step.max_ulp().for_dtype(dtype),
         }
     }
 
-    /// True for the nodes that run by themselves, never fused: over an axis, and SwiGLU.
+    /// True for the nodes that run by themselves, never fused: those over an axis.
     pub(crate) fn alone(&self) -> bool {
-        self.axis.is_some() || self.gate.is_some()
+        self.axis.is_some()
     }
 }
 
@@ -272,7 +269,6 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             nodes.push(Node {
                 step,
                 axis: Some((axis_op, axis)),
-                gate: None,
                 version,
                 inputs,
                 attribute_inputs: Vec::new(),
@@ -291,7 +287,6 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
             nodes.push(Node {
                 step,
                 axis,
-                gate: None,
                 version,
                 inputs: vec![x],
                 attribute_inputs: Vec::new(),
@@ -312,10 +307,9 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 )));
             }
             let name = node.name().to_string();
-            let step = Step::Prelu(());
+            let step = Step::Swiglu((), [alpha, 0.0, 0.0, 0.0]);
             let (attribute_inputs, constant_dtypes, axis) = (Vec::new(), Vec::new(), None);
-            let gate = Some(alpha);
-            nodes.push(Node { step, axis, gate, version, inputs, attribute_inputs, constant_dtypes, output, name });
+            nodes.push(Node { step, axis, version, inputs, attribute_inputs, constant_dtypes, output, name });
             continue;
         }
         let recognised = match (Operator::find(op_type), op_type) {
@@ -332,6 +326,8 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 Some((Step::Unary(unary, attributes), inputs, attribute_inputs))
             }
             (Some(Step::Prelu(())), _) => Some((Step::Prelu(()), node.input.clone(), AttributeInputs::default())),
+            // Matched above, with its alpha.
+            (Some(Step::Swiglu(..)), _) => None,
             // At any opset whose ops the body's nodes are: converters write the bodies with the
             // model's own opset (`Add(Abs(X), 1)` at opset 6).
             (None, _) if exists_at(op_type, opset) => match_expansion(node, &matchable)
@@ -354,7 +350,6 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
         nodes.push(Node {
             step,
             axis: None,
-            gate: None,
             version: version(step.onnx_name())?,
             inputs,
             attribute_inputs,

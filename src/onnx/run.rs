@@ -130,21 +130,9 @@ impl OnnxModel {
                 }
             }
             let first = chain.nodes.first();
-            let result = match (first.and_then(|n| n.axis.map(|a| (n, a))), first.and_then(|n| n.gate.map(|g| (n, g))))
-            {
-                (None, Some((node, alpha))) => {
-                    let (a, b) = (&device[chain.input.as_str()], &device[node.inputs[1].as_str()]);
-                    check_type(node, a.dtype())?;
-                    if a.dtype() == DType::F64 {
-                        let (a, b) =
-                            (HostTensor::download_async(ctx, a).await?, HostTensor::download_async(ctx, b).await?);
-                        reference_gate(alpha, &a, &b)?.upload(ctx)?
-                    } else {
-                        ctx.run_swiglu(a, b, alpha)?
-                    }
-                }
-                (Some((node, (op, axis))), _) => {
-                    let x = &device[chain.input.as_str()];
+            let x = &device[chain.input.as_str()];
+            let result = match first.and_then(|n| n.axis.map(|a| (n, a))) {
+                Some((node, (op, axis))) => {
                     check_type(node, x.dtype())?;
                     if x.dtype() == DType::F64 {
                         // No f64 kernel over an axis yet: the reference, on the host.
@@ -154,7 +142,20 @@ impl OnnxModel {
                         ctx.run_axis(op, x, axis, Some(node.version))?
                     }
                 }
-                (None, None) => self.run_chain(ctx, chain, &device, feeds)?,
+                None if x.dtype() == DType::F64 && chain.nodes.iter().any(|n| matches!(n.step, Step::Swiglu(..))) => {
+                    // No f64 SwiGLU kernel yet: the chain on the reference, on the host.
+                    let mut host = HostTensor::download_async(ctx, x).await?;
+                    for node in &chain.nodes {
+                        check_type(node, host.dtype())?;
+                        let second = match node.slope() {
+                            Some(name) => Some(HostTensor::download_async(ctx, &device[name]).await?),
+                            None => None,
+                        };
+                        host = self.reference_node(node, &host, second.as_ref(), feeds)?;
+                    }
+                    host.upload(ctx)?
+                }
+                None => self.run_chain(ctx, chain, &device, feeds)?,
             };
             for input in chain.inputs() {
                 if let Some(uses) = remaining_uses.get_mut(input) {
@@ -203,7 +204,10 @@ impl OnnxModel {
                         Activation::prelu(slope)
                     }
                 }
-                (Step::Prelu(()), None) => return Err(graph_error("a PRelu node without a slope")),
+                (Step::Swiglu((), attributes), Some(b)) => Activation(Step::Swiglu(device[b].clone(), attributes)),
+                (Step::Prelu(()) | Step::Swiglu(..), None) => {
+                    return Err(graph_error(format!("a {} node without its second input", node.onnx_name())));
+                }
             });
         }
         Ok(ctx.run_activations(&steps, x)?)
@@ -228,22 +232,37 @@ impl OnnxModel {
                     x = reference_axis(node, op, axis, &x)?;
                     continue;
                 }
-                if let Some(alpha) = node.gate {
-                    x = reference_gate(alpha, &x, &get(&values, &node.inputs[1])?)?;
-                    continue;
-                }
-                x = match (node.step, node.slope()) {
-                    (Step::Unary(op, attributes), _) => {
-                        let attributes = self.node_attributes(node, op, attributes, feeds, x.dtype())?;
-                        reference_unary(op, &attributes, &x)?
-                    }
-                    (Step::Prelu(()), Some(slope)) => reference_prelu(node.version, &x, &get(&values, slope)?)?,
-                    (Step::Prelu(()), None) => return Err(graph_error("a PRelu node without a slope")),
+                let second = match node.slope() {
+                    Some(name) => Some(get(&values, name)?),
+                    None => None,
                 };
+                x = self.reference_node(node, &x, second.as_ref(), feeds)?;
             }
             values.insert(chain.output.clone(), x);
         }
         self.outputs.iter().zip(&self.sources).map(|(name, source)| Ok((name.clone(), get(&values, source)?))).collect()
+    }
+
+    /// One node of a chain (not over an axis) on the reference: `x` its input, `second` the
+    /// value of its second input (PRelu's slope, SwiGLU's B).
+    fn reference_node(
+        &self,
+        node: &Node,
+        x: &HostTensor,
+        second: Option<&HostTensor>,
+        feeds: &HashMap<String, HostTensor>,
+    ) -> OnnxResult<HostTensor> {
+        match (node.step, second) {
+            (Step::Unary(op, attributes), _) => {
+                let attributes = self.node_attributes(node, op, attributes, feeds, x.dtype())?;
+                reference_unary(op, &attributes, x)
+            }
+            (Step::Prelu(()), Some(slope)) => reference_prelu(node.version, x, slope),
+            (Step::Swiglu((), [alpha, ..]), Some(b)) => reference_gate(alpha, x, b),
+            (Step::Prelu(()) | Step::Swiglu(..), None) => {
+                Err(graph_error(format!("a {} node without its second input", node.onnx_name())))
+            }
+        }
     }
 }
 

@@ -3,8 +3,10 @@
 use super::*;
 
 /// One step of a chain, the one step type from the ONNX plan to the kernel: an operator of the
-/// table with its attribute values `A`, or PRelu, the operator with a second input, with its
-/// slope held as `S`. Each layer holds the slope its own way: a device tensor
+/// table with its attribute values `A`, or one of the two operators with a second tensor, held
+/// as `S`: PRelu's slope, broadcast to X, and SwiGLU's B, of X's shape (the chain's value is its
+/// A). The engine gathers both the same way and calls both the step's slope. Each layer holds
+/// the slope its own way: a device tensor
 /// ([`crate::Activation`]), a host view ([`crate::reference::ChainStep`]), a window of a device
 /// tensor (a recorded job), the way the kernel gathers it (a kernel key, whose steps carry no
 /// attributes: `A = ()`), a graph value's name (the ONNX plan), or nothing at all (an
@@ -15,6 +17,8 @@ pub enum Step<S, A = Attributes> {
     Unary(&'static UnaryOp, A),
     /// PRelu with its slope.
     Prelu(S),
+    /// SwiGLU, `Swish_alpha(X) * B`, with its B and its attribute values (alpha).
+    Swiglu(S, A),
 }
 
 /// An operator of the table by itself, without attributes or inputs.
@@ -26,6 +30,7 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, _) => Step::Unary(op, ()),
             Step::Prelu(_) => Step::Prelu(()),
+            Step::Swiglu(..) => Step::Swiglu((), ()),
         }
     }
 
@@ -34,6 +39,7 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, _) => op.onnx_name,
             Step::Prelu(_) => PRELU.onnx_name,
+            Step::Swiglu(..) => SWIGLU.onnx_name,
         }
     }
 
@@ -42,6 +48,7 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, _) => op.cli_name,
             Step::Prelu(_) => PRELU.cli_name,
+            Step::Swiglu(..) => SWIGLU.cli_name,
         }
     }
 
@@ -50,6 +57,7 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, _) => op.versions,
             Step::Prelu(_) => PRELU.versions,
+            Step::Swiglu(..) => SWIGLU.versions,
         }
     }
 
@@ -58,14 +66,15 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, _) => op.max_ulp,
             Step::Prelu(_) => PRELU.max_ulp,
+            Step::Swiglu(..) => SWIGLU.max_ulp,
         }
     }
 
-    /// How many inputs a node of the operator takes: X, and PRelu's slope.
+    /// How many inputs a node of the operator takes: X, and PRelu's slope or SwiGLU's B.
     pub fn inputs(&self) -> usize {
         match self {
             Step::Unary(..) => 1,
-            Step::Prelu(_) => 2,
+            Step::Prelu(_) | Step::Swiglu(..) => 2,
         }
     }
 
@@ -74,18 +83,18 @@ impl<S, A> Step<S, A> {
         accepts(self.versions(), dtype)
     }
 
-    /// The unary operator of this step (`None` for PRelu).
+    /// The unary operator of this step (`None` for PRelu and SwiGLU).
     pub fn unary_op(&self) -> Option<&'static UnaryOp> {
         match self {
             Step::Unary(op, _) => Some(op),
-            Step::Prelu(_) => None,
+            Step::Prelu(_) | Step::Swiglu(..) => None,
         }
     }
 
-    /// The slope of a PRelu step.
+    /// The step's second tensor: PRelu's slope, SwiGLU's B.
     pub fn slope(&self) -> Option<&S> {
         match self {
-            Step::Prelu(slope) => Some(slope),
+            Step::Prelu(slope) | Step::Swiglu(slope, _) => Some(slope),
             Step::Unary(..) => None,
         }
     }
@@ -98,6 +107,7 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, attributes) => Step::Unary(op, *attributes),
             Step::Prelu(slope) => Step::Prelu(slope),
+            Step::Swiglu(b, attributes) => Step::Swiglu(b, *attributes),
         }
     }
 
@@ -106,6 +116,7 @@ impl<S, A> Step<S, A> {
         match self {
             Step::Unary(op, attributes) => Step::Unary(op, attributes),
             Step::Prelu(slope) => Step::Prelu(f(slope)),
+            Step::Swiglu(b, attributes) => Step::Swiglu(f(b), attributes),
         }
     }
 
@@ -114,6 +125,7 @@ impl<S, A> Step<S, A> {
         Ok(match self {
             Step::Unary(op, attributes) => Step::Unary(op, attributes),
             Step::Prelu(slope) => Step::Prelu(f(slope)?),
+            Step::Swiglu(b, attributes) => Step::Swiglu(f(b)?, attributes),
         })
     }
 }
@@ -123,6 +135,9 @@ impl Operator {
     pub fn find(op_type: &str) -> Option<Operator> {
         if op_type == PRELU.onnx_name {
             return Some(Step::Prelu(()));
+        }
+        if op_type == SWIGLU.onnx_name {
+            return Some(Step::Swiglu((), ()));
         }
         UNARY_OPS.iter().find(|op| op.onnx_name == op_type).map(|op| Step::Unary(op, ()))
     }
@@ -135,6 +150,7 @@ impl<S: PartialEq, A: PartialEq> PartialEq for Step<S, A> {
         match (self, other) {
             (Step::Unary(a, x), Step::Unary(b, y)) => std::ptr::eq(*a, *b) && x == y,
             (Step::Prelu(a), Step::Prelu(b)) => a == b,
+            (Step::Swiglu(a, x), Step::Swiglu(b, y)) => a == b && x == y,
             _ => false,
         }
     }
@@ -147,6 +163,7 @@ impl<S: std::hash::Hash, A: std::hash::Hash> std::hash::Hash for Step<S, A> {
         match self {
             Step::Unary(op, variant) => (0u8, op.onnx_name, variant).hash(state),
             Step::Prelu(slope) => (1u8, slope).hash(state),
+            Step::Swiglu(b, attributes) => (2u8, b, attributes).hash(state),
         }
     }
 }

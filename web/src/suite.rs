@@ -159,6 +159,17 @@ async fn swiglu<T: Sample + FloatElement>(ctx: Context) -> Verdict {
         let want = reference::swiglu(a.view(), b.view(), alpha).map_err(failed(&what))?;
         lines.push(compare(&what, &flat(&a), &flat(&y), &flat(&want), SWIGLU.max_ulp.for_dtype(T::DTYPE))?);
     }
+    // Fused between unary steps, B on the device, against the reference step by step.
+    let device_b = ctx.upload(b.view()).map_err(failed("upload"))?;
+    let steps = [Activation::elu(0.5), Activation::swiglu(&device_b, 1.702), Activation::leaky_relu(0.1)];
+    let y = activations_async(&ctx, &steps, a.view()).await.map_err(failed("SwiGLU chain"))?;
+    let (a, b, y) = (a.into_dyn(), b.into_dyn(), y.into_dyn());
+    let chain: Vec<ChainStep<'_, T>> = steps
+        .iter()
+        .map(|s| s.reference_step().unwrap_or_else(|| ChainStep::Swiglu(b.view(), [1.702, 0.0, 0.0, 0.0])))
+        .collect();
+    check_chain(a.view(), &chain, y.view()).map_err(|e| format!("fused chain with SwiGLU: {e}"))?;
+    lines.push("fused between Elu and LeakyRelu".into());
     Ok(lines.join("; "))
 }
 

@@ -11,7 +11,7 @@ use crate::dtype::DType;
 use crate::engine::context::Context;
 use crate::error::{Error, Result};
 use crate::kernel::{Params, StepKind, StepParams, interprets_math};
-use crate::ops::Step;
+use crate::ops::{SWIGLU, Step};
 use crate::repr::Repr;
 
 /// A step after checking, with its slope plan.
@@ -32,45 +32,84 @@ impl Context {
                 }
                 Ok(Planned { step, kind: Step::Unary(op, op.kernel_variant(attributes)), plan: None, block: None })
             }
-            Step::Prelu(SlopeWindow { tensor: slope, shape, first }) => {
-                self.check_owner(slope)?;
-                if slope.dtype() != dtype {
-                    return Err(Error::DTypeMismatch { expected: dtype, actual: slope.dtype() });
+            Step::Swiglu(SlopeWindow { shape, .. }, _) => {
+                if !SWIGLU.accepts(dtype) {
+                    return Err(Error::DTypeNotAllowed { op: SWIGLU.onnx_name, dtype, version: None });
                 }
-                let total = element_count(shape).ok_or_else(|| Error::TooLarge {
-                    what: "PRelu slope element count".into(),
-                    needed: u64::MAX,
-                    limit: usize::MAX as u64,
-                })?;
-                if *first + slope.len() as u64 > total as u64 {
-                    return Err(Error::ShapeMismatch {
-                        what: "PRelu slope part".into(),
-                        expected: shape.to_vec(),
-                        actual: slope.shape().to_vec(),
+                if !crate::kernel::axis::AXIS_KERNEL_DTYPES.contains(&dtype) {
+                    return Err(Error::Unsupported {
+                        op: SWIGLU.onnx_name,
+                        dtype,
+                        reason: "f64 runs on the CPU reference: call a host-array function".into(),
                     });
                 }
-                let aligned = unidirectional_slope_shape(job.shape, shape)?;
-                let plan = plan(job.shape, &aligned)?;
-                let lanes = self.repr_for(step.onnx_name(), dtype)?.spec().vector_lanes();
-                let block = self.inner.tuning.invocation_block() * lanes;
-                let block_unit = if self.inner.tuning.contiguous { block } else { lanes };
-                let mut access = plan.access_for(lanes, block, block_unit);
-                let job_elements = job.element_base..job.element_base + job.x.len() as u64;
-                if access == SlopeAccess::ChannelUniform
-                    && channel_grid_fits(
-                        (u64::from(plan.run_length), u64::from(plan.channels)),
-                        self.inner.tuning.vectors_per_workgroup() * lanes,
-                        &job_elements,
-                        self.window_vectors() * lanes,
-                        u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension),
-                    )
-                {
-                    access = SlopeAccess::ChannelGrid;
+                if *shape != job.shape {
+                    return Err(Error::ShapeMismatch {
+                        what: "SwiGLU's B (A and B take one shape, without broadcasting)".into(),
+                        expected: job.shape.to_vec(),
+                        actual: shape.to_vec(),
+                    });
                 }
-                let block = if matches!(access, SlopeAccess::Blocked { .. }) { plan.block(block_unit) } else { None };
+                let (access, plan, block) = self.plan_slope(step, dtype, job)?;
+                if access != SlopeAccess::Same {
+                    return Err(Error::Internal { what: format!("SwiGLU's B planned as {access:?}") });
+                }
+                Ok(Planned { step, kind: Step::Swiglu(access, 0), plan: Some(plan), block })
+            }
+            Step::Prelu(_) => {
+                let (access, plan, block) = self.plan_slope(step, dtype, job)?;
                 Ok(Planned { step, kind: Step::Prelu(access), plan: Some(plan), block })
             }
         }
+    }
+
+    /// The access, plan and block table of a step's slope (PRelu's, or SwiGLU's B), checked
+    /// against X.
+    fn plan_slope(
+        &self,
+        step: &JobStep<'_>,
+        dtype: DType,
+        job: &Job<'_>,
+    ) -> Result<(SlopeAccess, SlopePlan, Option<SlopeBlock>)> {
+        let Some(SlopeWindow { tensor: slope, shape, first }) = step.slope() else {
+            return Err(Error::Internal { what: format!("{} without its slope", step.onnx_name()) });
+        };
+        self.check_owner(slope)?;
+        if slope.dtype() != dtype {
+            return Err(Error::DTypeMismatch { expected: dtype, actual: slope.dtype() });
+        }
+        let total = element_count(shape).ok_or_else(|| Error::TooLarge {
+            what: format!("{} slope element count", step.onnx_name()),
+            needed: u64::MAX,
+            limit: usize::MAX as u64,
+        })?;
+        if *first + slope.len() as u64 > total as u64 {
+            return Err(Error::ShapeMismatch {
+                what: format!("{} slope part", step.onnx_name()),
+                expected: shape.to_vec(),
+                actual: slope.shape().to_vec(),
+            });
+        }
+        let aligned = unidirectional_slope_shape(job.shape, shape)?;
+        let plan = plan(job.shape, &aligned)?;
+        let lanes = self.repr_for(step.onnx_name(), dtype)?.spec().vector_lanes();
+        let block = self.inner.tuning.invocation_block() * lanes;
+        let block_unit = if self.inner.tuning.contiguous { block } else { lanes };
+        let mut access = plan.access_for(lanes, block, block_unit);
+        let job_elements = job.element_base..job.element_base + job.x.len() as u64;
+        if access == SlopeAccess::ChannelUniform
+            && channel_grid_fits(
+                (u64::from(plan.run_length), u64::from(plan.channels)),
+                self.inner.tuning.vectors_per_workgroup() * lanes,
+                &job_elements,
+                self.window_vectors() * lanes,
+                u64::from(self.inner.info.limits.max_compute_workgroups_per_dimension),
+            )
+        {
+            access = SlopeAccess::ChannelGrid;
+        }
+        let block = if matches!(access, SlopeAccess::Blocked { .. }) { plan.block(block_unit) } else { None };
+        Ok((access, plan, block))
     }
 
     /// Splits the chain into kernels: each binds at most `max_storage_buffers_per_shader_stage`
@@ -98,7 +137,7 @@ impl Context {
                     }
                     interpreted = true;
                 }
-                if let Step::Prelu(access) = planned[end].kind {
+                if let Step::Prelu(access) | Step::Swiglu(access, _) = planned[end].kind {
                     let is_general = matches!(access, SlopeAccess::General | SlopeAccess::Blocked { .. });
                     if io + slopes + 1 > storage || (is_general && general) {
                         break;
@@ -166,7 +205,10 @@ pub(super) fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
                 let [lo, hi] = (op.plain_products)(&parameters).words();
                 params.steps[k] = StepParams { attributes: parameters, slope: [0, lo, hi, 0], ..Default::default() }
             }
-            (Step::Prelu(_), Some(plan)) => {
+            (Step::Prelu(_) | Step::Swiglu(..), Some(plan)) => {
+                if let Step::Swiglu(_, attributes) = p.step {
+                    params.steps[k].attributes = *attributes;
+                }
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
                 params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];
                 params.steps[k].jump = [(jump % run_length) as u32, ((jump / run_length) % channels) as u32, 0, 0];
@@ -190,7 +232,7 @@ pub(super) fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
                     params.block_offsets[..block.offsets.len()].copy_from_slice(&block.offsets);
                 }
             }
-            (Step::Prelu(_), None) => {}
+            (Step::Prelu(_) | Step::Swiglu(..), None) => {}
         }
     }
     params
