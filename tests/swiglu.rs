@@ -230,3 +230,36 @@ fn swiglu_steps_refuse_bad_input_and_run_f64_on_the_reference() {
     let expected = reference::swiglu(a.view(), b.view(), 0.5).unwrap().mapv(|v| v.max(0.0));
     assert_eq!(y, expected);
 }
+
+/// Every pair of special values (signed zeros, infinities, NaN, the largest and subnormal
+/// magnitudes) with alphas that make alpha A infinite, NaN (0 inf) or -inf, in the standalone
+/// kernel and as a chain step.
+fn specials<T: FloatElement + wgpu_activations::Blocking>() {
+    use wgpu_activations::{Activation, activations};
+    let Some(ctx) = common::ctx() else { return };
+    let max = T::from_f64(f64::MAX).to_f64();
+    let specials = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, max, -max, 1e-40, -3.0, 90.0];
+    let pairs: Vec<(f64, f64)> = specials.iter().flat_map(|&a| specials.iter().map(move |&b| (a, b))).collect();
+    let a = values::<T>(&pairs.iter().map(|p| p.0).collect::<Vec<_>>());
+    let b = values::<T>(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
+    let device_b = ctx.upload(b.view()).unwrap();
+    for alpha in [1.0f32, -2.0, 0.0] {
+        check(&a, &b, alpha, "specials");
+        let fused = activations(ctx, &[Activation::swiglu(&device_b, alpha)], a.view()).unwrap();
+        let expected = reference::swiglu(a.view(), b.view(), alpha).unwrap();
+        for (i, (&g, &e)) in fused.iter().zip(expected.iter()).enumerate() {
+            let bound = SWIGLU.max_ulp.for_dtype(T::DTYPE);
+            assert!(
+                ulp::within_ulp(g, e, bound),
+                "SwiGLU step {} alpha {alpha}: a {:e} b {:e}: {:e} against {:e}",
+                T::DTYPE,
+                pairs[i].0,
+                pairs[i].1,
+                g.to_f64(),
+                e.to_f64()
+            );
+        }
+    }
+}
+
+tests_per_dtype!(specials: f32, f16, bf16);

@@ -253,22 +253,23 @@ fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Com
 fn gated_product(a: Compute, b: Compute, alpha: Compute) -> Compute {
     let t = mul(alpha, a);
     let error = product_error(alpha, a, t);
-    let exponent = vec4(0x7f800000u);
-    let finite = ((bitcast<vec4<u32>>(a) & exponent) != exponent) & ((bitcast<vec4<u32>>(b) & exponent) != exponent);
     let product = mul(a, b);
-    let infinite = (bitcast<vec4<u32>>(product) & vec4(0x7fffffffu)) == exponent;
-    let overflowed = infinite & finite;
-    // (a 2^-64)(b 2^-64) is exact but for its one rounding (where a b overflows, neither factor is
-    // below 2^-62), below 2^128 for every f32 a and b; the 2^128 returns in the final scaling.
-    let x = select(product, mul(a * 5.421010862427522e-20, b * 5.421010862427522e-20), overflowed);
-    var result = logistic_of_scaled_sum_product(x, t, error, select(Compute(0.0), Compute(128.0), overflowed));
-    // What the function leaves to SwiGLU, where x is a b: an infinite a b times a sigmoid above
-    // 0 (t finite or +inf) is a b, times sigmoid(-inf) = 0 it is NaN; a NaN a b (inf 0, or a NaN
-    // b) is NaN.
-    let minus_infinity = f32_order(t) == vec4(-0x7f800000);
-    result = select(result, product, infinite & !finite & !minus_infinity & !f32_is_nan(t));
-    result = select(result, bitcast<Compute>(vec4(0x7fc00000u | opaque_zero)), infinite & !finite & minus_infinity);
-    return select(result, product, f32_is_nan(product));
+    // (a 2^-64)(b 2^-64) is exact but for its one rounding where a b overflows, below 2^128 for
+    // every f32 a and b; the 2^128 returns in the final scaling. It is read only there, where
+    // neither factor is below 1 and the product not below 1 either: the float unit's product is
+    // IEEE's there on any device, and elsewhere (where it may be subnormal) it is unused, so
+    // it needs no exact product nor a flag (a flag here marked nearly every element).
+    let scaled = (a * 5.421010862427522e-20) * (b * 5.421010862427522e-20);
+    let exponent = vec4(0x7f800000u);
+    let in_range = (bitcast<vec4<u32>>(product) & vec4(0x7fffffffu)) < exponent;
+    let x = select(scaled, product, in_range);
+    let result = logistic_of_scaled_sum_product(x, t, error, select(Compute(128.0), Compute(0.0), in_range));
+    // What the function leaves to SwiGLU, where a or b is infinite or NaN: a b (infinite or NaN)
+    // times sigmoid(t) is a b where the sigmoid is above 0, NaN where t is -inf (sigmoid 0) or NaN.
+    let magnitudes = max(bitcast<vec4<u32>>(a) & vec4(0x7fffffffu), bitcast<vec4<u32>>(b) & vec4(0x7fffffffu));
+    let no_sigmoid = f32_is_nan(t) | (bitcast<vec4<u32>>(t) == vec4(0xff800000u));
+    let nan = bitcast<Compute>(vec4(0x7fc00000u | opaque_zero));
+    return select(result, select(product, nan, no_sigmoid), magnitudes >= exponent);
 }
 
 // Below -this, |x| e^x < 2^-150 for every f32 x, and x sigmoid(x) rounds to -0.0; below this

@@ -284,26 +284,29 @@ impl<'a> Meter<'a> {
     }
 
     /// SwiGLU of two tensors of `n` elements against the copy kernel over the bytes it moves
-    /// (two reads and a write against a read and a write: the copy's bytes scaled).
+    /// (two reads and a write against a read and a write: the copy's bytes scaled): its own
+    /// kernel, or as a chain step of the elementwise driver (`chain_step`).
     pub(super) fn gated_row(
         &self,
         dtype: DType,
         n: usize,
-        iterations: usize,
+        (iterations, chain_step): (usize, bool),
         target: Option<f64>,
     ) -> Result<KernelRow, String> {
         let a = self.tensor(dtype, &[n], 8)?;
         let b = self.tensor(dtype, &[n], 9)?;
         let y = self.tensor(dtype, &[n], 10)?;
-        let kernel: Box<Record<'_>> = Box::new(|encoder, timestamps, _keep| {
+        let steps = [Step::Swiglu(SlopeWindow::whole(&b), [1.0, 0.0, 0.0, 0.0])];
+        let own: Box<Record<'_>> = Box::new(|encoder, timestamps, _keep| {
             self.ctx.encode_swiglu_timed(encoder, (&a, &b, 1.0), &y, timestamps)?;
             Ok(1)
         });
+        let step = self.job(&a, &y, &steps);
         let bytes = a.size_bytes();
         self.kernel_row(
-            ("SwiGLU", dtype, ""),
+            ("SwiGLU", dtype, if chain_step { "chain step" } else { "" }),
             iterations,
-            (&kernel, &self.job(&a, &y, &[])),
+            (if chain_step { &step } else { &own }, &self.job(&a, &y, &[])),
             (3 * bytes, 2 * bytes),
             target,
         )
