@@ -40,6 +40,28 @@ impl Context {
         self.run_activations_in_place(&[Activation::prelu(slope)], x)
     }
 
+    /// SwiGLU (ONNX 28), `Swish_alpha(a) * b`, of two device tensors of one shape and dtype,
+    /// into a new tensor; the result stays on the device. f16, bf16 and f32 run on the device;
+    /// f64 is refused here (its host call runs the CPU reference). The same kernel as a chain
+    /// holding [`Activation::swiglu`] alone.
+    pub fn run_swiglu(&self, a: &GpuTensor, b: &GpuTensor, alpha: f32) -> Result<GpuTensor> {
+        self.run_activations(&[Activation::swiglu(b, alpha)], a)
+    }
+
+    /// Records SwiGLU of `a` and `b` into `y` (A's shape and dtype; `a` itself for in place, but
+    /// not overlapping `b`: WebGPU binds a buffer read-only or writable in one dispatch) into the
+    /// caller's `encoder`.
+    pub fn encode_swiglu(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        a: &GpuTensor,
+        b: &GpuTensor,
+        alpha: f32,
+        y: &GpuTensor,
+    ) -> Result<()> {
+        self.encode_activations(encoder, &[Activation::swiglu(b, alpha)], a, y)
+    }
+
     /// Records PRelu from `x` into `y` (which may be `x` itself) into the caller's `encoder`.
     pub fn encode_prelu(
         &self,
@@ -83,7 +105,7 @@ async fn activations_impl<T: Element, D: Dimension>(
 /// Whether a host-array chain runs on the CPU reference: where its dtype does (the f64
 /// fallback), and where it holds a SwiGLU step of a dtype without a SwiGLU kernel (f64).
 fn chain_runs_on_cpu(ctx: &Context, chain: &[Activation], dtype: crate::DType) -> bool {
-    let swiglu_on_cpu = !crate::kernel::axis::AXIS_KERNEL_DTYPES.contains(&dtype);
+    let swiglu_on_cpu = !crate::ops::SWIGLU.has_kernel(dtype);
     ctx.runs_on_cpu(dtype) || (swiglu_on_cpu && chain.iter().any(|a| matches!(a.step(), Step::Swiglu(..))))
 }
 
@@ -388,8 +410,8 @@ axis_operator!("Hardmax", HARDMAX, hardmax, hardmax_async);
 
 /// SwiGLU (ONNX 28): `Swish_alpha(a) * b` of two host arrays of one shape (no broadcasting),
 /// into a new array in standard layout; ONNX's default alpha is 1. f16, bf16 and f32 run on the
-/// device, f64 on the CPU reference. With validation on, the result is checked against the
-/// reference. Blocks until the result is back.
+/// device (arrays beyond one buffer in pieces), f64 on the CPU reference. With validation on,
+/// the result is checked against the reference. Blocks until the result is back.
 pub fn swiglu<T: FloatElement + Blocking, D: Dimension>(
     ctx: &Context,
     a: ArrayView<'_, T, D>,
@@ -416,17 +438,8 @@ async fn swiglu_impl<T: FloatElement, D: Dimension>(
     alpha: f32,
     wait: Wait,
 ) -> Result<Array<T, D>> {
-    if T::DTYPE == crate::DType::F64 {
-        return crate::cpu::gated::swiglu(a.view(), b.view(), alpha);
+    if T::DTYPE == crate::DType::F64 || a.shape() != b.shape() {
+        return crate::cpu::gated::swiglu(a.view(), b.view(), alpha); // it refuses the shapes
     }
-    let (device_a, device_b) = (ctx.upload(a.view())?, ctx.upload(b.view())?);
-    let device_y = ctx.run_swiglu(&device_a, &device_b, alpha)?;
-    let y = ctx.read_tensor::<T>(&device_y, wait).await?;
-    if ctx.options().validation {
-        // The reference only where it is checked against: on the CPU it costs more than the GPU.
-        let reference = crate::cpu::gated::swiglu(a.view(), b.view(), alpha)?;
-        let bound = crate::ops::SWIGLU.max_ulp.for_dtype(T::DTYPE);
-        check_against_reference(crate::ops::SWIGLU.onnx_name, bound, y.iter(), reference.iter())?;
-    }
-    y.into_dimensionality::<D>().map_err(|e| Error::Internal { what: format!("a result in A's shape: {e}") })
+    run_into_new(ctx, a, &[Step::Swiglu(HostSlope::Host(b.into_dyn()), [alpha, 0.0, 0.0, 0.0])], wait).await
 }

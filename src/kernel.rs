@@ -560,7 +560,6 @@ pub(crate) fn input_access_label(input_in_y_buffer: bool) -> &'static str {
 
 pub(crate) mod axis;
 mod f64_program;
-pub(crate) mod gated;
 mod params;
 mod prune;
 #[cfg(test)]

@@ -263,3 +263,33 @@ fn specials<T: FloatElement + wgpu_activations::Blocking>() {
 }
 
 tests_per_dtype!(specials: f32, f16, bf16);
+
+/// Arrays beyond one binding and one buffer: windows of 4 KiB and host pieces of 64 KiB, with
+/// a tail, B uploaded in the same pieces (host) or bound whole per window (device, in a chain).
+#[test]
+fn large_arrays_run_in_binding_windows_and_host_pieces() {
+    use wgpu_activations::ops::ELU;
+    use wgpu_activations::reference::ChainStep;
+    use wgpu_activations::{Activation, ContextOptions, activations};
+    let options = ContextOptions::from_env().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);
+    let Some(ctx) = common::ctx_with(options) else { return };
+    let mut rng = StdRng::seed_from_u64(0x91ec);
+    let mut random =
+        |n: usize, scale: f64| values::<f32>(&(0..n).map(|_| rng.random_range(-scale..scale)).collect::<Vec<_>>());
+    let (a, b) = (random(100_003, 9.0), random(100_003, 2.0));
+    let y = swiglu(&ctx, a.view(), b.view(), 1.702).unwrap();
+    let expected = reference::swiglu(a.view(), b.view(), 1.702).unwrap();
+    for (i, (&g, &e)) in y.iter().zip(expected.iter()).enumerate() {
+        assert!(ulp::within_ulp(g, e, SWIGLU.max_ulp.f32), "element {i}: {g:e} against {e:e}");
+    }
+    let (a16, b16) = (a.mapv(f16::from_f32), b.mapv(f16::from_f32));
+    let y16 = swiglu(&ctx, a16.view(), b16.view(), 1.0).unwrap();
+    let expected16 = reference::swiglu(a16.view(), b16.view(), 1.0).unwrap();
+    assert!(y16.iter().zip(expected16.iter()).all(|(&g, &e)| ulp::within_ulp(g, e, SWIGLU.max_ulp.f16)));
+    let small = ndarray::Array1::from_iter(a.iter().take(1000).copied()).into_dyn();
+    let device_b = ctx.upload(b.slice(ndarray::s![..1000]).view()).unwrap();
+    let fused = activations(&ctx, &[Activation::elu(1.0), Activation::swiglu(&device_b, 1.0)], small.view()).unwrap();
+    let b_small = b.slice(ndarray::s![..1000]).into_dyn();
+    let steps = [ChainStep::Unary(&ELU, [1.0, 0.0, 0.0, 0.0]), ChainStep::Swiglu(b_small.view(), [1.0, 0.0, 0.0, 0.0])];
+    reference::check_chain(small.view(), &steps, fused.view()).unwrap();
+}

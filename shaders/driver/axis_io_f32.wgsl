@@ -1,11 +1,9 @@
-// The elements of the kernels outside the elementwise driver (driver/axis.wgsl, driver/gated.wgsl)
-// for f32: one per storage word.
+// The elements of the kernel over an axis (driver/axis.wgsl) for f32: one per storage word.
 
-// {{LOAD}} reads the binding {{SOURCE}} (filled per input by the expansion). Branch-free: a lane
-// past the end reads element 0, whose value is never used.
-fn {{LOAD}}(i: vec4<u32>, live: vec4<bool>) -> Compute {
+// load reads X. Branch-free: a lane past the end reads element 0, whose value is never used.
+fn load(i: vec4<u32>, live: vec4<bool>) -> Compute {
     let at = select(vec4(0u), i, live);
-    return bitcast<Compute>(vec4({{SOURCE}}[at.x], {{SOURCE}}[at.y], {{SOURCE}}[at.z], {{SOURCE}}[at.w]));
+    return bitcast<Compute>(vec4(x[at.x], x[at.y], x[at.z], x[at.w]));
 }
 
 fn store(i: u32, v: f32) {

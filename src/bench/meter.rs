@@ -283,30 +283,25 @@ impl<'a> Meter<'a> {
         )
     }
 
-    /// SwiGLU of two tensors of `n` elements against the copy kernel over the bytes it moves
-    /// (two reads and a write against a read and a write: the copy's bytes scaled): its own
-    /// kernel, or as a chain step of the elementwise driver (`chain_step`).
+    /// SwiGLU of two tensors of `n` elements (the elementwise driver's chain step) against the
+    /// copy kernel over the bytes it moves (two reads and a write against a read and a write: the
+    /// copy's bytes scaled).
     pub(super) fn gated_row(
         &self,
         dtype: DType,
         n: usize,
-        (iterations, chain_step): (usize, bool),
+        iterations: usize,
         target: Option<f64>,
     ) -> Result<KernelRow, String> {
         let a = self.tensor(dtype, &[n], 8)?;
         let b = self.tensor(dtype, &[n], 9)?;
         let y = self.tensor(dtype, &[n], 10)?;
         let steps = [Step::Swiglu(SlopeWindow::whole(&b), [1.0, 0.0, 0.0, 0.0])];
-        let own: Box<Record<'_>> = Box::new(|encoder, timestamps, _keep| {
-            self.ctx.encode_swiglu_timed(encoder, (&a, &b, 1.0), &y, timestamps)?;
-            Ok(1)
-        });
-        let step = self.job(&a, &y, &steps);
         let bytes = a.size_bytes();
         self.kernel_row(
-            ("SwiGLU", dtype, if chain_step { "chain step" } else { "" }),
+            ("SwiGLU", dtype, ""),
             iterations,
-            (if chain_step { &step } else { &own }, &self.job(&a, &y, &[])),
+            (&self.job(&a, &y, &steps), &self.job(&a, &y, &[])),
             (3 * bytes, 2 * bytes),
             target,
         )

@@ -210,9 +210,7 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         for &dtype in dtypes.iter().filter(|d| matches!(d, DType::F32 | DType::F16 | DType::BF16) && runnable(d)) {
             progress(&format!("SwiGLU {dtype}"));
             // As Swish's kernel of the same arithmetic, an input more.
-            for chain_step in [false, true] {
-                kernels.push(meter.gated_row(dtype, n, (config.iterations, chain_step), Some(SWISH_TARGET))?);
-            }
+            kernels.push(meter.gated_row(dtype, n, config.iterations, Some(SWISH_TARGET))?);
         }
     }
     let mut fused = Vec::new();

@@ -1,4 +1,4 @@
-//! CPU twin of `shaders/driver/gated.wgsl` (and of the chain step `shaders/ops/swiglu.wgsl`) and the reference of its results: SwiGLU, `(a b)
+//! CPU twin of `shaders/ops/swiglu.wgsl` and the reference of its results: SwiGLU, `(a b)
 //! sigmoid(alpha a)`, in f64 for the 16- and 32-bit types (a b and alpha a are exact there) and
 //! in the double-double [`Exact`] for f64, rounded once.
 

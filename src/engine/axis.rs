@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::kernel::axis::{AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROWS_PER_INVOCATION};
 use crate::ops::AxisOp;
 
-/// The kernels outside the elementwise driver (over an axis, SwiGLU's), built once per label
+/// The kernels outside the elementwise driver (over an axis), built once per label
 /// (their operator, dtype, products and entry point: a few dozen at most, no bound needed).
 #[derive(Default)]
 pub(crate) struct OwnPipelines(Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>);

@@ -116,7 +116,9 @@ impl Context {
         let whole_slopes: Vec<Option<GpuTensor>> = chain
             .iter()
             .map(|step| match step {
-                Step::Prelu(HostSlope::Host(slope)) if pieces.len() == 1 || slope_fits(self, slope) => {
+                Step::Prelu(HostSlope::Host(slope)) | Step::Swiglu(HostSlope::Host(slope), _)
+                    if pieces.len() == 1 || slope_fits(self, slope) =>
+                {
                     self.upload(slope.view()).map(Some)
                 }
                 _ => Ok(None),
@@ -131,7 +133,7 @@ impl Context {
                         .iter()
                         .zip(&whole_slopes)
                         .map(|(step, whole)| match (step, whole) {
-                            (Step::Prelu(HostSlope::Host(slope)), None) => {
+                            (Step::Prelu(HostSlope::Host(slope)) | Step::Swiglu(HostSlope::Host(slope), _), None) => {
                                 self.slope_part(slope, shape, &piece).map(Some)
                             }
                             _ => Ok(None),

@@ -7,7 +7,6 @@ mod axis;
 mod context;
 mod dispatch;
 mod driver_lock;
-mod gated;
 mod host;
 mod info;
 mod loss;

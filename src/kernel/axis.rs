@@ -106,7 +106,7 @@ impl AxisKernelKey {
     pub(crate) fn wgsl(&self) -> String {
         let mut src = f32_arithmetic(self.exact_products, self.fused_product_errors);
         let (io, y_word) = elements_of(self.dtype);
-        src.push_str(&elements(io, &[("load", "x")], true));
+        src.push_str(io);
         if matches!(self.dtype, DType::F16 | DType::BF16) {
             src.push_str(IO_PAIRS_16);
         }
@@ -131,7 +131,7 @@ impl AxisKernelKey {
 /// The f32 arithmetic of the kernels outside the elementwise driver, its products exact on
 /// integers where `exact_products` (a device that flushes subnormals) and its products' errors
 /// from fma where `fused_product_errors`, and the f16 conversions on the bits.
-pub(crate) fn f32_arithmetic(exact_products: bool, fused_product_errors: bool) -> String {
+fn f32_arithmetic(exact_products: bool, fused_product_errors: bool) -> String {
     let tuning = Tuning {
         products: if exact_products { Products::OnIntegers } else { Products::Hardware },
         fused_product_errors,
@@ -147,23 +147,12 @@ pub(crate) fn f32_arithmetic(exact_products: bool, fused_product_errors: bool) -
 }
 
 /// The elements' file for `dtype` (`driver/axis_io_*.wgsl`) and Y's storage word.
-pub(crate) fn elements_of(dtype: DType) -> (&'static str, &'static str) {
+fn elements_of(dtype: DType) -> (&'static str, &'static str) {
     match dtype {
         DType::F16 => (IO_F16, "atomic<u32>"),
         DType::BF16 => (IO_BF16, "atomic<u32>"),
         _ => (IO_F32, "u32"),
     }
-}
-
-/// `io`'s load function once per (name, binding) of `loads`, and its store where `with_store`.
-pub(crate) fn elements(io: &str, loads: &[(&str, &str)], with_store: bool) -> String {
-    let (load, store) = io.split_at(io.find("fn store(").unwrap_or(io.len()));
-    let mut text: String =
-        loads.iter().map(|(name, source)| fill(load, &[("{{LOAD}}", name), ("{{SOURCE}}", source)])).collect();
-    if with_store {
-        text.push_str(store);
-    }
-    text
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! SwiGLU, the gate of LLaMA-style MLPs: an operator with two inputs of one shape, described once
-//! as the other tables describe theirs. Its kernel is `shaders/driver/gated.wgsl`, its CPU twin
-//! `src/cpu/gated.rs`.
+//! as the other tables describe theirs. It runs as a step of the elementwise driver
+//! (`Step::Swiglu`, `shaders/ops/swiglu.wgsl`), alone or fused; its CPU twin is `src/cpu/gated.rs`.
 
 use super::{Attribute, OpVersion, UlpBounds};
 use crate::dtype::DType;
@@ -36,5 +36,11 @@ impl GatedOp {
     /// True when some version accepts `dtype`.
     pub fn accepts(&self, dtype: DType) -> bool {
         self.versions.iter().any(|v| v.dtypes.contains(&dtype))
+    }
+
+    /// True when a kernel runs it on `dtype`: its math is the f32 arithmetic's
+    /// (`shaders/math/f32.wgsl`), so f64 has none yet and runs on the CPU reference.
+    pub fn has_kernel(&self, dtype: DType) -> bool {
+        self.accepts(dtype) && dtype != DType::F64
     }
 }

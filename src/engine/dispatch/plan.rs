@@ -36,7 +36,7 @@ impl Context {
                 if !SWIGLU.accepts(dtype) {
                     return Err(Error::DTypeNotAllowed { op: SWIGLU.onnx_name, dtype, version: None });
                 }
-                if !crate::kernel::axis::AXIS_KERNEL_DTYPES.contains(&dtype) {
+                if !SWIGLU.has_kernel(dtype) {
                     return Err(Error::Unsupported {
                         op: SWIGLU.onnx_name,
                         dtype,
