@@ -265,9 +265,12 @@ fn gated_product(a: Compute, b: Compute, alpha: Compute) -> Compute {
     let x = select(scaled, product, in_range);
     let result = logistic_of_scaled_sum_product(x, t, error, select(Compute(128.0), Compute(0.0), in_range));
     // What the function leaves to SwiGLU, where a or b is infinite or NaN: a b (infinite or NaN)
-    // times sigmoid(t) is a b where the sigmoid is above 0, NaN where t is -inf (sigmoid 0) or NaN.
-    let magnitudes = max(bitcast<vec4<u32>>(a) & vec4(0x7fffffffu), bitcast<vec4<u32>>(b) & vec4(0x7fffffffu));
-    let no_sigmoid = f32_is_nan(t) | (bitcast<vec4<u32>>(t) == vec4(0xff800000u));
+    // times sigmoid(alpha a) is a b where the sigmoid is above 0, which it is for every finite
+    // alpha a (t = -inf from a finite a is an overflow: the real alpha a is finite), and NaN
+    // where alpha a is -inf (a infinite: sigmoid 0) or NaN.
+    let magnitude_a = bitcast<vec4<u32>>(a) & vec4(0x7fffffffu);
+    let magnitudes = max(magnitude_a, bitcast<vec4<u32>>(b) & vec4(0x7fffffffu));
+    let no_sigmoid = f32_is_nan(t) | ((bitcast<vec4<u32>>(t) == vec4(0xff800000u)) & (magnitude_a == exponent));
     let nan = bitcast<Compute>(vec4(0x7fc00000u | opaque_zero));
     return select(result, select(product, nan, no_sigmoid), magnitudes >= exponent);
 }

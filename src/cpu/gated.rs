@@ -22,13 +22,18 @@ pub fn swiglu<T: FloatElement, D: Dimension>(
     Ok(out)
 }
 
-/// One element, rounded once.
+/// One element, rounded once. An infinite B (or A) times the sigmoid of a finite alpha A is
+/// A B, as the real function's limit: that sigmoid is above 0 however far below 0 alpha A lies
+/// (an f64 exp of it would underflow to 0 below -745 and make it NaN); A 0 is NaN.
 pub(crate) fn element<T: FloatElement>(a: T, b: T, alpha: f32) -> T {
     fn of<R: Real>(a: f64, b: f64, alpha: f32) -> f64 {
         let (a, b) = (R::from_f64(a), R::from_f64(b));
         times_logistic(a * b, R::from_f64(f64::from(alpha)) * a).to_f64()
     }
     let (a, b) = (a.to_f64(), b.to_f64());
+    if (a.is_infinite() || b.is_infinite()) && (f64::from(alpha) * a).is_finite() {
+        return T::from_f64(a * b);
+    }
     let value = if T::DTYPE == DType::F64 { of::<Exact>(a, b, alpha) } else { of::<f64>(a, b, alpha) };
     T::from_f64(value)
 }
