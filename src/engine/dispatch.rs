@@ -187,8 +187,8 @@ impl Context {
                     if slope.shares_words_with(y) {
                         return Err(Error::InvalidBuffer {
                             reason: format!(
-                                "a {} slope overlaps the tensor the chain writes ({:?} and {:?})",
-                                p.step.onnx_name(),
+                                "{} overlaps the tensor the chain writes ({:?} and {:?})",
+                                p.step.slope_name(),
                                 slope.byte_range(),
                                 y.byte_range()
                             ),

@@ -99,6 +99,16 @@ impl<S, A> Step<S, A> {
         }
     }
 
+    /// How errors name the step's second tensor: "PRelu's slope", "SwiGLU's B" (a unary step
+    /// has none).
+    pub(crate) fn slope_name(&self) -> &'static str {
+        match self {
+            Step::Prelu(_) => "PRelu's slope",
+            Step::Swiglu(..) => "SwiGLU's B",
+            Step::Unary(..) => "no second tensor",
+        }
+    }
+
     /// The same step borrowing its slope.
     pub fn as_ref(&self) -> Step<&S, A>
     where

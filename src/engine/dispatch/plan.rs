@@ -72,20 +72,20 @@ impl Context {
         job: &Job<'_>,
     ) -> Result<(SlopeAccess, SlopePlan, Option<SlopeBlock>)> {
         let Some(SlopeWindow { tensor: slope, shape, first }) = step.slope() else {
-            return Err(Error::Internal { what: format!("{} without its slope", step.onnx_name()) });
+            return Err(Error::Internal { what: format!("{} without its second tensor", step.onnx_name()) });
         };
         self.check_owner(slope)?;
         if slope.dtype() != dtype {
             return Err(Error::DTypeMismatch { expected: dtype, actual: slope.dtype() });
         }
         let total = element_count(shape).ok_or_else(|| Error::TooLarge {
-            what: format!("{} slope element count", step.onnx_name()),
+            what: format!("{} element count", step.slope_name()),
             needed: u64::MAX,
             limit: usize::MAX as u64,
         })?;
         if *first + slope.len() as u64 > total as u64 {
             return Err(Error::ShapeMismatch {
-                what: format!("{} slope part", step.onnx_name()),
+                what: format!("{} part", step.slope_name()),
                 expected: shape.to_vec(),
                 actual: slope.shape().to_vec(),
             });
