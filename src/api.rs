@@ -438,8 +438,9 @@ async fn swiglu_impl<T: FloatElement, D: Dimension>(
     alpha: f32,
     wait: Wait,
 ) -> Result<Array<T, D>> {
-    if T::DTYPE == crate::DType::F64 || a.shape() != b.shape() {
-        return crate::cpu::gated::swiglu(a.view(), b.view(), alpha); // it refuses the shapes
+    crate::cpu::gated::same_shapes(a.shape(), b.shape())?;
+    if !crate::ops::SWIGLU.has_kernel(T::DTYPE) || ctx.runs_on_cpu(T::DTYPE) {
+        return crate::cpu::gated::swiglu(a.view(), b.view(), alpha);
     }
     run_into_new(ctx, a, &[Step::Swiglu(HostSlope::Host(b.into_dyn()), [alpha, 0.0, 0.0, 0.0])], wait).await
 }

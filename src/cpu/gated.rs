@@ -14,9 +14,7 @@ pub fn swiglu<T: FloatElement, D: Dimension>(
     b: ArrayView<'_, T, D>,
     alpha: f32,
 ) -> Result<Array<T, D>> {
-    if a.shape() != b.shape() {
-        return Err(shape_mismatch(a.shape(), b.shape()));
-    }
+    same_shapes(a.shape(), b.shape())?;
     let mut out = Array::from_elem(a.raw_dim(), T::from_f64(0.0));
     Zip::from(&mut out).and(&a).and(&b).for_each(|y, &a, &b| *y = element(a, b, alpha));
     Ok(out)
@@ -45,9 +43,7 @@ pub(crate) fn swiglu_of_any<T: Element, D: Dimension>(
     b: ndarray::ArrayViewD<'_, T>,
     alpha: f32,
 ) -> Result<Array<T, D>> {
-    if a.shape() != b.shape() {
-        return Err(shape_mismatch(a.shape(), b.shape()));
-    }
+    same_shapes(a.shape(), b.shape())?;
     let mut out = a.as_standard_layout().into_owned();
     Zip::from(&mut out)
         .and(&b.into_shape_with_order(a.raw_dim()).map_err(|e| Error::Internal { what: e.to_string() })?)
@@ -55,12 +51,16 @@ pub(crate) fn swiglu_of_any<T: Element, D: Dimension>(
     Ok(out)
 }
 
-fn shape_mismatch(a: &[usize], b: &[usize]) -> Error {
-    Error::ShapeMismatch {
+/// Refuses A and B of two shapes: SwiGLU does not broadcast.
+pub(crate) fn same_shapes(a: &[usize], b: &[usize]) -> Result<()> {
+    if a == b {
+        return Ok(());
+    }
+    Err(Error::ShapeMismatch {
         what: "SwiGLU's B (A and B take one shape, without broadcasting)".into(),
         expected: a.to_vec(),
         actual: b.to_vec(),
-    }
+    })
 }
 
 /// [`element`] for an element type the caller knows only as [`Element`]: a chain's SwiGLU step

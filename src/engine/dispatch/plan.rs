@@ -43,13 +43,7 @@ impl Context {
                         reason: "f64 runs on the CPU reference: call a host-array function".into(),
                     });
                 }
-                if *shape != job.shape {
-                    return Err(Error::ShapeMismatch {
-                        what: "SwiGLU's B (A and B take one shape, without broadcasting)".into(),
-                        expected: job.shape.to_vec(),
-                        actual: shape.to_vec(),
-                    });
-                }
+                crate::cpu::gated::same_shapes(job.shape, shape)?;
                 let (access, plan, block) = self.plan_slope(step, dtype, job)?;
                 if access != SlopeAccess::Same {
                     return Err(Error::Internal { what: format!("SwiGLU's B planned as {access:?}") });
