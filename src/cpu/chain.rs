@@ -27,6 +27,13 @@ pub(crate) struct CpuSlope<'a, T> {
     pub(crate) plan: SlopePlan,
 }
 
+impl<T: Copy> CpuSlope<'_, T> {
+    /// The slope element for the element at flat index `index` of X, if this part holds it.
+    fn at(&self, index: u64) -> Option<T> {
+        self.values.get(self.plan.slope_index(index).saturating_sub(self.first) as usize).copied()
+    }
+}
+
 /// One step of a chain as the reference runs it.
 pub(crate) type CpuStep<'a, T> = Step<CpuSlope<'a, T>>;
 
@@ -35,13 +42,9 @@ impl<T: Element> CpuStep<'_, T> {
     fn apply(&self, value: T, index: u64) -> T {
         match self {
             Step::Unary(op, attributes) => super::unary_element(op, attributes, value),
-            Step::Prelu(slope) => {
-                let s = slope.plan.slope_index(index).saturating_sub(slope.first) as usize;
-                slope.values.get(s).map_or(value, |&s| prelu_scalar(value, s))
-            }
+            Step::Prelu(slope) => slope.at(index).map_or(value, |s| prelu_scalar(value, s)),
             Step::Swiglu(b, [alpha, ..]) => {
-                let i = b.plan.slope_index(index).saturating_sub(b.first) as usize;
-                b.values.get(i).map_or(value, |&b| super::gated::element_of_any(value, b, *alpha))
+                b.at(index).map_or(value, |b| super::gated::element_of_any(value, b, *alpha))
             }
         }
     }

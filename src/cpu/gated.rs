@@ -14,10 +14,7 @@ pub fn swiglu<T: FloatElement, D: Dimension>(
     b: ArrayView<'_, T, D>,
     alpha: f32,
 ) -> Result<Array<T, D>> {
-    same_shapes(a.shape(), b.shape())?;
-    let mut out = Array::from_elem(a.raw_dim(), T::from_f64(0.0));
-    Zip::from(&mut out).and(&a).and(&b).for_each(|y, &a, &b| *y = element(a, b, alpha));
-    Ok(out)
+    swiglu_of_any(a, b.into_dyn(), alpha)
 }
 
 /// One element, rounded once. An infinite B (or A) times the sigmoid of a finite alpha A is
@@ -36,8 +33,8 @@ pub(crate) fn element<T: FloatElement>(a: T, b: T, alpha: f32) -> T {
     T::from_f64(value)
 }
 
-/// SwiGLU of `a` and `b` (one shape) for an element type the caller knows only as [`Element`]
-/// (a chain's SwiGLU step on the CPU), into a new array in standard layout.
+/// [`swiglu`] for an element type the caller knows only as [`Element`] (a chain's SwiGLU step
+/// on the CPU) and a B of any dimension type.
 pub(crate) fn swiglu_of_any<T: Element, D: Dimension>(
     a: ArrayView<'_, T, D>,
     b: ndarray::ArrayViewD<'_, T>,
@@ -45,9 +42,8 @@ pub(crate) fn swiglu_of_any<T: Element, D: Dimension>(
 ) -> Result<Array<T, D>> {
     same_shapes(a.shape(), b.shape())?;
     let mut out = a.as_standard_layout().into_owned();
-    Zip::from(&mut out)
-        .and(&b.into_shape_with_order(a.raw_dim()).map_err(|e| Error::Internal { what: e.to_string() })?)
-        .for_each(|y, &b| *y = element_of_any(*y, b, alpha));
+    let b = b.into_dimensionality::<D>().map_err(|e| Error::Internal { what: e.to_string() })?;
+    Zip::from(&mut out).and(&b).for_each(|y, &b| *y = element_of_any(*y, b, alpha));
     Ok(out)
 }
 

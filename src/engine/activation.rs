@@ -111,7 +111,7 @@ impl Activation {
     pub fn set(&self, name: &str, value: f32) -> Option<Self> {
         if let Step::Swiglu(b, attributes) = &self.0 {
             let mut attributes = *attributes;
-            let index = SWIGLU.attributes.iter().position(|a| a.name == name)?;
+            let index = SWIGLU.attribute_index(name)?;
             SWIGLU.attributes[index].admits(value).then_some(())?;
             attributes[index] = value;
             return Some(Activation(Step::Swiglu(b.clone(), attributes)));
@@ -173,7 +173,7 @@ impl Activation {
     pub fn attribute(&self, name: &str) -> Option<f32> {
         match self.0 {
             Step::Unary(op, attributes) => op.attribute_index(name).map(|i| attributes[i]),
-            Step::Swiglu(_, attributes) => SWIGLU.attributes.iter().position(|a| a.name == name).map(|i| attributes[i]),
+            Step::Swiglu(_, attributes) => SWIGLU.attribute_index(name).map(|i| attributes[i]),
             Step::Prelu(_) => None,
         }
     }

@@ -38,6 +38,11 @@ impl GatedOp {
         self.versions.iter().any(|v| v.dtypes.contains(&dtype))
     }
 
+    /// The index of attribute `name`, if the operator has it.
+    pub fn attribute_index(&self, name: &str) -> Option<usize> {
+        self.attributes.iter().position(|a| a.name == name)
+    }
+
     /// True when a kernel runs it on `dtype`: its math is the f32 arithmetic's
     /// (`shaders/math/f32.wgsl`), so f64 has none yet and runs on the CPU reference.
     pub fn has_kernel(&self, dtype: DType) -> bool {
