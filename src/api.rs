@@ -341,7 +341,7 @@ async fn axis_impl<T: FloatElement, D: Dimension>(
     crate::axis::check_axis_dtype(op, version, T::DTYPE)?;
     let layout = crate::axis::AxisLayout::new(op, version, x.shape(), axis)?;
     let reference = || crate::cpu::axis::rows(op.kind, layout, x.view().into_dyn());
-    let y = if T::DTYPE == crate::DType::F64 {
+    let y = if ctx.runs_on_cpu(T::DTYPE) {
         reference()
     } else {
         let device_x = ctx.upload(x.view())?;

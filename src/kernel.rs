@@ -522,7 +522,7 @@ pub(crate) fn arithmetic_files(spec: &crate::repr::ReprSpec, tuning: Tuning) -> 
 /// `src` pruned, with the f64 math functions its entry points call (`f64_program.rs`) in place
 /// of [`f64_program::PLACEHOLDER`]: every function first, to learn which are reached, then,
 /// for the software path, a program of those alone.
-fn with_math_f64(src: &str, native: bool) -> String {
+pub(crate) fn with_math_f64(src: &str, native: bool) -> String {
     if !src.contains(f64_program::PLACEHOLDER) {
         return prune::prune(src); // not an f64 kernel: nothing to record
     }
@@ -534,7 +534,7 @@ fn with_math_f64(src: &str, native: bool) -> String {
     if native {
         return every;
     }
-    with(&|name| every.contains(&format!("fn {name}(")))
+    with(&|name| every.contains(&format!("fn {name}(")) || f64_program::called(src, name))
 }
 
 /// The order of a step program's operators: the table's, then the kernel variant's.

@@ -177,3 +177,79 @@ fn log_softmax_at_a_maximum_far_above_the_rest_is_minus_zero() {
     let y = axis_op(ctx, &LOG_SOFTMAX, None, h.view(), -1).unwrap();
     assert_eq!(y[[0, 0]].to_bits(), f16::from_f32(-0.0).to_bits());
 }
+
+/// f64 on each f64 path the adapter has (native f64, and the software path on u32 pairs): rows
+/// of 1 to 2^16 elements (2^20 on the native path), the longest in chunks of a workgroup each,
+/// an axis other than the last, spreads that make probabilities subnormal or vanish, the
+/// function bodies' special rows, and device tensors in the caller's encoder, bit for bit as
+/// the host call.
+#[test]
+fn f64_on_every_path() {
+    let _ = gpu_or_skip!();
+    for (path, ctx) in common::path_contexts_for(DType::F64) {
+        let native = matches!(ctx.dtype_path(DType::F64), wgpu_activations::DTypePath::Native(_));
+        let mut rng = StdRng::seed_from_u64(0x64);
+        let mut worst = [0u64; 2];
+        let mut shapes: Vec<(Vec<usize>, i64)> = [(1usize, 3usize), (5, 4), (16, 3), (17, 2), (1000, 3), (4097, 2)]
+            .into_iter()
+            .map(|(n, rows)| (vec![rows, n], -1))
+            .collect();
+        shapes.push((vec![5000, 3], 0));
+        shapes.push((vec![1, 1 << 16], -1));
+        if native {
+            shapes.push((vec![1, 1 << 20], -1));
+        }
+        for (shape, axis) in &shapes {
+            // The longest rows at one spread: the reference takes seconds over them.
+            let scales: &[f64] = if shape.iter().product::<usize>() > 1 << 14 { &[30.0] } else { &[1.0, 30.0, 250.0] };
+            for &scale in scales {
+                let x = random::<f64>(&mut rng, shape, scale);
+                for (k, op) in [&SOFTMAX, &LOG_SOFTMAX].into_iter().enumerate() {
+                    let what = format!("{path}: {shape:?} axis {axis}, scale {scale}");
+                    worst[k] = worst[k].max(check(&ctx, op, 13, &x, *axis, &what));
+                }
+                let hardmax = axis_op(&ctx, &HARDMAX, None, x.view(), *axis).unwrap();
+                assert_eq!(hardmax, reference::axis_op(&HARDMAX, None, x.view(), *axis).unwrap(), "{path}: {shape:?}");
+            }
+        }
+        println!("f64 ({path}): Softmax worst {} ULP, LogSoftmax worst {} ULP", worst[0], worst[1]);
+
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        let rows: [[f64; 4]; 10] = [
+            [1.0, nan, 2.0, 3.0],
+            [1.0, inf, 2.0, 3.0],
+            [-inf, -inf, -inf, -inf],
+            [-inf, 1.0, -inf, 2.0],
+            [1.7e308, -1.7e308, 1.0, 1.7e308],
+            [0.0, -40.0, -700.0, -900.0],
+            [0.0, -740.0, -744.0, -760.0],
+            [1e30, -1e30, -inf, -2e30],
+            [-0.0, 0.0, -5e-324, 5e-324],
+            [5.0, nan, 7.0, nan],
+        ];
+        let x = ndarray::Array2::from_shape_vec((rows.len(), 4), rows.concat()).unwrap().into_dyn();
+        for op in AXIS_OPS {
+            let y = axis_op(&ctx, op, None, x.view(), -1).unwrap();
+            let expected = reference::axis_op(op, None, x.view(), -1).unwrap();
+            for (i, (&a, &e)) in y.iter().zip(expected.iter()).enumerate() {
+                assert!(ulp::within_ulp(a, e, op.max_ulp.f64), "{path} {} row {}: {a:e} against {e:e}", op.onnx_name, i / 4);
+            }
+            // Device tensors, recorded into the caller's encoder: the host call's bits.
+            let device_x = ctx.upload(x.view()).unwrap();
+            let device_y = ctx.empty_tensor(x.shape(), DType::F64).unwrap();
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            ctx.encode_axis(&mut encoder, op, &device_x, &device_y, -1, None).unwrap();
+            ctx.queue().submit([encoder.finish()]);
+            let encoded = ctx.download::<f64>(&device_y).unwrap();
+            assert!(encoded.iter().zip(y.iter()).all(|(a, b)| a.to_bits() == b.to_bits()), "{path} {}", op.onnx_name);
+        }
+        let softmax = axis_op(&ctx, &SOFTMAX, None, x.view(), -1).unwrap();
+        assert_eq!(softmax[[3, 0]], 0.0);
+        let subnormal = softmax[[6, 1]];
+        assert!(subnormal > 0.0 && subnormal < f64::MIN_POSITIVE, "{path}: a subnormal probability, {subnormal:e}");
+        let log_softmax = axis_op(&ctx, &LOG_SOFTMAX, None, x.view(), -1).unwrap();
+        assert_eq!(log_softmax[[3, 0]], f64::NEG_INFINITY);
+        assert!(log_softmax[[5, 0]] < 0.0 && log_softmax[[5, 0]] > -1e-16, "{path}: {}", log_softmax[[5, 0]]);
+        assert_eq!(log_softmax[[7, 0]].to_bits(), (-0.0f64).to_bits(), "{path}: the rest vanished");
+    }
+}

@@ -49,13 +49,14 @@ fn f64_read(t: ptr<function, array<U64, F64_TEMPORARIES>>, i: u32) -> U64 {
     return F64_CONSTANTS[i - F64_TEMPORARIES];
 }
 
-// Runs instructions [start, end) on x and y (registers 0 and 1; a function of x alone gets x
-// twice) and returns register `result`. The bound goes through opaque_zero (the driver's
+// Runs instructions [start, end) on x, y and z (registers 0 to 2; a function of fewer inputs
+// gets its last one again) and returns register `result`. The bound goes through opaque_zero (the driver's
 // params.zero, 0) so that no compiler unrolls the loop back into the inlined code it replaces.
-fn f64_program_run(start: u32, end: u32, result: u32, x: U64, y: U64) -> U64 {
+fn f64_program_run(start: u32, end: u32, result: u32, x: U64, y: U64, z: U64) -> U64 {
     var r: array<U64, F64_TEMPORARIES>;
     r[0] = x;
     r[1] = y;
+    r[2] = z;
     for (var pc = start; pc < end + opaque_zero; pc++) {
         let instruction = F64_PROGRAM[pc];
         let op = instruction.x & 0xffu;

@@ -25,8 +25,8 @@
 use super::compute::Soft;
 use super::compute::Steps;
 
-const LN2_HI: f64 = 6.931_471_803_691_238e-1; // 32 significant bits: k * LN2_HI is exact
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+pub(super) const LN2_HI: f64 = 6.931_471_803_691_238e-1; // 32 significant bits: k * LN2_HI is exact
+pub(super) const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 const INV_LN2: f64 = std::f64::consts::LOG2_E;
 /// 1/13! down to 1/2: the Taylor coefficients of q(r) = (expm1(r) - r) / r^2, Horner order.
 const EXP_Q: [f64; 12] = [
@@ -66,12 +66,12 @@ const LOG_LG: [f64; 7] = [
 /// Below this, log1p(e) = e - e^2/2 rounds to e.
 const LOG1P_IDENTITY: f64 = 1.110_223_024_625_156_5e-16; // 2^-53
 
-fn c<S: Steps>(v: f64) -> S {
+pub(super) fn c<S: Steps>(v: f64) -> S {
     S::constant(v)
 }
 
 /// `max(x, lo)` (NaN stays NaN).
-fn at_least<S: Steps>(x: S, lo: f64) -> S {
+pub(super) fn at_least<S: Steps>(x: S, lo: f64) -> S {
     S::pick(x.less(c(lo)), c(lo), x)
 }
 
@@ -83,7 +83,7 @@ fn at_most<S: Steps>(x: S, hi: f64) -> S {
 /// `(k, p)` with e^x = 2^k (1 + p), for -746 <= x <= 710: k = round(x / ln2), r = x - k ln2
 /// (Cody-Waite), |r| <= ln2/2, p = r + r^2 q(r) with q's Taylor series to degree 11
 /// (truncation below 2e-17 relative).
-fn exp_parts<S: Steps>(x: S) -> (S::Int, S) {
+pub(super) fn exp_parts<S: Steps>(x: S) -> (S::Int, S) {
     let k = x.mul(c(INV_LN2)).add(c(0.5)).floor_int();
     let kf = S::from_int(k);
     // The first difference opaque: NVIDIA's compiler rewrote (x - k HI) - k LO as x - k (HI + LO),
@@ -103,7 +103,7 @@ pub(crate) fn expm1<S: Steps>(x: S) -> S {
 }
 
 /// m 2^k for k >= -1075, in two exact steps, so that a subnormal result is rounded once.
-fn scaled_once<S: Steps>(m: S, k: S::Int) -> S {
+pub(super) fn scaled_once<S: Steps>(m: S, k: S::Int) -> S {
     let first = S::int_max(k, -1000);
     m.mul(S::power_of_two(first)).mul(S::power_of_two(S::int_sub(k, first)))
 }
@@ -335,7 +335,7 @@ pub(crate) fn normal_cdf_product<S: Steps>(x: S) -> S {
 /// rounding it lost (e - (u - 1) is exact), u = 2^k m with k in {0, 1} and m in [sqrt2/2,
 /// sqrt2], f = m - 1 (exact), then log(m) from s = f / (2 + f); the quotients' errors reach only
 /// terms of order f^3 and c. Within 1 ULP.
-fn log1p_of_unit<S: Steps>(e: S) -> S {
+pub(super) fn log1p_of_unit<S: Steps>(e: S) -> S {
     let one = c::<S>(1.0);
     let u = one.add(e).opaque(); // a compiler would fold e - ((1 + e) - 1) to 0
     let lost = e.sub(u.sub(one)).quotient(u);

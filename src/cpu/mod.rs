@@ -24,6 +24,7 @@
 //! here instead of to the GPU. The public part is [`crate::reference`].
 
 pub(crate) mod axis;
+pub(crate) mod axis_f64;
 pub(crate) mod chain;
 pub(crate) mod compute;
 #[cfg(test)]

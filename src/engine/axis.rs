@@ -1,6 +1,6 @@
 //! The operators over an axis on the device: one dispatch of the kernel over an axis
-//! (`kernel::axis`), its pipelines cached per (operator, dtype, products) beside the elementwise
-//! ones. f64 has no kernel of its own yet: its host calls run the CPU reference.
+//! (`kernel::axis`), its pipelines cached per (operator, dtype, products or f64 path) beside the
+//! elementwise ones.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,9 +8,13 @@ use std::sync::{Arc, Mutex};
 use super::platform::caught_now;
 use super::{Context, GpuTensor};
 use crate::axis::{AxisLayout, check_axis_dtype, version_of};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::axis::{AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROWS_PER_INVOCATION};
+use crate::kernel::axis::{
+    AXIS_F64_WORKGROUP, AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, F64_CHUNK, ROWS_PER_INVOCATION,
+};
 use crate::ops::AxisOp;
+use crate::repr::Repr;
 
 /// The kernels outside the elementwise driver (over an axis), built once per label
 /// (their operator, dtype, products and entry point: a few dozen at most, no bound needed).
@@ -54,7 +58,7 @@ impl OwnPipelines {
     }
 }
 
-/// The kernel's uniform (`AxisParams` in `shaders/driver/axis.wgsl`).
+/// The kernels' uniform (`AxisParams` in `shaders/driver/axis.wgsl` and `axis_f64.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct AxisParams {
@@ -63,14 +67,22 @@ struct AxisParams {
     rows: u32,
     groups_x: u32,
     zero: u32,
-    pad: [u32; 3],
+    pad: u32,
+    /// The f64 kernel's chunks: their elements, and how many a row has.
+    chunk: u32,
+    chunks: u32,
 }
+
+/// Bytes of the f64 kernel's `ChunkTop` and `ChunkSums` (`shaders/driver/axis_f64.wgsl`), and
+/// how many `ChunkSums` a chunk takes (its invocations' partial sums, then its own).
+const CHUNK_TOP_BYTES: u64 = 16;
+const CHUNK_SUMS_BYTES: u64 = 24;
+const SUMS_PER_CHUNK: u64 = AXIS_F64_WORKGROUP as u64 + 1;
 
 impl Context {
     /// `op` (its version `version`, the newest if `None`) over `axis` of a device tensor (a
     /// negative axis counts from the end), into a new tensor of X's shape; the result stays on
-    /// the device. f16, bf16 and f32 run on the device; f64 is refused here (its host calls run
-    /// the CPU reference).
+    /// the device, every dtype the operator allows (f64 on the context's f64 path).
     pub fn run_axis(&self, op: &'static AxisOp, x: &GpuTensor, axis: i64, version: Option<u32>) -> Result<GpuTensor> {
         let y = self.scoped("allocation", || self.new_tensor(x.shape(), x.dtype(), "wgpu-activations.axis-output"))?;
         self.scoped("axis", || {
@@ -130,9 +142,10 @@ impl Context {
             return Err(Error::Unsupported {
                 op: op.onnx_name,
                 dtype: x.dtype(),
-                reason: "f64 runs on the CPU reference: call the host-array function (softmax(), ...)".into(),
+                reason: "no kernel over an axis".into(),
             });
         }
+        let native_f64 = x.dtype() == DType::F64 && self.repr_for(op.onnx_name, DType::F64)? == Repr::F64;
         if x.is_empty() {
             return Ok(());
         }
@@ -148,46 +161,94 @@ impl Context {
         let rows = u32::try_from(layout.rows()).map_err(|_| too_big("rows", layout.rows()))?;
         let n = u32::try_from(layout.n).map_err(|_| too_big("row length", layout.n))?;
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
-        let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer());
+        let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer(), native_f64);
         let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
-        let entry = AxisEntry::for_rows(layout.rows(), layout.n, on_cpu);
-        let label = format!("{}.{}", key.label(), entry.name());
-        let pipeline =
-            self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), entry.name())?;
-        let groups = match entry {
-            AxisEntry::Rows => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION)),
-            AxisEntry::RowPerWorkgroup => u64::from(rows),
-        };
-        let (groups_x, groups_y) = self.grid(groups);
-        let params = AxisParams { n, inner, rows, groups_x, zero: 0, pad: [0; 3] };
-        let tensors = [x, y];
-        let dispatch = OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes };
-        self.record_own(encoder, &pipeline, dispatch, (groups_x, groups_y), timestamps);
+        let entries = key.entries(layout.rows(), layout.n, on_cpu);
+        let chunks = layout.n.div_ceil(F64_CHUNK);
+        let chunk_count = u64::from(rows) * chunks as u64;
+        // The chunks' scratch (rows longer than a workgroup takes, f64): each chunk's maximum and
+        // sum of terms, for the dispatches after.
+        let scratch = entries.iter().any(|e| e.chunked()).then(|| {
+            [("tops", CHUNK_TOP_BYTES), ("sums", CHUNK_SUMS_BYTES * SUMS_PER_CHUNK)].map(|(what, bytes)| {
+                self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("wgpu-activations.axis.chunk-{what}")),
+                    size: chunk_count * bytes,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                })
+            })
+        });
+        let last = entries.len() - 1;
+        for (k, &entry) in entries.iter().enumerate() {
+            let label = format!("{}.{}", key.label(), entry.name());
+            let pipeline =
+                self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), entry.name())?;
+            let groups = match entry {
+                AxisEntry::Rows => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION)),
+                AxisEntry::RowPerWorkgroup => u64::from(rows),
+                AxisEntry::F64RowPerInvocation => u64::from(rows).div_ceil(u64::from(AXIS_F64_WORKGROUP)),
+                AxisEntry::F64ChunkSums => chunk_count.div_ceil(u64::from(AXIS_F64_WORKGROUP)),
+                AxisEntry::F64ChunkTops | AxisEntry::F64ChunkPartialSums | AxisEntry::F64ChunkResults => chunk_count,
+            };
+            let (groups_x, groups_y) = self.grid(groups);
+            let params = AxisParams {
+                n,
+                inner,
+                rows,
+                groups_x,
+                zero: 0,
+                pad: 0,
+                chunk: F64_CHUNK as u32,
+                chunks: u32::try_from(chunks).map_err(|_| too_big("chunks", chunks))?,
+            };
+            let tensors = [x, y];
+            let extra = match (&scratch, entry.chunked()) {
+                (Some(buffers), true) => &buffers[..],
+                _ => &[],
+            };
+            let dispatch = OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes, extra };
+            // The bench's timestamps: the first dispatch's beginning, the last one's end.
+            let pass_timestamps = timestamps.map(|(set, base)| PassTimestamps {
+                set,
+                beginning: (k == 0).then_some(base),
+                end: (k == last).then_some(base + 1),
+            });
+            self.record_own(encoder, &pipeline, dispatch, (groups_x, groups_y), pass_timestamps);
+        }
         Ok(())
     }
 }
 
-/// One dispatch of a kernel outside the elementwise driver: its uniform's bytes (binding 0) and
-/// its tensors (bindings 1 on, each bound over `bytes`).
+/// Timestamps a pass writes (`wgpu::ComputePassTimestampWrites` without its lifetime's ties).
+#[derive(Clone, Copy)]
+pub(crate) struct PassTimestamps<'a> {
+    pub(crate) set: &'a wgpu::QuerySet,
+    pub(crate) beginning: Option<u32>,
+    pub(crate) end: Option<u32>,
+}
+
+/// One dispatch of a kernel outside the elementwise driver: its uniform's bytes (binding 0), its
+/// tensors (bindings 1 on, each bound over `bytes`), then whole buffers of its own (scratch).
 pub(crate) struct OwnDispatch<'a> {
     pub(crate) label: &'a str,
     pub(crate) params: &'a [u8],
     pub(crate) tensors: &'a [&'a GpuTensor],
     pub(crate) bytes: u64,
+    pub(crate) extra: &'a [wgpu::Buffer],
 }
 
 impl Context {
     /// Records `dispatch` of `pipeline` over `groups` workgroups into `encoder`, its pass writing
-    /// timestamps `base` and `base + 1` of a query set where given.
+    /// `timestamps` where given.
     pub(crate) fn record_own(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         pipeline: &wgpu::ComputePipeline,
         dispatch: OwnDispatch<'_>,
         (groups_x, groups_y): (u32, u32),
-        timestamps: Option<(&wgpu::QuerySet, u32)>,
+        timestamps: Option<PassTimestamps<'_>>,
     ) {
-        let OwnDispatch { label, params, tensors, bytes } = dispatch;
+        let OwnDispatch { label, params, tensors, bytes, extra } = dispatch;
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             &self.inner.device,
             &wgpu::util::BufferInitDescriptor {
@@ -205,15 +266,18 @@ impl Context {
             };
             entries.push(wgpu::BindGroupEntry { binding, resource: wgpu::BindingResource::Buffer(window) });
         }
+        for (binding, buffer) in (1 + tensors.len() as u32..).zip(extra) {
+            entries.push(wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() });
+        }
         let group = self.inner.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        let timestamp_writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
-            query_set: set,
-            beginning_of_pass_write_index: Some(base),
-            end_of_pass_write_index: Some(base + 1),
+        let timestamp_writes = timestamps.map(|t| wgpu::ComputePassTimestampWrites {
+            query_set: t.set,
+            beginning_of_pass_write_index: t.beginning,
+            end_of_pass_write_index: t.end,
         });
         let mut pass =
             encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes });

@@ -1,8 +1,12 @@
-//! The kernel over an axis (Softmax, LogSoftmax, Hardmax): `shaders/driver/axis.wgsl` expanded per
-//! (operator, dtype, products), with the f32 arithmetic the elementwise kernels use
-//! ([`super::arithmetic_files`]). Its CPU twin is `src/cpu/axis.rs`.
+//! The kernels over an axis (Softmax, LogSoftmax, Hardmax): `shaders/driver/axis.wgsl` expanded
+//! per (operator, dtype, products) for the 16- and 32-bit floats, with the f32 arithmetic the
+//! elementwise kernels use ([`super::arithmetic_files`]); `shaders/driver/axis_f64.wgsl` for f64,
+//! on the f64 path the context chose (native or software) with its math recorded from
+//! `src/cpu/axis_f64.rs`. Their CPU reference is `src/cpu/axis.rs`.
 
-use super::{Products, Tuning, arithmetic_files, f64_constants, fill, input_access, input_access_label, prune};
+use super::{
+    Products, Tuning, arithmetic_files, f64_constants, fill, input_access, input_access_label, prune, with_math_f64,
+};
 use crate::dtype::DType;
 use crate::ops::AxisKind;
 use crate::repr::Repr;
@@ -12,6 +16,17 @@ const IO_F32: &str = include_str!("../../shaders/driver/axis_io_f32.wgsl");
 const IO_F16: &str = include_str!("../../shaders/driver/axis_io_f16.wgsl");
 const IO_BF16: &str = include_str!("../../shaders/driver/axis_io_bf16.wgsl");
 const IO_PAIRS_16: &str = include_str!("../../shaders/driver/axis_io_pairs_16.wgsl");
+const AXIS_F64: &str = include_str!("../../shaders/driver/axis_f64.wgsl");
+
+/// Invocations per workgroup of the f64 kernel.
+pub(crate) const AXIS_F64_WORKGROUP: u32 = 256;
+/// Elements one invocation of the f64 kernel takes in a row, at most: rows of up to this many
+/// take an invocation each, longer ones a workgroup per chunk of [`F64_CHUNK`] (llvmpipe stops an
+/// invocation after 65535 loop iterations in all, and on the software path each step of the
+/// math's interpreter is one).
+pub(crate) const F64_ELEMENTS_PER_INVOCATION: usize = 16;
+/// The elements a workgroup of the f64 kernel takes of a longer row.
+pub(crate) const F64_CHUNK: usize = AXIS_F64_WORKGROUP as usize * F64_ELEMENTS_PER_INVOCATION;
 
 /// Invocations per workgroup of the `rows` entry point; each takes four rows.
 pub(crate) const AXIS_WORKGROUP: u32 = 64;
@@ -41,6 +56,15 @@ pub(crate) enum AxisEntry {
     Rows,
     /// One row a workgroup.
     RowPerWorkgroup,
+    /// The f64 kernel's for short rows: an invocation each.
+    F64RowPerInvocation,
+    /// The f64 kernel's dispatches for longer rows, a workgroup per chunk of [`F64_CHUNK`]:
+    /// each chunk's maximum, each invocation's sum of terms, each chunk's sum (an invocation a
+    /// chunk), then the results.
+    F64ChunkTops,
+    F64ChunkPartialSums,
+    F64ChunkSums,
+    F64ChunkResults,
 }
 
 impl AxisEntry {
@@ -51,19 +75,35 @@ impl AxisEntry {
         if n <= SHORT_ROW_MAX || (many && !held) { AxisEntry::Rows } else { AxisEntry::RowPerWorkgroup }
     }
 
+    /// Whether it binds the chunks' scratch buffers (bindings 3 and 4).
+    pub(crate) fn chunked(self) -> bool {
+        matches!(
+            self,
+            AxisEntry::F64ChunkTops
+                | AxisEntry::F64ChunkPartialSums
+                | AxisEntry::F64ChunkSums
+                | AxisEntry::F64ChunkResults
+        )
+    }
+
     /// Its WGSL name.
     pub(crate) fn name(self) -> &'static str {
         match self {
             AxisEntry::Rows => "rows",
             AxisEntry::RowPerWorkgroup => "row_per_workgroup",
+            AxisEntry::F64RowPerInvocation => "row_per_invocation",
+            AxisEntry::F64ChunkTops => "chunk_tops",
+            AxisEntry::F64ChunkPartialSums => "chunk_partial_sums",
+            AxisEntry::F64ChunkSums => "chunk_sums",
+            AxisEntry::F64ChunkResults => "chunk_results",
         }
     }
 }
 /// Rows one invocation takes (one per lane of the f32 Compute).
 pub(crate) const ROWS_PER_INVOCATION: u32 = 4;
 
-/// The dtypes the kernel runs (f64 runs on the CPU reference).
-pub(crate) const AXIS_KERNEL_DTYPES: [DType; 3] = [DType::F32, DType::F16, DType::BF16];
+/// The dtypes the kernels run.
+pub(crate) const AXIS_KERNEL_DTYPES: [DType; 4] = [DType::F32, DType::F16, DType::BF16, DType::F64];
 
 /// One expansion of the kernel over an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -76,26 +116,58 @@ pub(crate) struct AxisKernelKey {
     pub(crate) fused_product_errors: bool,
     /// Whether X lies in Y's buffer (disjoint ranges), so that X is bound writable too.
     pub(crate) input_in_y_buffer: bool,
+    /// f64 only: native f64 (SHADER_F64), or the software path on u32 pairs.
+    pub(crate) native_f64: bool,
 }
 
 impl AxisKernelKey {
-    /// The key for `kind` on `dtype` with the context's tuning, X in Y's buffer or not.
-    pub(crate) fn new(kind: AxisKind, dtype: DType, tuning: Tuning, input_in_y_buffer: bool) -> AxisKernelKey {
+    /// The key for `kind` on `dtype` with the context's tuning, X in Y's buffer or not, f64 on
+    /// its native path or not.
+    pub(crate) fn new(
+        kind: AxisKind,
+        dtype: DType,
+        tuning: Tuning,
+        input_in_y_buffer: bool,
+        native_f64: bool,
+    ) -> AxisKernelKey {
+        let f64 = dtype == DType::F64;
         AxisKernelKey {
             kind,
             dtype,
-            exact_products: tuning.products != Products::Hardware,
-            fused_product_errors: tuning.fused_product_errors,
+            exact_products: !f64 && tuning.products != Products::Hardware,
+            fused_product_errors: !f64 && tuning.fused_product_errors,
             input_in_y_buffer,
+            native_f64: f64 && native_f64,
+        }
+    }
+
+    /// Its entry points for `rows` rows of `n` elements on a CPU adapter or not, one dispatch
+    /// each, in order.
+    pub(crate) fn entries(&self, rows: usize, n: usize, on_cpu: bool) -> Vec<AxisEntry> {
+        match (self.dtype, self.kind) {
+            (DType::F64, _) if n <= F64_ELEMENTS_PER_INVOCATION => vec![AxisEntry::F64RowPerInvocation],
+            (DType::F64, AxisKind::Hardmax) => vec![AxisEntry::F64ChunkTops, AxisEntry::F64ChunkResults],
+            (DType::F64, _) => vec![
+                AxisEntry::F64ChunkTops,
+                AxisEntry::F64ChunkPartialSums,
+                AxisEntry::F64ChunkSums,
+                AxisEntry::F64ChunkResults,
+            ],
+            _ => vec![AxisEntry::for_rows(rows, n, on_cpu)],
         }
     }
 
     /// The pipeline's label.
     pub(crate) fn label(&self) -> String {
         format!(
-            "wgpu-activations.axis.{:?}.{}{}{}{}",
+            "wgpu-activations.axis.{:?}.{}{}{}{}{}",
             self.kind,
             self.dtype,
+            match (self.dtype, self.native_f64) {
+                (DType::F64, true) => ".native",
+                (DType::F64, false) => ".software",
+                _ => "",
+            },
             if self.exact_products { ".exact" } else { "" },
             if self.fused_product_errors { ".fma" } else { "" },
             input_access_label(self.input_in_y_buffer)
@@ -104,17 +176,16 @@ impl AxisKernelKey {
 
     /// The kernel's WGSL, pruned to what its entry point reaches.
     pub(crate) fn wgsl(&self) -> String {
+        if self.dtype == DType::F64 {
+            return self.f64_wgsl();
+        }
         let mut src = f32_arithmetic(self.exact_products, self.fused_product_errors);
         let (io, y_word) = elements_of(self.dtype);
         src.push_str(io);
         if matches!(self.dtype, DType::F16 | DType::BF16) {
             src.push_str(IO_PAIRS_16);
         }
-        let kind = match self.kind {
-            AxisKind::Softmax => "0",
-            AxisKind::LogSoftmax => "1",
-            AxisKind::Hardmax => "2",
-        };
+        let kind = self.kind_code();
         let (workgroup, row_workgroup) = (AXIS_WORKGROUP.to_string(), ROW_WORKGROUP.to_string());
         let fills = [
             ("{{KIND}}", kind),
@@ -125,6 +196,34 @@ impl AxisKernelKey {
         ];
         src.push_str(&fill(AXIS, &fills));
         prune::prune(&src)
+    }
+
+    /// The f64 kernel's WGSL: `driver/axis_f64.wgsl` on the f64 path's arithmetic, with the math
+    /// functions it calls recorded in.
+    fn f64_wgsl(&self) -> String {
+        let spec = if self.native_f64 { Repr::F64 } else { Repr::F64Soft }.spec();
+        let mut src = String::from(spec.enable);
+        src.push_str(&spec.layout.declarations());
+        for file in arithmetic_files(spec, Tuning::default()) {
+            src.push_str(&f64_constants(file, spec.native));
+        }
+        let workgroup = AXIS_F64_WORKGROUP.to_string();
+        let fills = [
+            ("{{KIND}}", self.kind_code()),
+            ("{{WORKGROUP}}", workgroup.as_str()),
+            ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer)),
+        ];
+        src.push_str(&f64_constants(&fill(AXIS_F64, &fills), spec.native));
+        with_math_f64(&src, spec.native)
+    }
+
+    /// `{{KIND}}` of both drivers.
+    fn kind_code(&self) -> &'static str {
+        match self.kind {
+            AxisKind::Softmax => "0",
+            AxisKind::LogSoftmax => "1",
+            AxisKind::Hardmax => "2",
+        }
     }
 }
 
@@ -167,18 +266,40 @@ mod tests {
                 for (exact_products, fused_product_errors, input_in_y_buffer) in
                     [(false, false, false), (true, false, false), (false, true, false), (false, false, true)]
                 {
-                    let key = AxisKernelKey { kind, dtype, exact_products, fused_product_errors, input_in_y_buffer };
-                    let wgsl = key.wgsl();
-                    let module = naga::front::wgsl::parse_str(&wgsl)
-                        .unwrap_or_else(|e| panic!("{}: {}", key.label(), e.emit_to_string(&wgsl)));
-                    naga::valid::Validator::new(
-                        naga::valid::ValidationFlags::all(),
-                        naga::valid::Capabilities::empty(),
-                    )
-                    .validate(&module)
-                    .unwrap_or_else(|e| panic!("{}: {e:?}", key.label()));
+                    for native_f64 in [false, true] {
+                        let tuning = Tuning {
+                            products: if exact_products { Products::OnIntegers } else { Products::Hardware },
+                            fused_product_errors,
+                            ..Tuning::default()
+                        };
+                        let key = AxisKernelKey::new(kind, dtype, tuning, input_in_y_buffer, native_f64);
+                        let wgsl = key.wgsl();
+                        let module = naga::front::wgsl::parse_str(&wgsl)
+                            .unwrap_or_else(|e| panic!("{}: {}", key.label(), e.emit_to_string(&wgsl)));
+                        // Native f64 alone needs a capability.
+                        let capabilities = if key.native_f64 {
+                            naga::valid::Capabilities::FLOAT64
+                        } else {
+                            naga::valid::Capabilities::empty()
+                        };
+                        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+                            .validate(&module)
+                            .unwrap_or_else(|e| panic!("{}: {e:?}", key.label()));
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn f64_rows_take_an_invocation_then_chunks() {
+        let key = |kind| AxisKernelKey::new(kind, DType::F64, Tuning::default(), false, false);
+        let short = key(AxisKind::Softmax).entries(7, F64_ELEMENTS_PER_INVOCATION, false);
+        assert_eq!(short, [AxisEntry::F64RowPerInvocation]);
+        let long = key(AxisKind::LogSoftmax).entries(1, F64_ELEMENTS_PER_INVOCATION + 1, true);
+        assert_eq!(long.len(), 4);
+        assert!(long.iter().all(|e| e.chunked()));
+        let marks = key(AxisKind::Hardmax).entries(1, 1 << 20, false);
+        assert_eq!(marks, [AxisEntry::F64ChunkTops, AxisEntry::F64ChunkResults]);
     }
 }

@@ -24,21 +24,24 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use crate::cpu::compute::Steps;
-use crate::cpu::math_f64;
+use crate::cpu::{axis_f64, math_f64};
 
-/// A math function of `math_f64`, on the values being recorded: of x alone, or of x and y.
+/// A math function of `math_f64` (or `axis_f64`), on the values being recorded: of x alone, of
+/// x and y, or of x, y and z.
 #[derive(Clone, Copy)]
 enum MathFunction {
     Unary(fn(Traced) -> Traced),
     Binary(fn(Traced, Traced) -> Traced),
+    Ternary(fn(Traced, Traced, Traced) -> Traced),
 }
 
 impl MathFunction {
-    /// How many inputs it takes: they are its first steps, and registers 0 and 1.
+    /// How many inputs it takes: they are its first steps, and registers 0 on.
     fn arity(self) -> usize {
         match self {
             MathFunction::Unary(_) => 1,
             MathFunction::Binary(_) => 2,
+            MathFunction::Ternary(_) => 3,
         }
     }
 
@@ -47,12 +50,14 @@ impl MathFunction {
         match self {
             MathFunction::Unary(_) => "x: F64",
             MathFunction::Binary(_) => "x: F64, y: F64",
+            MathFunction::Ternary(_) => "x: F64, y: F64, z: F64",
         }
     }
 }
 
-/// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane).
-const FUNCTIONS: [(&str, MathFunction); 9] = [
+/// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane, and
+/// `shaders/driver/axis_f64.wgsl` element by element).
+const FUNCTIONS: [(&str, MathFunction); 14] = [
     ("d_expm1", MathFunction::Unary(math_f64::expm1::<Traced>)),
     ("d_logistic", MathFunction::Unary(math_f64::logistic::<Traced>)),
     ("d_hyperbolic_tangent", MathFunction::Unary(math_f64::hyperbolic_tangent::<Traced>)),
@@ -62,6 +67,11 @@ const FUNCTIONS: [(&str, MathFunction); 9] = [
     ("d_mish_product", MathFunction::Unary(math_f64::mish_product::<Traced>)),
     ("d_normal_cdf_product", MathFunction::Unary(math_f64::normal_cdf_product::<Traced>)),
     ("d_gelu_tanh_product", MathFunction::Unary(math_f64::gelu_tanh_product::<Traced>)),
+    ("d_softmax_term", MathFunction::Binary(axis_f64::softmax_term::<Traced>)),
+    ("d_compensated", MathFunction::Ternary(axis_f64::compensated::<Traced>)),
+    ("d_softmax_quotient", MathFunction::Ternary(axis_f64::softmax_quotient::<Traced>)),
+    ("d_log_of_sum", MathFunction::Binary(axis_f64::log_of_sum::<Traced>)),
+    ("d_log_softmax_difference", MathFunction::Ternary(axis_f64::log_softmax_difference::<Traced>)),
 ];
 
 /// One recorded step; operands are indices of earlier steps.
@@ -230,12 +240,13 @@ impl Steps for Traced {
 }
 
 /// `function`'s steps on one path, those its result needs, in order; the inputs are the first
-/// steps (x, then y).
+/// steps (x, then y, then z).
 fn record(function: MathFunction, software: bool) -> (Vec<Node>, u32) {
     RECORDING.set(Some(Recording { software, nodes: vec![Node::Input; function.arity()] }));
     let result = match function {
         MathFunction::Unary(f) => f(Traced(0)),
         MathFunction::Binary(f) => f(Traced(0), Traced(1)),
+        MathFunction::Ternary(f) => f(Traced(0), Traced(1), Traced(2)),
     };
     let nodes = RECORDING.take().map(|r| r.nodes).unwrap_or_default();
     let mut needed = vec![false; nodes.len()];
@@ -295,7 +306,8 @@ fn native_function(name: &str, function: MathFunction) -> String {
     let (nodes, result) = record(function, false);
     let v = |i: &u32| match i {
         0 => "x".to_string(),
-        1 if function.arity() == 2 => "y".to_string(),
+        1 if function.arity() >= 2 => "y".to_string(),
+        2 if function.arity() == 3 => "z".to_string(),
         _ => format!("v{i}"),
     };
     let mut out = format!("fn {name}({}) -> F64 {{\n", function.parameters());
@@ -389,7 +401,7 @@ impl Operation {
 pub(crate) type Instruction = [u32; 4];
 
 /// The software path's program: every function's instructions, one after the other; registers
-/// below `temporaries` are the function's own (the inputs in registers 0 and 1), the rest hold
+/// below `temporaries` are the function's own (the inputs in registers 0 to 2), the rest hold
 /// `constants`.
 pub(crate) struct Program {
     pub(crate) instructions: Vec<Instruction>,
@@ -420,7 +432,7 @@ pub(crate) fn program(wanted: &impl Fn(&str) -> bool) -> Program {
             }
         }
     }
-    let mut program = Program { instructions: Vec::new(), temporaries: 2, constants, functions: vec![] };
+    let mut program = Program { instructions: Vec::new(), temporaries: 3, constants, functions: vec![] };
     let constants = program.constants.clone();
     let constant_register = |bits: u64| TEMPORARIES + constants.iter().position(|&c| c == bits).unwrap_or(0) as u32;
     for (name, arity, (nodes, result)) in recorded {
@@ -430,9 +442,9 @@ pub(crate) fn program(wanted: &impl Fn(&str) -> bool) -> Program {
             node.operands().into_iter().for_each(|o| last_use[o as usize] = i);
         }
         last_use[result as usize] = usize::MAX;
-        // The inputs are in registers 0 and 1; each step's result takes the lowest free
+        // The inputs are in registers 0 to 2; each step's result takes the lowest free
         // temporary once its operands are read, which may be one of theirs.
-        let mut register: Vec<u32> = (0..nodes.len() as u32).map(|i| i.min(1)).collect();
+        let mut register: Vec<u32> = (0..nodes.len() as u32).map(|i| i.min(2)).collect();
         let mut free: Vec<bool> = (0..TEMPORARIES as usize).map(|r| r >= arity).collect();
         for (i, node) in nodes.iter().enumerate().skip(arity) {
             if let Node::Constant(bits) = node {
@@ -497,8 +509,7 @@ pub(crate) fn program(wanted: &impl Fn(&str) -> bool) -> Program {
 
 /// The software path's text: the operation codes, the program of the functions `wanted` names,
 /// its constants, and a function per math function that runs its part.
-fn software_functions(wanted: &impl Fn(&str) -> bool) -> String {
-    let program = program(wanted);
+fn software_functions(program: &Program) -> String {
     let mut out = String::new();
     for op in Operation::ALL {
         let _ = writeln!(out, "const {}: u32 = {}u;", op.wgsl_name(), op as u32);
@@ -523,10 +534,10 @@ fn software_functions(wanted: &impl Fn(&str) -> bool) -> String {
     out.push_str(");\n");
     for (name, start, end, result) in &program.functions {
         let Some((_, function)) = FUNCTIONS.iter().find(|(n, _)| n == name) else { continue };
-        let y = if function.arity() == 2 { "y" } else { "x" };
+        let inputs = ["x, x, x", "x, y, y", "x, y, z"][function.arity() - 1];
         let _ = writeln!(
             out,
-            "fn {name}({}) -> F64 {{\n    return f64_program_run({start}u, {end}u, {result}u, x, {y});\n}}",
+            "fn {name}({}) -> F64 {{\n    return f64_program_run({start}u, {end}u, {result}u, {inputs});\n}}",
             function.parameters()
         );
     }
@@ -544,20 +555,64 @@ pub(crate) const PLACEHOLDER: &str = "{{F64_FUNCTIONS}}";
 /// program into account whatever the kernel runs of it (lavapipe compiled a Sigmoid kernel in
 /// 6.5 s with every function's program, 1.2 s with Sigmoid's alone).
 pub(crate) fn functions(native: bool, wanted: impl Fn(&str) -> bool) -> String {
-    let mut text = if native {
-        FUNCTIONS
+    let program = (!native).then(|| program(&wanted));
+    let mut text = match &program {
+        None => FUNCTIONS
             .iter()
             .filter(|(name, _)| wanted(name))
             .map(|&(name, f)| native_function(name, f))
             .collect::<Vec<_>>()
-            .join("\n")
-    } else {
-        software_functions(&wanted)
+            .join("\n"),
+        Some(program) => software_functions(program),
     };
     for &(name, function) in FUNCTIONS.iter().filter(|(name, _)| wanted(name)) {
         text.push_str(&lane_function(name, function));
     }
+    text.push_str(&dispatcher(program.as_ref(), &wanted));
     text
+}
+
+/// The constant that names math function `name` for `f64_call` (`F64_FN_SOFTMAX_TERM` for
+/// `d_softmax_term`).
+pub(crate) fn call_constant(name: &str) -> String {
+    format!("F64_FN_{}", name.strip_prefix("d_").unwrap_or(name).to_ascii_uppercase())
+}
+
+/// Whether a kernel's source `src` calls math function `name` through `f64_call`.
+pub(crate) fn called(src: &str, name: &str) -> bool {
+    src.contains(&call_constant(name))
+}
+
+/// `f64_call(function, x, y, z)`: any of the wanted functions by its constant, from one call
+/// site. Shader compilers inline each call of a software-path function, the program's whole
+/// interpreter with it: a kernel over an axis with four such calls took llvmpipe 18 s to
+/// compile, where one call in a loop of steps holds one copy (on the native path, a switch).
+fn dispatcher(program: Option<&Program>, wanted: &impl Fn(&str) -> bool) -> String {
+    let mut out = String::new();
+    let mut cases = String::new();
+    for (index, &(name, function)) in FUNCTIONS.iter().enumerate().filter(|(_, (name, _))| wanted(name)) {
+        let _ = writeln!(out, "const {}: u32 = {index}u;", call_constant(name));
+        let body = match program {
+            Some(program) => {
+                let Some(&(_, start, end, result)) = program.functions.iter().find(|f| f.0 == name) else { continue };
+                format!("span = vec3({start}u, {end}u, {result}u);")
+            }
+            None => {
+                let inputs = ["x", "x, y", "x, y, z"][function.arity() - 1];
+                format!("return {name}({inputs});")
+            }
+        };
+        let _ = writeln!(cases, "        case {index}u: {{ {body} }}");
+    }
+    let (before, after) = match program {
+        None => ("", "    return x;"),
+        Some(_) => ("    var span = vec3(0u, 0u, 0u);\n", "    return f64_program_run(span.x, span.y, span.z, x, y, z);"),
+    };
+    let _ = write!(
+        out,
+        "fn f64_call(function: u32, x: F64, y: F64, z: F64) -> F64 {{\n{before}    switch function {{\n{cases}        default: {{}}\n    }}\n{after}\n}}\n"
+    );
+    out
 }
 
 /// The Compute-level function of the interface (`shaders/README.md`) for math function `name`:
@@ -566,6 +621,7 @@ fn lane_function(name: &str, function: MathFunction) -> String {
     let (parameters, arguments) = match function {
         MathFunction::Unary(_) => ("c: Compute", "lane(c, i)"),
         MathFunction::Binary(_) => ("c: Compute, a: Compute", "lane(c, i), lane(a, i)"),
+        MathFunction::Ternary(_) => ("c: Compute, a: Compute, b: Compute", "lane(c, i), lane(a, i), lane(b, i)"),
     };
     let short = name.strip_prefix("d_").unwrap_or(name);
     format!(
@@ -580,11 +636,12 @@ mod tests {
     use crate::cpu::soft_f64::{self as soft, U64};
 
     /// The twin of `compute/f64_program.wgsl`'s `f64_program_run`, step for step.
-    fn run(program: &Program, start: u32, end: u32, result: u32, x: U64, y: U64) -> U64 {
+    fn run(program: &Program, start: u32, end: u32, result: u32, [x, y, z]: [U64; 3]) -> U64 {
         let mut r: Vec<U64> = vec![[0, 0]; program.temporaries as usize];
         r.extend(program.constants.iter().map(|&b| [b as u32, (b >> 32) as u32]));
         r[0] = x;
         r[1] = y;
+        r[2] = z;
         let int = |v: U64| v[0] as i32;
         let from_int = |k: i32| [k as u32, 0];
         for &[word, ia, ib, ic] in &program.instructions[start as usize..end as usize] {
@@ -636,33 +693,41 @@ mod tests {
     fn the_program_computes_what_the_software_twin_does() {
         let program = program(&|_| true);
         for (&(name, _), &(_, start, end, result)) in FUNCTIONS.iter().zip(&program.functions) {
-            let twin: fn(Soft, Soft) -> Soft = match name {
-                "d_expm1" => |x, _| math_f64::expm1(x),
-                "d_logistic" => |x, _| math_f64::logistic(x),
-                "d_hyperbolic_tangent" => |x, _| math_f64::hyperbolic_tangent(x),
-                "d_softsign_quotient" => |x, _| math_f64::softsign_quotient(x),
-                "d_log_one_plus_exp" => |x, _| math_f64::log_one_plus_exp(x),
-                "d_logistic_product" => math_f64::logistic_product,
-                "d_mish_product" => |x, _| math_f64::mish_product(x),
-                "d_normal_cdf_product" => |x, _| math_f64::normal_cdf_product(x),
-                "d_gelu_tanh_product" => |x, _| math_f64::gelu_tanh_product(x),
+            let twin: fn(Soft, Soft, Soft) -> Soft = match name {
+                "d_expm1" => |x, _, _| math_f64::expm1(x),
+                "d_logistic" => |x, _, _| math_f64::logistic(x),
+                "d_hyperbolic_tangent" => |x, _, _| math_f64::hyperbolic_tangent(x),
+                "d_softsign_quotient" => |x, _, _| math_f64::softsign_quotient(x),
+                "d_log_one_plus_exp" => |x, _, _| math_f64::log_one_plus_exp(x),
+                "d_logistic_product" => |x, a, _| math_f64::logistic_product(x, a),
+                "d_mish_product" => |x, _, _| math_f64::mish_product(x),
+                "d_normal_cdf_product" => |x, _, _| math_f64::normal_cdf_product(x),
+                "d_gelu_tanh_product" => |x, _, _| math_f64::gelu_tanh_product(x),
+                "d_softmax_term" => |x, m, _| axis_f64::softmax_term(x, m),
+                "d_softmax_quotient" => axis_f64::softmax_quotient,
+                "d_compensated" => axis_f64::compensated,
+                "d_log_of_sum" => |hi, lo, _| axis_f64::log_of_sum(hi, lo),
+                "d_log_softmax_difference" => axis_f64::log_softmax_difference,
                 _ => panic!("{name} has no twin here"),
             };
-            // The second input: x itself (what a function of x alone gets), and attribute-like values.
-            let binary = matches!(FUNCTIONS.iter().find(|(n, _)| *n == name), Some((_, MathFunction::Binary(_))));
-            let ys: &[Option<f64>] = if binary {
+            // The other inputs: x itself (what a function of fewer inputs gets), and
+            // attribute-like values (a row's maximum, sum and log-sum for the axis's functions).
+            let arity = FUNCTIONS.iter().find(|(n, _)| *n == name).map_or(1, |(_, f)| f.arity());
+            let ys: &[Option<f64>] = if arity >= 2 {
                 &[Some(1.0), Some(-0.5), Some(1.702), Some(3e-39), Some(3.4e38), Some(0.0)]
             } else {
                 &[None]
             };
-            for &y in ys {
+            let zs: &[Option<f64>] = if arity == 3 { &[Some(1.0), Some(3.75), Some(1e6)] } else { &[None] };
+            for (&y, &z) in ys.iter().flat_map(|y| zs.iter().map(move |z| (y, z))) {
                 for x in inputs() {
                     if name == "d_expm1" && x > 0.0 {
                         continue;
                     }
                     let y = Soft::constant(y.unwrap_or(x));
-                    let expected = twin(Soft::constant(x), y).0;
-                    let got = run(&program, start, end, result, Soft::constant(x).0, y.0);
+                    let z = z.map_or(y, Soft::constant);
+                    let expected = twin(Soft::constant(x), y, z).0;
+                    let got = run(&program, start, end, result, [Soft::constant(x).0, y.0, z.0]);
                     assert_eq!(got, expected, "{name}({x:e})");
                 }
             }

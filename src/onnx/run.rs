@@ -134,13 +134,7 @@ impl OnnxModel {
             let result = match first.and_then(|n| n.axis.map(|a| (n, a))) {
                 Some((node, (op, axis))) => {
                     check_type(node, x.dtype())?;
-                    if x.dtype() == DType::F64 {
-                        // No f64 kernel over an axis yet: the reference, on the host.
-                        let host = HostTensor::download_async(ctx, x).await?;
-                        reference_axis(node, op, axis, &host)?.upload(ctx)?
-                    } else {
-                        ctx.run_axis(op, x, axis, Some(node.version))?
-                    }
+                    ctx.run_axis(op, x, axis, Some(node.version))?
                 }
                 None if !SWIGLU.has_kernel(x.dtype())
                     && chain.nodes.iter().any(|n| matches!(n.step, Step::Swiglu(..))) =>
