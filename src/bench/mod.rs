@@ -196,9 +196,15 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         }
     }
     for op in crate::ops::AXIS_OPS.iter().filter(|op| wanted_op(op.cli_name)) {
-        for &dtype in dtypes.iter().filter(|d| matches!(d, DType::F32 | DType::F16) && runnable(d)) {
+        for &dtype in dtypes.iter().filter(|d| matches!(d, DType::F32 | DType::F16 | DType::F64) && runnable(d)) {
             for (pattern, shape, axis, target) in axis_shapes(n) {
-                if dtype != DType::F32 && pattern != "rows of 1000" {
+                // f64: short rows (an invocation each) and long ones (a workgroup per chunk).
+                let measured = match dtype {
+                    DType::F32 => true,
+                    DType::F64 => matches!(pattern, "rows of 8" | "rows of 1000"),
+                    _ => pattern == "rows of 1000",
+                };
+                if !measured {
                     continue;
                 }
                 progress(&format!("{} {dtype} {pattern}", op.onnx_name));

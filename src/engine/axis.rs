@@ -206,9 +206,10 @@ impl Context {
                 (Some(buffers), true) => &buffers[..],
                 _ => &[],
             };
-            let dispatch = OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes, extra };
+            let dispatch =
+                OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes, extra };
             // The bench's timestamps: the first dispatch's beginning, the last one's end.
-            let pass_timestamps = timestamps.map(|(set, base)| PassTimestamps {
+            let pass_timestamps = timestamps.filter(|_| k == 0 || k == last).map(|(set, base)| PassTimestamps {
                 set,
                 beginning: (k == 0).then_some(base),
                 end: (k == last).then_some(base + 1),

@@ -27,6 +27,13 @@ pub(crate) const AXIS_F64_WORKGROUP: u32 = 256;
 pub(crate) const F64_ELEMENTS_PER_INVOCATION: usize = 16;
 /// The elements a workgroup of the f64 kernel takes of a longer row.
 pub(crate) const F64_CHUNK: usize = AXIS_F64_WORKGROUP as usize * F64_ELEMENTS_PER_INVOCATION;
+/// The longest rows a CPU adapter's f64 kernel takes an invocation each, where there are
+/// [`MANY_ROWS`]: a workgroup's barriers cost llvmpipe a coroutine switch each (Hardmax over
+/// rows of 1000 ran at 0.12 of the copy kernel in chunks, 0.58 over rows of 8), and within
+/// llvmpipe's 65535 loop iterations an invocation: three passes on the native path, about 170
+/// interpreter steps an element on the software one.
+const F64_CPU_ROW_MAX_NATIVE: usize = 4096;
+const F64_CPU_ROW_MAX_SOFTWARE: usize = 256;
 
 /// Invocations per workgroup of the `rows` entry point; each takes four rows.
 pub(crate) const AXIS_WORKGROUP: u32 = 64;
@@ -146,6 +153,13 @@ impl AxisKernelKey {
     pub(crate) fn entries(&self, rows: usize, n: usize, on_cpu: bool) -> Vec<AxisEntry> {
         match (self.dtype, self.kind) {
             (DType::F64, _) if n <= F64_ELEMENTS_PER_INVOCATION => vec![AxisEntry::F64RowPerInvocation],
+            (DType::F64, _)
+                if on_cpu
+                    && rows >= MANY_ROWS
+                    && n <= if self.native_f64 { F64_CPU_ROW_MAX_NATIVE } else { F64_CPU_ROW_MAX_SOFTWARE } =>
+            {
+                vec![AxisEntry::F64RowPerInvocation]
+            }
             (DType::F64, AxisKind::Hardmax) => vec![AxisEntry::F64ChunkTops, AxisEntry::F64ChunkResults],
             (DType::F64, _) => vec![
                 AxisEntry::F64ChunkTops,
@@ -301,5 +315,9 @@ mod tests {
         assert!(long.iter().all(|e| e.chunked()));
         let marks = key(AxisKind::Hardmax).entries(1, 1 << 20, false);
         assert_eq!(marks, [AxisEntry::F64ChunkTops, AxisEntry::F64ChunkResults]);
+        // Many rows on a CPU adapter: an invocation each while the loop budget allows.
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 256, true), [AxisEntry::F64RowPerInvocation]);
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 257, true).len(), 4);
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 256, false).len(), 4);
     }
 }

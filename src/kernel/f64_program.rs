@@ -606,7 +606,9 @@ fn dispatcher(program: Option<&Program>, wanted: &impl Fn(&str) -> bool) -> Stri
     }
     let (before, after) = match program {
         None => ("", "    return x;"),
-        Some(_) => ("    var span = vec3(0u, 0u, 0u);\n", "    return f64_program_run(span.x, span.y, span.z, x, y, z);"),
+        Some(_) => {
+            ("    var span = vec3(0u, 0u, 0u);\n", "    return f64_program_run(span.x, span.y, span.z, x, y, z);")
+        }
     };
     let _ = write!(
         out,
