@@ -103,10 +103,9 @@ async fn activations_impl<T: Element, D: Dimension>(
 }
 
 /// Whether a host-array chain runs on the CPU reference: where its dtype does (the f64
-/// fallback), and where it holds a SwiGLU step of a dtype without a SwiGLU kernel (f64).
-fn chain_runs_on_cpu(ctx: &Context, chain: &[Activation], dtype: crate::DType) -> bool {
-    let swiglu_on_cpu = !crate::ops::SWIGLU.has_kernel(dtype);
-    ctx.runs_on_cpu(dtype) || (swiglu_on_cpu && chain.iter().any(|a| matches!(a.step(), Step::Swiglu(..))))
+/// fallback).
+fn chain_runs_on_cpu(ctx: &Context, _chain: &[Activation], dtype: crate::DType) -> bool {
+    ctx.runs_on_cpu(dtype)
 }
 
 async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
@@ -439,7 +438,7 @@ async fn swiglu_impl<T: FloatElement, D: Dimension>(
     wait: Wait,
 ) -> Result<Array<T, D>> {
     crate::cpu::gated::same_shapes(a.shape(), b.shape())?;
-    if !crate::ops::SWIGLU.has_kernel(T::DTYPE) || ctx.runs_on_cpu(T::DTYPE) {
+    if ctx.runs_on_cpu(T::DTYPE) {
         return crate::cpu::gated::swiglu(a.view(), b.view(), alpha);
     }
     run_into_new(ctx, a, &[Step::Swiglu(HostSlope::Host(b.into_dyn()), [alpha, 0.0, 0.0, 0.0])], wait).await

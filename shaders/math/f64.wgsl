@@ -18,6 +18,8 @@
 //   d_normal_cdf_product(x)  x Phi(x) (Gelu's erf form), 3 ULP, subnormal results included
 //   d_gelu_tanh_product(x)   x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (Gelu's tanh form, the
 //                            constants as real numbers), 3 ULP
+//   d_gated_product(a, b, alpha)  (a b) sigmoid(alpha a) (SwiGLU) for an f32 alpha, 4 ULP, a b
+//                            beyond f64's range and subnormal results included
 
 {{F64_FUNCTIONS}}
 

@@ -26,8 +26,12 @@ pub(crate) fn element<T: FloatElement>(a: T, b: T, alpha: f32) -> T {
         times_logistic(a * b, R::from_f64(f64::from(alpha)) * a).to_f64()
     }
     let (a, b) = (a.to_f64(), b.to_f64());
-    if (a.is_infinite() || b.is_infinite()) && (f64::from(alpha) * a).is_finite() {
-        return T::from_f64(a * b);
+    if a.is_infinite() || b.is_infinite() {
+        // The sigmoid of alpha a is 0 only where alpha a is -inf as a real number (a infinite),
+        // NaN where it is NaN; a finite a whose alpha a overflows f64 has one above 0.
+        let t = f64::from(alpha) * a;
+        let no_sigmoid = t.is_nan() || (a.is_infinite() && t == f64::NEG_INFINITY);
+        return T::from_f64(if no_sigmoid { f64::NAN } else { a * b });
     }
     let value = if T::DTYPE == DType::F64 { of::<Exact>(a, b, alpha) } else { of::<f64>(a, b, alpha) };
     T::from_f64(value)

@@ -57,7 +57,7 @@ impl MathFunction {
 
 /// The math functions, by their WGSL name (what `shaders/math/f64.wgsl` calls lane by lane, and
 /// `shaders/driver/axis_f64.wgsl` element by element).
-const FUNCTIONS: [(&str, MathFunction); 14] = [
+const FUNCTIONS: [(&str, MathFunction); 15] = [
     ("d_expm1", MathFunction::Unary(math_f64::expm1::<Traced>)),
     ("d_logistic", MathFunction::Unary(math_f64::logistic::<Traced>)),
     ("d_hyperbolic_tangent", MathFunction::Unary(math_f64::hyperbolic_tangent::<Traced>)),
@@ -67,6 +67,7 @@ const FUNCTIONS: [(&str, MathFunction); 14] = [
     ("d_mish_product", MathFunction::Unary(math_f64::mish_product::<Traced>)),
     ("d_normal_cdf_product", MathFunction::Unary(math_f64::normal_cdf_product::<Traced>)),
     ("d_gelu_tanh_product", MathFunction::Unary(math_f64::gelu_tanh_product::<Traced>)),
+    ("d_gated_product", MathFunction::Ternary(math_f64::gated_product::<Traced>)),
     ("d_softmax_term", MathFunction::Binary(axis_f64::softmax_term::<Traced>)),
     ("d_compensated", MathFunction::Ternary(axis_f64::compensated::<Traced>)),
     ("d_softmax_quotient", MathFunction::Ternary(axis_f64::softmax_quotient::<Traced>)),
@@ -705,6 +706,7 @@ mod tests {
                 "d_mish_product" => |x, _, _| math_f64::mish_product(x),
                 "d_normal_cdf_product" => |x, _, _| math_f64::normal_cdf_product(x),
                 "d_gelu_tanh_product" => |x, _, _| math_f64::gelu_tanh_product(x),
+                "d_gated_product" => math_f64::gated_product,
                 "d_softmax_term" => |x, m, _| axis_f64::softmax_term(x, m),
                 "d_softmax_quotient" => axis_f64::softmax_quotient,
                 "d_compensated" => axis_f64::compensated,

@@ -12,7 +12,7 @@ use crate::broadcast::per_channel_slope_shape;
 use crate::dtype::DType;
 use crate::engine::{Context, GpuTensor};
 use crate::error::Error;
-use crate::ops::{Attributes, AxisOp, SWIGLU, Step, UnaryOp};
+use crate::ops::{Attributes, AxisOp, Step, UnaryOp};
 use crate::with_host_tensor;
 
 /// PRelu versions before 7 apply a 1-D slope per channel along axis 1.
@@ -135,21 +135,6 @@ impl OnnxModel {
                 Some((node, (op, axis))) => {
                     check_type(node, x.dtype())?;
                     ctx.run_axis(op, x, axis, Some(node.version))?
-                }
-                None if !SWIGLU.has_kernel(x.dtype())
-                    && chain.nodes.iter().any(|n| matches!(n.step, Step::Swiglu(..))) =>
-                {
-                    // No f64 SwiGLU kernel yet: the chain on the reference, on the host.
-                    let mut host = HostTensor::download_async(ctx, x).await?;
-                    for node in &chain.nodes {
-                        check_type(node, host.dtype())?;
-                        let second = match node.slope() {
-                            Some(name) => Some(HostTensor::download_async(ctx, &device[name]).await?),
-                            None => None,
-                        };
-                        host = self.reference_node(node, &host, second.as_ref(), feeds)?;
-                    }
-                    host.upload(ctx)?
                 }
                 None => self.run_chain(ctx, chain, &device, feeds)?,
             };

@@ -573,19 +573,16 @@ fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
             }));
         }
     }
-    // f64 over an axis runs on the browser's software f64 path; SwiGLU f64 on the CPU reference:
-    // nothing of the page's to check.
+    // f64 runs on the browser's software f64 path.
     for dtype in [DType::BF16, DType::F16, DType::F32, DType::F64] {
         for &op in AXIS_OPS {
             all.push(test(format!("axis {} {dtype}", op.onnx_name), move |ctx| async move {
                 typed_float!(dtype, T => axis::<T>(ctx, op).await)
             }));
         }
-        if dtype != DType::F64 {
-            all.push(test(format!("swiglu {dtype}"), move |ctx| async move {
-                typed_float!(dtype, T => swiglu::<T>(ctx).await)
-            }));
-        }
+        all.push(test(format!("swiglu {dtype}"), move |ctx| async move {
+            typed_float!(dtype, T => swiglu::<T>(ctx).await)
+        }));
     }
     for dtype in FLOATS {
         all.push(test(format!("fused chain {dtype}"), move |ctx| async move {
