@@ -41,9 +41,8 @@ impl Context {
     }
 
     /// SwiGLU (ONNX 28), `Swish_alpha(a) * b`, of two device tensors of one shape and dtype,
-    /// into a new tensor; the result stays on the device. f16, bf16 and f32 run on the device;
-    /// f64 is refused here (its host call runs the CPU reference). The same kernel as a chain
-    /// holding [`Activation::swiglu`] alone.
+    /// into a new tensor; the result stays on the device, every float dtype (f64 on the
+    /// context's f64 path). The same kernel as a chain holding [`Activation::swiglu`] alone.
     pub fn run_swiglu(&self, a: &GpuTensor, b: &GpuTensor, alpha: f32) -> Result<GpuTensor> {
         self.run_activations(&[Activation::swiglu(b, alpha)], a)
     }
@@ -304,9 +303,9 @@ fn blocking_wait() -> Wait {
 }
 
 /// `op` (its version `version`, the newest if `None`) over `axis` of a host array (a negative
-/// axis counts from the end), into a new array of X's shape in standard layout. f16, bf16 and
-/// f32 run on the device; f64 on the CPU reference. With validation on, the result is checked
-/// against the reference.
+/// axis counts from the end), into a new array of X's shape in standard layout, on the device
+/// (f64 on the CPU reference only where the context's f64 fallback serves it). With validation
+/// on, the result is checked against the reference.
 pub fn axis_op<T: FloatElement + Blocking, D: Dimension>(
     ctx: &Context,
     op: &'static AxisOp,
@@ -408,9 +407,10 @@ axis_operator!("LogSoftmax", LOG_SOFTMAX, log_softmax, log_softmax_async);
 axis_operator!("Hardmax", HARDMAX, hardmax, hardmax_async);
 
 /// SwiGLU (ONNX 28): `Swish_alpha(a) * b` of two host arrays of one shape (no broadcasting),
-/// into a new array in standard layout; ONNX's default alpha is 1. f16, bf16 and f32 run on the
-/// device (arrays beyond one buffer in pieces), f64 on the CPU reference. With validation on,
-/// the result is checked against the reference. Blocks until the result is back.
+/// into a new array in standard layout; ONNX's default alpha is 1. On the device, arrays beyond
+/// one buffer in pieces (f64 on the CPU reference only where the context's f64 fallback serves
+/// it). With validation on, the result is checked against the reference. Blocks until the
+/// result is back.
 pub fn swiglu<T: FloatElement + Blocking, D: Dimension>(
     ctx: &Context,
     a: ArrayView<'_, T, D>,

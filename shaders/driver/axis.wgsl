@@ -44,20 +44,7 @@ const ROW_WORKGROUP: u32 = {{ROW_WORKGROUP}}u;
 // once.
 const CACHED_CHUNKS: u32 = 4u;
 
-struct AxisParams {
-    // Rows' length, the elements between a row's neighbours, rows, workgroups along x.
-    n: u32,
-    inner: u32,
-    rows: u32,
-    groups_x: u32,
-    // 0, read once per invocation into opaque_zero (compute/f32.wgsl's hidden()).
-    zero: u32,
-    pad_0: u32,
-    pad_1: u32,
-    pad_2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: AxisParams;
+// `params`: driver/axis_params.wgsl.
 @group(0) @binding(1) var<storage, {{INPUT_ACCESS}}> x: array<u32>;
 @group(0) @binding(2) var<storage, read_write> y: array<{{Y_WORD}}>;
 

@@ -47,21 +47,7 @@ const AXIS_ONE: F64 = {{F64 1.0}};
 const AXIS_MAX: F64 = {{F64 1.7976931348623157e308}};
 const AXIS_LOWEST: F64 = {{F64 -1.7976931348623157e308}};
 
-struct AxisParams {
-    // Rows' length, the elements between a row's neighbours, rows, workgroups along x.
-    n: u32,
-    inner: u32,
-    rows: u32,
-    groups_x: u32,
-    // 0, read once per invocation into opaque_zero (compute/f64.wgsl's d_opaque, d_hidden).
-    zero: u32,
-    pad: u32,
-    // chunk_*: elements a chunk, and chunks a row.
-    chunk: u32,
-    chunks: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: AxisParams;
+// `params`: driver/axis_params.wgsl.
 @group(0) @binding(1) var<storage, {{INPUT_ACCESS}}> x: array<Element>;
 @group(0) @binding(2) var<storage, read_write> y: array<Element>;
 

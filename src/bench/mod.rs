@@ -213,7 +213,7 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
         }
     }
     if wanted_op(crate::ops::SWIGLU.cli_name) {
-        for &dtype in dtypes.iter().filter(|d| matches!(d, DType::F32 | DType::F16 | DType::BF16) && runnable(d)) {
+        for &dtype in dtypes.iter().filter(|d| d.is_float() && runnable(d)) {
             progress(&format!("SwiGLU {dtype}"));
             // As Swish's kernel of the same arithmetic, an input more.
             kernels.push(meter.gated_row(dtype, n, config.iterations, Some(SWISH_TARGET))?);

@@ -58,7 +58,7 @@ impl OwnPipelines {
     }
 }
 
-/// The kernels' uniform (`AxisParams` in `shaders/driver/axis.wgsl` and `axis_f64.wgsl`).
+/// The kernels' uniform (`AxisParams` in `shaders/driver/axis_params.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct AxisParams {

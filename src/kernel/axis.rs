@@ -17,6 +17,7 @@ const IO_F16: &str = include_str!("../../shaders/driver/axis_io_f16.wgsl");
 const IO_BF16: &str = include_str!("../../shaders/driver/axis_io_bf16.wgsl");
 const IO_PAIRS_16: &str = include_str!("../../shaders/driver/axis_io_pairs_16.wgsl");
 const AXIS_F64: &str = include_str!("../../shaders/driver/axis_f64.wgsl");
+const AXIS_PARAMS: &str = include_str!("../../shaders/driver/axis_params.wgsl");
 
 /// Invocations per workgroup of the f64 kernel.
 pub(crate) const AXIS_F64_WORKGROUP: u32 = 256;
@@ -208,6 +209,7 @@ impl AxisKernelKey {
             ("{{ROW_WORKGROUP}}", &row_workgroup),
             ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer)),
         ];
+        src.push_str(AXIS_PARAMS);
         src.push_str(&fill(AXIS, &fills));
         prune::prune(&src)
     }
@@ -227,6 +229,7 @@ impl AxisKernelKey {
             ("{{WORKGROUP}}", workgroup.as_str()),
             ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer)),
         ];
+        src.push_str(AXIS_PARAMS);
         src.push_str(&f64_constants(&fill(AXIS_F64, &fills), spec.native));
         with_math_f64(&src, spec.native)
     }
