@@ -1,5 +1,6 @@
-//! `wgpu-act soak`: many threads sharing one context for a while, every operator and dtype,
-//! host arrays, device tensors, work encoded into the thread's own encoder, fused and unfused
+//! `wgpu-act soak`: many threads sharing one context for a while, every operator and dtype (the
+//! operators over an axis too), host arrays, device tensors, work encoded into the thread's own
+//! encoder, fused and unfused
 //! chains, in-place calls, and asynchronous calls dropped at random points; every completed
 //! result checked against the CPU reference. It fails on any error, wrong result or panic, and
 //! on resident memory that keeps growing after the warm-up. With `--destroy-after`, the device
@@ -14,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
-use wgpu_activations::ops::{PRELU, SWIGLU, UNARY_OPS, UnaryOp, accepts};
+use wgpu_activations::ops::{AXIS_OPS, PRELU, SWIGLU, UNARY_OPS, UnaryOp, accepts};
 use wgpu_activations::reference::{ChainStep, check_chain};
-use wgpu_activations::{Activation, Context, ContextOptions, DType, Element, Error, GpuTensor};
+use wgpu_activations::{Activation, Context, ContextOptions, DType, Element, Error, FloatElement, GpuTensor};
 
 /// What the soak runs.
 #[derive(Debug, Clone)]
@@ -285,8 +286,69 @@ fn encoded_by_the_app<T: Sample>(ctx: &Context, steps: &[Activation], x: &ArrayD
     }
 }
 
+/// Softmax, LogSoftmax or Hardmax over a random axis of a random shape (rows of up to 5000, so
+/// that f64 takes its chunks too), on a host array, a device tensor or in the thread's own
+/// encoder, checked against the reference within the operator's bound.
+fn axis_call<T: Sample + FloatElement>(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> {
+    let op = AXIS_OPS[rng.below(AXIS_OPS.len() as u64) as usize];
+    let shape = [1 + rng.below(8) as usize, 1 + rng.below(5000) as usize, 1 + rng.below(3) as usize];
+    let axis = rng.below(3) as i64 - 3 + 3 * rng.below(2) as i64;
+    let x = random_array::<T>(rng, &shape);
+    let got = match rng.below(3) {
+        0 => {
+            counters.host.fetch_add(1, Ordering::Relaxed);
+            wgpu_activations::axis_op(ctx, op, None, x.view(), axis)?
+        }
+        1 => {
+            counters.device.fetch_add(1, Ordering::Relaxed);
+            let y = ctx.run_axis(op, &ctx.upload(x.view())?, axis, None)?;
+            ctx.download::<T>(&y)?
+        }
+        _ => {
+            counters.encoded.fetch_add(1, Ordering::Relaxed);
+            let (device_x, y) = (ctx.upload(x.view())?, ctx.empty_tensor(&shape, T::DTYPE)?);
+            // The app's own calls in an error scope, as in encoded_by_the_app.
+            let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
+            let mut encoder =
+                ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("soak.axis") });
+            let encoded = ctx.encode_axis(&mut encoder, op, &device_x, &y, axis, None);
+            ctx.queue().submit([encoder.finish()]);
+            let app_error = pollster::block_on(scope.pop());
+            encoded?;
+            let downloaded = ctx.download::<T>(&y);
+            match app_error {
+                Some(error) if downloaded.is_ok() => {
+                    return Err(Error::Gpu { during: "the app's own calls", message: error.to_string() });
+                }
+                _ => downloaded?,
+            }
+        }
+    };
+    let expected = wgpu_activations::reference::axis_op(op, None, x.view(), axis)?;
+    let bound = op.max_ulp.for_dtype(T::DTYPE);
+    if let Some((i, (g, e))) = got
+        .iter()
+        .zip(expected.iter())
+        .enumerate()
+        .find(|(_, (g, e))| !wgpu_activations::ulp::within_ulp(**g, **e, bound))
+    {
+        let what = format!("{} {} {shape:?} axis {axis}: element {i} {g:?}, reference {e:?}", op.onnx_name, T::DTYPE);
+        counters.problem(&counters.wrong, what);
+    }
+    Ok(())
+}
+
 fn call(ctx: &Context, rng: &mut Rng, counters: &Counters) -> Result<(), Error> {
-    match DType::ALL[rng.below(DType::ALL.len() as u64) as usize] {
+    let dtype = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+    if dtype.is_float() && rng.below(5) == 0 {
+        return match dtype {
+            DType::BF16 => axis_call::<bf16>(ctx, rng, counters),
+            DType::F16 => axis_call::<f16>(ctx, rng, counters),
+            DType::F32 => axis_call::<f32>(ctx, rng, counters),
+            _ => axis_call::<f64>(ctx, rng, counters),
+        };
+    }
+    match dtype {
         DType::BF16 => one_call::<bf16>(ctx, rng, counters),
         DType::F16 => one_call::<f16>(ctx, rng, counters),
         DType::F32 => one_call::<f32>(ctx, rng, counters),
