@@ -73,8 +73,9 @@ impl Context {
     }
 }
 
-/// The chain on a host array, into a new array. Where it runs on the CPU reference
-/// ([`chain_runs_on_cpu`]), PRelu's slopes and SwiGLU's B are read back from the device.
+/// The chain on a host array, into a new array. Where it runs on the CPU reference (the f64
+/// fallback, [`Context::runs_on_cpu`]), PRelu's slopes and SwiGLU's B are read back from the
+/// device.
 async fn activations_impl<T: Element, D: Dimension>(
     ctx: &Context,
     chain: &[Activation],
@@ -83,7 +84,7 @@ async fn activations_impl<T: Element, D: Dimension>(
 ) -> Result<Array<T, D>> {
     check_chain(chain)?;
     check_dtype(chain, T::DTYPE)?;
-    if !chain_runs_on_cpu(ctx, chain, T::DTYPE) {
+    if !ctx.runs_on_cpu(T::DTYPE) {
         return run_into_new(ctx, x, &host_steps(chain), wait).await;
     }
     let mut y = x.as_standard_layout().into_owned();
@@ -99,12 +100,6 @@ async fn activations_impl<T: Element, D: Dimension>(
         };
     }
     Ok(y)
-}
-
-/// Whether a host-array chain runs on the CPU reference: where its dtype does (the f64
-/// fallback).
-fn chain_runs_on_cpu(ctx: &Context, _chain: &[Activation], dtype: crate::DType) -> bool {
-    ctx.runs_on_cpu(dtype)
 }
 
 async fn prelu_impl<T: Element, D: Dimension, E: Dimension>(
@@ -207,7 +202,7 @@ async fn activations_in_place_impl<T: Element, D: Dimension>(
     x: ArrayViewMut<'_, T, D>,
     wait: Wait,
 ) -> Result<()> {
-    if chain_runs_on_cpu(ctx, chain, T::DTYPE) {
+    if ctx.runs_on_cpu(T::DTYPE) {
         let y = activations_impl(ctx, chain, x.view(), wait).await?; // it checks the chain
         let mut x = x;
         x.assign(&y);

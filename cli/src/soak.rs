@@ -142,7 +142,7 @@ fn random_chain<T: Sample>(rng: &mut Rng, shape: &[usize]) -> Vec<Step<T>> {
                 let values: Vec<f32> =
                     op.attributes.iter().map(|_| [0.01, 1.0, -0.5, 2.0, 0.0][rng.below(5) as usize]).collect();
                 Step::Unary(Activation::with_attributes(op, &values))
-            } else if SWIGLU.has_kernel(T::DTYPE) && rng.below(3) == 0 {
+            } else if SWIGLU.accepts(T::DTYPE) && rng.below(3) == 0 {
                 Step::Swiglu(random_array::<T>(rng, shape), [1.0, 1.702, -0.5][rng.below(3) as usize])
             } else {
                 // A slope of one of the broadcast patterns: scalar, per channel, trailing, same.

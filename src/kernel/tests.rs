@@ -72,7 +72,7 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             }
         }
         // SwiGLU alone, and between unary steps beside a PRelu, where a kernel has it.
-        let swiglu = crate::ops::SWIGLU.has_kernel(spec.dtype);
+        let swiglu = crate::ops::SWIGLU.accepts(spec.dtype);
         if swiglu {
             chains.push(vec![Step::Swiglu(SlopeAccess::Same, 0)]);
         }

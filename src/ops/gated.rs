@@ -43,9 +43,4 @@ impl GatedOp {
         self.attributes.iter().position(|a| a.name == name)
     }
 
-    /// True when a kernel runs it on `dtype`: every dtype it accepts (the f32 arithmetic's
-    /// `gated_product` for the 16- and 32-bit floats, f64's recorded from `cpu::math_f64`).
-    pub fn has_kernel(&self, dtype: DType) -> bool {
-        self.accepts(dtype)
-    }
 }
