@@ -193,42 +193,60 @@ fn logistic_of_sum_product<S: Steps>(x: S, t: S, error: S) -> S {
 /// for every a and b below 2^1024 (e^-2300 < 2^-3318).
 const GATED_SATURATION: f64 = 2300.0;
 
-/// v = m 2^e for a finite nonzero v, m (v's sign) of magnitude in [1, 2), e an integer as a
-/// value: halving, then doubling, by powers of two (exact). A zero gives a zero m.
-fn normalized<S: Steps>(v: S) -> (S, S) {
-    let (mut m, mut e) = (v, c::<S>(0.0));
+/// v = v' 2^e with |v'| in [2^-563, 2^511): v scaled by 2^-513 from 2^511 up, by 2^512 below
+/// 2^-511 (exact), e (0, 513 or -512) as a value. Two such factors' product is below 2^1022.
+fn coarsely_scaled<S: Steps>(v: S) -> (S, S) {
+    let not_large = v.absolute().less(c(2f64.powi(511)));
+    let small = v.absolute().less(c(2f64.powi(-511)));
+    let scaled = S::pick(not_large, S::pick(small, v.mul(c(2f64.powi(512))), v), v.mul(c(2f64.powi(-513))));
+    (scaled, S::pick(not_large, S::pick(small, c(-512.0), c(0.0)), c(513.0)))
+}
+
+/// h = m 2^e and its companion w = m_w 2^e for a finite nonzero h below 2^1022 (and above
+/// 2^-1075), m (h's sign) of magnitude in [1, 2), e an integer as a value: halving, then
+/// doubling, both by the same powers of two (exact, w's too while it stays normal). A zero h
+/// gives a zero m.
+fn normalized_pair<S: Steps>(h: S, w: S) -> (S, S, S) {
+    let (mut m, mut m_w, mut e) = (h, w, c::<S>(0.0));
     for shift in [512, 256, 128, 64, 32, 16, 8, 4, 2, 1] {
         let below = m.absolute().less(c(2f64.powi(shift)));
-        m = S::pick(below, m, m.mul(c(2f64.powi(-shift))));
+        let scale = c::<S>(2f64.powi(-shift));
+        m = S::pick(below, m, m.mul(scale));
+        m_w = S::pick(below, m_w, m_w.mul(scale));
         e = S::pick(below, e, e.add(c(f64::from(shift))));
     }
-    // 1074 steps up at most (a subnormal v): 512 twice.
+    // 1074 steps up at most (a subnormal h): 512 twice.
     for shift in [512, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1] {
         let small = m.absolute().less(c(2f64.powi(1 - shift)));
-        m = S::pick(small, m.mul(c(2f64.powi(shift))), m);
+        let scale = c::<S>(2f64.powi(shift));
+        m = S::pick(small, m.mul(scale), m);
+        m_w = S::pick(small, m_w.mul(scale), m_w);
         e = S::pick(small, e.sub(c(f64::from(shift))), e);
     }
-    (m, e)
+    (m, m_w, e)
 }
 
 /// SwiGLU's (a b) sigmoid(alpha a) for an f32 alpha, rounded once, whatever the range of a b:
 /// t = alpha a and its error (`mul_add`), sigmoid(t + error) = y (1 + q) 2^k' (as in
-/// [`logistic_product`]), a = m_a 2^e_a and b = m_b 2^e_b normalized, m_a m_b = h + h_err
-/// exactly, then (h + h_err) y (1 + q) as one `mul_add` in [1/4, 4), scaled by 2^(e_a + e_b +
-/// k') in two exact steps so that a subnormal result is rounded once (an overflow is one too).
+/// [`logistic_product`]), a and b scaled coarsely (by 2^+-512) so that their product a' b' =
+/// h + h_err (exact, `mul_add`) stays within f64's range, h and h_err normalized together to
+/// [1, 2), then (h + h_err) y (1 + q) as one `mul_add` in [1/4, 4), scaled by 2^(e + k') in two
+/// exact steps so that a subnormal result is rounded once (an overflow is one too). Where a' b'
+/// is below 2^-969 its error is not exact, but the result is then below 2^-969 times 2^0 or
+/// less, where that error is far below an ULP.
 /// Infinite or NaN inputs: an infinite a or b times a sigmoid above 0 (every finite real alpha
 /// a) is a b; NaN where t is NaN, or -inf with a infinite (sigmoid 0). A zero a or b: a b.
 pub(crate) fn gated_product<S: Steps>(a: S, b: S, alpha: S) -> S {
     let one = c::<S>(1.0);
     let t = alpha.mul(a);
     let LogisticParts { y, q, k, above, saturated } = logistic_parts(t, alpha.mul_add(a, t.negate()), GATED_SATURATION);
-    let (ma, ea) = normalized(a);
-    let (mb, eb) = normalized(b);
-    let h = ma.mul(mb);
-    let h_err = ma.mul_add(mb, h.negate());
+    let (a_scaled, ea) = coarsely_scaled(a);
+    let (b_scaled, eb) = coarsely_scaled(b);
+    let product = a_scaled.mul(b_scaled);
+    let (h, h_err, eh) = normalized_pair(product, a_scaled.mul_add(b_scaled, product.negate()));
     let hy = h.mul(y);
     let v = h.mul_add(y, hy.mul(q).add(h_err.mul(y)));
-    let exponent = ea.add(eb);
+    let exponent = ea.add(eb).add(eh);
     let exponent = S::pick(above, exponent, exponent.add(S::from_int(k)));
     let exponent = at_most(at_least(exponent, -1200.0), 1100.0);
     let first = at_most(at_least(exponent, -1000.0), 1000.0);

@@ -42,5 +42,4 @@ impl GatedOp {
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
         self.attributes.iter().position(|a| a.name == name)
     }
-
 }
