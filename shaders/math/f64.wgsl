@@ -1,6 +1,7 @@
 // Accurate elementwise functions in f64, one algorithm for both f64 paths, written once in Rust
-// on the scalar steps (src/cpu/math_f64.rs, with the bounds each holds against the correctly
-// rounded result) and recorded by src/kernel/f64_program.rs into {{F64_FUNCTIONS}} below: for
+// on the scalar steps (src/cpu/math_f64.rs, SwiGLU's src/cpu/gated_f64.rs, the kernel over an
+// axis's src/cpu/axis_f64.rs, with the bounds each holds against the correctly rounded result)
+// and recorded by src/kernel/f64_program.rs into {{F64_FUNCTIONS}} below: for
 // the native path, straight-line functions on the d_* steps of compute/f64.wgsl; for the
 // software path, one program that compute/f64_program.wgsl interprets with a single copy of
 // each software step (inlined, Sigmoid's steps alone took SwiftShader minutes to compile).

@@ -1,7 +1,7 @@
 // SwiGLU (ONNX 28): Y = Swish_alpha(X) * B, the chain's value X as SwiGLU's A and B a tensor of
 // X's shape, gathered as a PRelu slope of X's shape is (prelu_slope.wgsl's slope_same): a chain
 // step, and SwiGLU's kernel alone. gated_product: math/f32.wgsl's within 4 ULP on f32, 1 ULP on
-// the 16-bit types; f64's recorded from src/cpu/math_f64.rs, within 4 ULP. alpha (attributes.x)
+// the 16-bit types; f64's recorded from src/cpu/gated_f64.rs, within 4 ULP. alpha (attributes.x)
 // is the FLOAT attribute as it is. CPU twin: src/cpu/gated.rs.
 
 fn swiglu(x: Lanes, b: Lanes, attributes: vec4<f32>) -> Lanes {

@@ -35,6 +35,7 @@ pub(crate) mod compute_f32_products_exact;
 pub(crate) mod compute_f32_products_flagged;
 pub(crate) mod divide;
 pub(crate) mod gated;
+pub(crate) mod gated_f64;
 #[cfg(test)]
 pub(crate) mod math_f32;
 pub(crate) mod math_f64;

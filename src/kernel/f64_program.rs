@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use crate::cpu::compute::Steps;
-use crate::cpu::{axis_f64, math_f64};
+use crate::cpu::{axis_f64, gated_f64, math_f64};
 
 /// A math function of `math_f64` (or `axis_f64`), on the values being recorded: of x alone, of
 /// x and y, or of x, y and z.
@@ -67,7 +67,7 @@ const FUNCTIONS: [(&str, MathFunction); 15] = [
     ("d_mish_product", MathFunction::Unary(math_f64::mish_product::<Traced>)),
     ("d_normal_cdf_product", MathFunction::Unary(math_f64::normal_cdf_product::<Traced>)),
     ("d_gelu_tanh_product", MathFunction::Unary(math_f64::gelu_tanh_product::<Traced>)),
-    ("d_gated_product", MathFunction::Ternary(math_f64::gated_product::<Traced>)),
+    ("d_gated_product", MathFunction::Ternary(gated_f64::gated_product::<Traced>)),
     ("d_softmax_term", MathFunction::Binary(axis_f64::softmax_term::<Traced>)),
     ("d_compensated", MathFunction::Ternary(axis_f64::compensated::<Traced>)),
     ("d_softmax_quotient", MathFunction::Ternary(axis_f64::softmax_quotient::<Traced>)),
@@ -706,7 +706,7 @@ mod tests {
                 "d_mish_product" => |x, _, _| math_f64::mish_product(x),
                 "d_normal_cdf_product" => |x, _, _| math_f64::normal_cdf_product(x),
                 "d_gelu_tanh_product" => |x, _, _| math_f64::gelu_tanh_product(x),
-                "d_gated_product" => math_f64::gated_product,
+                "d_gated_product" => gated_f64::gated_product,
                 "d_softmax_term" => |x, m, _| axis_f64::softmax_term(x, m),
                 "d_softmax_quotient" => axis_f64::softmax_quotient,
                 "d_compensated" => axis_f64::compensated,
