@@ -388,11 +388,12 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
     let counters = Counters::default();
     let started = Instant::now();
     let duration = Duration::from_secs_f64(config.seconds.max(1.0));
-    let warm_up = duration.mul_f64(0.3).min(Duration::from_secs(60));
+    // On lavapipe resident memory climbs for the first minute or so (the pool fills, every
+    // thread's malloc arena grows with the kernels LLVM compiles) and then levels off.
+    let warm_up = duration.mul_f64(0.5).min(Duration::from_secs(60));
     let destroyed = AtomicBool::new(false);
     let destroyed_at: Mutex<Option<Instant>> = Mutex::new(None);
-    let rss_after_warm_up = Mutex::new(None);
-    let peak_after_warm_up = AtomicU64::new(0);
+    let mut watch = MemoryWatch::default();
     let panics = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..config.threads)
             .map(|t| {
@@ -406,8 +407,8 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
             if let Some((rss, _)) = memory()
                 && started.elapsed() >= warm_up
             {
-                rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(rss);
-                peak_after_warm_up.fetch_max(rss, Ordering::Relaxed);
+                let later_half = started.elapsed() >= warm_up + (duration - warm_up) / 2;
+                watch.sample(rss, later_half);
             }
             if config.destroy_after.is_some_and(|s| started.elapsed().as_secs_f64() >= s)
                 && !destroyed.load(Ordering::Relaxed)
@@ -419,9 +420,7 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
         }
         workers.into_iter().map(|w| w.join()).filter(Result::is_err).count()
     });
-    let warm = rss_after_warm_up.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(0);
-    let later_peak = peak_after_warm_up.load(Ordering::Relaxed);
-    report(&ctx, config, &counters, panics, started.elapsed(), (warm, later_peak));
+    report(&ctx, config, &counters, panics, started.elapsed(), &watch);
     let mut failures = Vec::new();
     if config.destroy_after.is_some() {
         failures.extend(loss_failures(&ctx, &counters, options)?);
@@ -435,19 +434,47 @@ pub(crate) fn run(options: ContextOptions, config: &SoakConfig) -> Result<(), St
             count(&counters.wrong)
         ));
     }
-    // Memory after the warm-up may wander with the allocator, but not climb.
-    if warm > 0 && later_peak > warm + warm / 4 + (64 << 20) {
-        failures.push(format!(
-            "resident memory grew from {:.1} MiB to {:.1} MiB after the warm-up",
-            mib(warm),
-            mib(later_peak)
-        ));
+    if let Some(failure) = watch.failure() {
+        failures.push(failure);
     }
     if failures.is_empty() {
         println!("soak: PASS");
         Ok(())
     } else {
         Err(failures.join("; "))
+    }
+}
+
+/// Resident memory after the warm-up, in two halves of the time left. Memory may wander with the
+/// allocator, and may still be levelling off, but a leak climbs at its own steady rate: the
+/// second half's peak then stands above the first's by about what the first half climbed.
+#[derive(Debug, Default)]
+struct MemoryWatch {
+    /// When the warm-up ended.
+    at_warm_up: Option<u64>,
+    first_half_peak: u64,
+    second_half_peak: u64,
+}
+
+impl MemoryWatch {
+    fn sample(&mut self, rss: u64, later_half: bool) {
+        self.at_warm_up.get_or_insert(rss);
+        let peak = if later_half { &mut self.second_half_peak } else { &mut self.first_half_peak };
+        *peak = (*peak).max(rss);
+    }
+
+    /// A climb in the second half of more than an eighth of the first half's peak, plus 32 MiB of
+    /// slack for the allocator. A short soak so sees only a fast leak; the long one (`cargo xtask
+    /// soak`, 10 minutes) sees a slow one.
+    fn failure(&self) -> Option<String> {
+        let (first, second) = (self.first_half_peak, self.second_half_peak);
+        (first > 0 && second > first + first / 8 + (32 << 20)).then(|| {
+            format!(
+                "resident memory kept climbing after the warm-up: its peak went from {:.1} MiB to {:.1} MiB",
+                mib(first),
+                mib(second)
+            )
+        })
     }
 }
 
@@ -489,15 +516,14 @@ fn work(
     }
 }
 
-/// Prints what the soak did: calls, errors, memory (`memory_after_warm_up`: resident at its end,
-/// and the most later), the pool and the kernel cache.
+/// Prints what the soak did: calls, errors, memory, the pool and the kernel cache.
 fn report(
     ctx: &Context,
     config: &SoakConfig,
     counters: &Counters,
     panics: usize,
     elapsed: Duration,
-    memory_after_warm_up: (u64, u64),
+    watch: &MemoryWatch,
 ) {
     let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let info = ctx.info();
@@ -520,12 +546,12 @@ fn report(
     );
     println!("errors: {}, wrong results: {}, panics: {panics}", count(&counters.errors), count(&counters.wrong));
     let (_, peak) = memory().unwrap_or((0, 0));
-    let (warm, later_peak) = memory_after_warm_up;
     println!(
-        "peak RSS: {:.1} MiB; after warm-up: {:.1} MiB at its end, at most {:.1} MiB later",
+        "peak RSS: {:.1} MiB; {:.1} MiB at the warm-up's end, then peaks of {:.1} MiB and {:.1} MiB in the two halves after",
         mib(peak),
-        mib(warm),
-        mib(later_peak)
+        mib(watch.at_warm_up.unwrap_or(0)),
+        mib(watch.first_half_peak),
+        mib(watch.second_half_peak)
     );
     let pool = ctx.pool_stats();
     let cache = ctx.pipeline_cache_stats();
@@ -571,4 +597,37 @@ fn loss_failures(ctx: &Context, counters: &Counters, options: ContextOptions) ->
     }
     println!("a new context after the loss works");
     Ok(failures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemoryWatch;
+
+    const MIB: u64 = 1 << 20;
+
+    /// Samples every 100 ms from the warm-up's end for `seconds`, of resident memory `rss(t)`.
+    fn watched(seconds: f64, rss: impl Fn(f64) -> f64) -> MemoryWatch {
+        let mut watch = MemoryWatch::default();
+        let samples = (seconds * 10.0) as usize;
+        for i in 0..samples {
+            let t = i as f64 / 10.0;
+            watch.sample((rss(t) * MIB as f64) as u64, i >= samples / 2);
+        }
+        watch
+    }
+
+    #[test]
+    fn a_steady_leak_fails_where_a_levelling_climb_passes() {
+        // What lavapipe showed over 150 s from 60 s on: a slow rise that flattens, with noise.
+        let levelling = watched(90.0, |t| 600.0 + 50.0 * (1.0 - (-t / 30.0).exp()) + 5.0 * (t * 7.0).sin());
+        assert_eq!(levelling.failure(), None);
+        // The 30-second soak watches 15 s: it sees a leak of 16 MiB a second (about 300 KiB a
+        // call on lavapipe), and the 10-minute soak, watching 540 s, one of 1 MiB a second.
+        for (seconds, mib_a_second) in [(15.0, 16.0), (540.0, 1.0)] {
+            let leaking = watched(seconds, |t| 450.0 + mib_a_second * t);
+            assert!(leaking.failure().is_some(), "{leaking:?}");
+        }
+        let flat_but_noisy = watched(15.0, |t| 450.0 + 20.0 * (t * 3.0).sin());
+        assert_eq!(flat_but_noisy.failure(), None);
+    }
 }
