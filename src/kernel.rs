@@ -314,7 +314,7 @@ impl KernelKey {
         let _ = writeln!(src, "const MAX_CHAIN: u32 = {MAX_CHAIN}u;");
         let _ = writeln!(src, "const MAX_RANK: u32 = {MAX_RANK}u;");
         let _ = writeln!(src, "const MAX_BLOCK: u32 = {MAX_BLOCK}u;");
-        src.push_str(&spec.layout.declarations());
+        src.push_str(&spec.declarations());
         // Each file once, however many steps or rows name it.
         let mut files = arithmetic_files(spec, self.tuning);
         let mut include = |file: &'static str| {

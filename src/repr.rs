@@ -52,6 +52,13 @@ pub(crate) struct ReprSpec {
 }
 
 impl ReprSpec {
+    /// The declarations of the element interface's types and lane counts, and `ELEMENT_BITS`,
+    /// the element's width (the math may spend less where a narrow element rounds its error
+    /// away).
+    pub(crate) fn declarations(&self) -> String {
+        format!("{}const ELEMENT_BITS: u32 = {}u;\n", self.layout.declarations(), self.dtype.size_bytes() * 8)
+    }
+
     /// Elements per 16-byte storage Vector.
     pub(crate) fn vector_lanes(&self) -> u64 {
         self.layout.vector_lanes
@@ -123,7 +130,7 @@ impl Layout {
     }
 
     /// The declarations of the interface's types and lane counts.
-    pub(crate) fn declarations(&self) -> String {
+    fn declarations(&self) -> String {
         let Layout { vector, word, lanes, element, mask, vector_lanes, group_lanes, word_lanes, packed_bits, wgsl: _ } =
             self;
         let packed =

@@ -30,6 +30,12 @@ fn self_logistic_product(x: Compute) -> Compute {
     return logistic_product(x, from_attribute(1.0));
 }
 
+// Celu's alpha expm1(x / alpha) for x / alpha < 0: x / alpha, expm1 and the product each rounded
+// (math/f32.wgsl's sum of exact parts serves f32 alone).
+fn expm1_of_quotient_product(x: Compute, alpha: Compute, reciprocal: Compute) -> Compute {
+    return mul(alpha, expm1(mul(x, reciprocal)));
+}
+
 // HardSigmoid's max(0, min(1, alpha x + beta)) for a line listed with its zero: alpha x + beta
 // rounded once (math/f32.wgsl's line through the zero holds for f32 alone).
 fn clamped_line_through_zero(x: Compute, alpha: Compute, beta: Compute, zero: Compute, at_zero: Compute) -> Compute {

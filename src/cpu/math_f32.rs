@@ -82,6 +82,60 @@ pub(crate) fn expm1(x: f32) -> f32 {
     p * two_k + (two_k - 1.0)
 }
 
+/// The twin of `two_sum`: `(s, e)` with s = a + b rounded and a + b = s + e exactly (Knuth's,
+/// for any order of magnitudes).
+fn two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let b_part = s - a;
+    (s, (a - (s - b_part)) + (b - b_part))
+}
+
+/// Below or above these magnitudes of alpha, `expm1_of_quotient_product` scales alpha and x by
+/// 2^64 or 2^-64 first, so that its products' errors are neither subnormal nor infinite.
+const QUOTIENT_PRODUCT_TINY_ALPHA: f32 = 5.421_011e-20; // 2^-64
+const QUOTIENT_PRODUCT_HUGE_ALPHA: f32 = 1.844_674_4e19; // 2^64
+
+/// The twin of `fast_two_sum`: `(s, e)` with s = a + b rounded and a + b = s + e exactly, for
+/// |a| >= |b| or a = 0 (Dekker's).
+fn fast_two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    (s, b - (s - a))
+}
+
+/// The twin of `expm1_of_quotient_product`: alpha expm1(x / alpha) for x / alpha < 0, given
+/// `reciprocal`, 1 / alpha's nearest f32 (Celu's negative side; NaN where x / alpha > 0).
+pub(crate) fn expm1_of_quotient_product(x: f32, alpha: f32, reciprocal: f32) -> f32 {
+    let q = x * reciprocal;
+    if q.is_nan() || q > 0.0 {
+        return f32::NAN;
+    }
+    if q < EXPM1_SATURATION {
+        return -alpha;
+    }
+    let magnitude = alpha.abs();
+    let scale = if magnitude < QUOTIENT_PRODUCT_TINY_ALPHA {
+        QUOTIENT_PRODUCT_HUGE_ALPHA
+    } else if magnitude > QUOTIENT_PRODUCT_HUGE_ALPHA {
+        QUOTIENT_PRODUCT_TINY_ALPHA
+    } else {
+        1.0
+    };
+    let unscale = 1.0 / scale;
+    let (x, alpha, reciprocal) = (x * scale, alpha * scale, reciprocal * unscale);
+    let q_low = residual(x, q, alpha) * reciprocal;
+    let k = (q * INV_LN2).round_ties_even();
+    let (r, r_low) = two_sum(q - k * LN2_HI, q_low - k * LN2_LO);
+    let [q1, q2, q3, q4, q5] = Q.map(f32::from_bits);
+    let r2 = r * r;
+    let poly = (0.5 + r * q1) + r2 * ((q2 + r * q3) + r2 * (q4 + r * q5));
+    let tail = r_low + r2 * poly;
+    let two_k = power_of_two(k.clamp(-64.0, 0.0));
+    let (c, c_low) = fast_two_sum(-alpha, alpha * two_k);
+    let b = alpha * r;
+    let (s, e) = fast_two_sum(c, b * two_k);
+    (s + ((c_low + e) + two_k * (product_error(alpha, r, b) + alpha * tail))) * unscale
+}
+
 /// The twin of `residual`: c - a b rounded once, for c within a factor of two of a b.
 fn residual(c: f32, a: f32, b: f32) -> f32 {
     let p = a * b;
@@ -364,6 +418,38 @@ mod tests {
             .collect()
     }
 
+    /// Celu's negative side over random alphas of every binade and sign, at quotients from -20
+    /// to -2^-100: 1 ULP, 2 for subnormal results, where rounding x / alpha, expm1 and the
+    /// product in turn reaches 3.
+    #[test]
+    fn expm1_of_quotient_product_is_within_an_ulp_for_any_alpha() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut worst, mut worst_in_steps) = (0, 0);
+        for _ in 0..1_000_000 {
+            let sign = if next() % 2 == 0 { 1.0 } else { -1.0 };
+            let alpha = sign * f32::from_bits(0x0080_0000 + (next() % 0x7e80_0000) as u32);
+            let u = (next() % 1_000_000) as f32 / 1_000_000.0;
+            let q = if next() % 2 == 0 { -u * u * 20.0 } else { -(2f32).powf(-u * 100.0) };
+            let x = (q * alpha).clamp(f32::MIN, f32::MAX);
+            let reciprocal = (1.0 / f64::from(alpha)) as f32;
+            let exact = (f64::from(alpha) * (f64::from(x) / f64::from(alpha)).exp_m1()) as f32;
+            let got = expm1_of_quotient_product(x, alpha, reciprocal);
+            let distance = ulp_distance(got, exact).expect("a number");
+            let bound = if exact.is_normal() { 1 } else { 2 };
+            assert!(distance <= bound, "alpha {alpha:e}, x {x:e}: {got:e} where {exact:e} is correctly rounded");
+            worst = worst.max(distance);
+            let in_steps = alpha * expm1(x * reciprocal);
+            worst_in_steps = worst_in_steps.max(ulp_distance(in_steps, exact).unwrap_or(u64::MAX));
+        }
+        assert_eq!((worst, worst_in_steps), (1, 3), "the sum of exact parts, and rounding in steps");
+    }
+
     #[test]
     fn power_of_two_is_exact_over_its_range() {
         for k in -126..=127 {
@@ -376,6 +462,7 @@ mod tests {
         let mut q = vec![0.5f32.to_bits()];
         q.extend(Q);
         assert_eq!(literals("let q ="), q);
+        assert_eq!(literals("let poly ="), q);
         assert_eq!(literals("let r = z *"), LOG1P_R);
         let gelu = [
             literals("let m = rounded_product(Compute(0.07"),

@@ -219,7 +219,7 @@ impl AxisKernelKey {
     fn f64_wgsl(&self) -> String {
         let spec = if self.native_f64 { Repr::F64 } else { Repr::F64Soft }.spec();
         let mut src = String::from(spec.enable);
-        src.push_str(&spec.layout.declarations());
+        src.push_str(&spec.declarations());
         for file in arithmetic_files(spec, Tuning::default()) {
             src.push_str(&f64_constants(file, spec.native));
         }
@@ -255,7 +255,7 @@ fn f32_arithmetic(exact_products: bool, fused_product_errors: bool) -> String {
     };
     let spec = Repr::F32.spec();
     let mut src = String::from(spec.enable);
-    src.push_str(&spec.layout.declarations());
+    src.push_str(&spec.declarations());
     for file in arithmetic_files(spec, tuning).into_iter().chain([crate::repr::F16_BITS]) {
         src.push_str(&f64_constants(file, true));
     }
