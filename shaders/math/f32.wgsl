@@ -140,9 +140,10 @@ fn expm1_of_quotient_product(x_given: Compute, alpha_given: Compute, reciprocal_
     // at half the cost (lavapipe, 2^24 elements: 0.35 and 0.50 of the copy, where the sum of
     // exact parts takes 0.19 and 0.23).
     if ELEMENT_BITS < 32u {
-        return mul(alpha_given, expm1(x_given * reciprocal_given));
+        return mul(alpha_given, expm1(mul(x_given, reciprocal_given)));
     }
-    let q = x_given * reciprocal_given;
+    // mul: a subnormal x times a huge reciprocal is no zero where the device flushes.
+    let q = mul(x_given, reciprocal_given);
     let magnitude = absolute(alpha_given);
     let scale = select(
         select(Compute(1.0), Compute(QUOTIENT_PRODUCT_F32_TINY_ALPHA), magnitude > Compute(QUOTIENT_PRODUCT_F32_HUGE_ALPHA)),
