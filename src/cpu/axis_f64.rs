@@ -139,13 +139,8 @@ mod tests {
     /// Rows a user meets and the edges: logits of spreads 3 to 700, one term far ahead, masks of
     /// -inf, probabilities down among the subnormals, a sum beyond 2^20.
     fn rows() -> Vec<Vec<f64>> {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut uniform = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::cpu::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut uniform = move || (next() >> 11) as f64 / (1u64 << 53) as f64;
         let mut rows = Vec::new();
         for (n, spread) in
             [(1, 3.0), (2, 3.0), (7, 30.0), (16, 3.0), (100, 3.0), (1000, 3.0), (1000, 30.0), (300, 700.0)]

@@ -250,13 +250,7 @@ mod tests {
     /// elsewhere it is within an ULP of it.
     #[test]
     fn is_fused_where_it_cancels_and_within_an_ulp_elsewhere() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::cpu::xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..1_000_000 {
             let r = next();
             let a =

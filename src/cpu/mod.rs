@@ -192,6 +192,18 @@ pub(crate) fn map_standard<T: Element, D: Dimension>(x: ArrayView<'_, T, D>, f: 
     }
 }
 
+/// A xorshift64 generator from `seed` (nonzero): the twins' tests' random operands, the same on
+/// every run.
+#[cfg(test)]
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
