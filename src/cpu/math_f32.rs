@@ -426,10 +426,10 @@ mod tests {
         let mut next = crate::cpu::xorshift(0x1234_5678_9abc_def0);
         let (mut worst, mut worst_in_steps) = (0, 0);
         for _ in 0..1_000_000 {
-            let sign = if next() % 2 == 0 { 1.0 } else { -1.0 };
+            let sign = if next().is_multiple_of(2) { 1.0 } else { -1.0 };
             let alpha = sign * f32::from_bits(0x0080_0000 + (next() % 0x7e80_0000) as u32);
             let u = (next() % 1_000_000) as f32 / 1_000_000.0;
-            let q = if next() % 2 == 0 { -u * u * 20.0 } else { -(2f32).powf(-u * 100.0) };
+            let q = if next().is_multiple_of(2) { -u * u * 20.0 } else { -(2f32).powf(-u * 100.0) };
             let x = (q * alpha).clamp(f32::MIN, f32::MAX);
             let reciprocal = (1.0 / f64::from(alpha)) as f32;
             let exact = (f64::from(alpha) * (f64::from(x) / f64::from(alpha)).exp_m1()) as f32;
