@@ -66,9 +66,14 @@ fn exp_parts(x: Compute) -> ExpParts {
     let k = round(x * INV_LN2);
     let r = (x - k * LN2_HI) - k * LN2_LO;
     let r2 = r * r;
+    return ExpParts(k, r + r2 * expm1_quotient(r, r2));
+}
+
+// q(r) = (expm1(r) - r) / r^2 (exp_parts' polynomial), given r^2.
+fn expm1_quotient(r: Compute, r2: Compute) -> Compute {
     let q = (0.5 + r * 0.16666667)
         + r2 * ((0.041666463 + r * 0.0083333105) + r2 * (0.0013933731 + r * 0.0001989108));
-    return ExpParts(k, r + r2 * q);
+    return q;
 }
 
 // 2^k for integral k in [-126, 127], exactly, from its bits: k + (2^23 + 127) lies in [2^23,
@@ -124,37 +129,32 @@ fn fast_two_sum(a: Compute, b: Compute) -> SumParts {
     return SumParts(s, b - (s - a));
 }
 
-// alpha expm1(x / alpha) for x / alpha < 0 (Celu's negative side), given reciprocal, 1 / alpha's
-// nearest f32: 1 ULP over every alpha (4 million random cases, `expm1_of_quotient_product` in
-// src/cpu/math_f32.rs), subnormal results 2. alpha expm1(q) rounded in two steps, q = x /
-// alpha rounded then expm1 rounded then the product, spans up to 3 ULP: a ULP of expm1(q) can
-// be two of the product's. So nothing is rounded until the end: q carries its residual's
-// correction, r = q - k ln2 carries its two-sum's error, and alpha expm1(q) = (2^k alpha - alpha)
-// + 2^k alpha (r + r^2 poly(r)) is summed from exact sums and products and their errors. An alpha beyond
-// 2^-64 to 2^64 is first brought in range, with x, by an exact power of two.
+// alpha expm1(x / alpha) for x / alpha < 0 (Celu's negative side), given q = mul(x, reciprocal)
+// and reciprocal, 1 / alpha's nearest f32: 1 ULP over every alpha (a million random cases,
+// `expm1_of_quotient_product` in src/cpu/math_f32.rs), subnormal results 2. Rounding in steps
+// (q, then expm1(q), then the product) spans up to 3 ULP: a ULP of expm1(q) can be two of the
+// product's. So nothing is rounded until the end: q carries its residual's correction, r = q -
+// k ln2 its two-sum's error, and alpha expm1(q) = (2^k alpha - alpha) + 2^k alpha (r + r^2
+// q(r)) is summed from exact sums and products and their errors. An alpha beyond 2^-64 to 2^64
+// is first brought in range, with x, by an exact power of two.
 const QUOTIENT_PRODUCT_F32_TINY_ALPHA: f32 = 0x1p-64f;
 const QUOTIENT_PRODUCT_F32_HUGE_ALPHA: f32 = 0x1p64f;
 
-fn expm1_of_quotient_product(x_given: Compute, alpha_given: Compute, reciprocal_given: Compute) -> Compute {
+fn expm1_of_quotient_product(x_given: Compute, q: Compute, alpha_given: Compute, reciprocal_given: Compute) -> Compute {
     // f16 and bf16 round the steps' 3 ULP of f32 away (their 1 ULP holds): for them, the steps,
-    // at half the cost (lavapipe, 2^24 elements: 0.35 and 0.50 of the copy, where the sum of
-    // exact parts takes 0.19 and 0.23).
+    // at half the cost (lavapipe, 2^24 elements: 0.40 and 0.51 of the copy, where the sum of
+    // exact parts took 0.19 and 0.23).
     if ELEMENT_BITS < 32u {
-        return mul(alpha_given, expm1(mul(x_given, reciprocal_given)));
+        return mul(alpha_given, expm1(q));
     }
-    // mul: a subnormal x times a huge reciprocal is no zero where the device flushes.
-    let q = mul(x_given, reciprocal_given);
     let magnitude = absolute(alpha_given);
-    let scale = select(
-        select(Compute(1.0), Compute(QUOTIENT_PRODUCT_F32_TINY_ALPHA), magnitude > Compute(QUOTIENT_PRODUCT_F32_HUGE_ALPHA)),
-        Compute(QUOTIENT_PRODUCT_F32_HUGE_ALPHA),
+    let exponent = select(
+        select(Compute(0.0), Compute(-64.0), magnitude > Compute(QUOTIENT_PRODUCT_F32_HUGE_ALPHA)),
+        Compute(64.0),
         magnitude < Compute(QUOTIENT_PRODUCT_F32_TINY_ALPHA)
     );
-    let unscale = select(
-        select(Compute(1.0), Compute(QUOTIENT_PRODUCT_F32_HUGE_ALPHA), magnitude > Compute(QUOTIENT_PRODUCT_F32_HUGE_ALPHA)),
-        Compute(QUOTIENT_PRODUCT_F32_TINY_ALPHA),
-        magnitude < Compute(QUOTIENT_PRODUCT_F32_TINY_ALPHA)
-    );
+    let scale = power_of_two(exponent);
+    let unscale = power_of_two(-exponent);
     let x = mul(x_given, scale);
     let alpha = mul(alpha_given, scale);
     let reciprocal = reciprocal_given * unscale;
@@ -163,9 +163,7 @@ fn expm1_of_quotient_product(x_given: Compute, alpha_given: Compute, reciprocal_
     let r_parts = two_sum(q - k * LN2_HI, q_low - k * LN2_LO);
     let r = r_parts.s;
     let r2 = r * r;
-    let poly = (0.5 + r * 0.16666667)
-        + r2 * ((0.041666463 + r * 0.0083333105) + r2 * (0.0013933731 + r * 0.0001989108));
-    let tail = r_parts.e + r2 * poly;
+    let tail = r_parts.e + r2 * expm1_quotient(r, r2);
     // Only lanes with -17.5 <= q < 0 are kept, where -26 <= k <= 0: |alpha| >= |2^k alpha|, and
     // |2^k alpha - alpha| >= |2^k alpha r| (|r| <= ln2 / 2) but for k = 0, where it is 0.
     let two_k = power_of_two(clamp(k, Compute(-64.0), Compute(0.0)));

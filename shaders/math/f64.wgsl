@@ -32,8 +32,8 @@ fn self_logistic_product(x: Compute) -> Compute {
 
 // Celu's alpha expm1(x / alpha) for x / alpha < 0: x / alpha, expm1 and the product each rounded
 // (math/f32.wgsl's sum of exact parts serves f32 alone).
-fn expm1_of_quotient_product(x: Compute, alpha: Compute, reciprocal: Compute) -> Compute {
-    return mul(alpha, expm1(mul(x, reciprocal)));
+fn expm1_of_quotient_product(x: Compute, q: Compute, alpha: Compute, reciprocal: Compute) -> Compute {
+    return mul(alpha, expm1(q));
 }
 
 // HardSigmoid's max(0, min(1, alpha x + beta)) for a line listed with its zero: alpha x + beta

@@ -15,7 +15,7 @@ fn celu(x: Lanes, attributes: vec4<f32>) -> Lanes {
     // Finite and nonzero: the magnitude's bits minus one lie below those of f32::MAX.
     let ordinary = (bitcast<u32>(attributes.x) & 0x7fffffffu) - 1u < 0x7f7fffffu;
     let below = greater(from_attribute(select(0.0, -0x1p-100f, ordinary)), quotient);
-    let negative_side = expm1_of_quotient_product(to_compute(x), alpha, reciprocal);
+    let negative_side = expm1_of_quotient_product(to_compute(x), quotient, alpha, reciprocal);
     let y = from_compute(select(mul(alpha, quotient), negative_side, below));
     return select(y, x, Mask(ordinary) & !below);
 }
