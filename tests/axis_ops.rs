@@ -81,14 +81,17 @@ tests_per_dtype!(every_axis_and_version: f32, f16, bf16, f64);
 fn long_rows<T: FloatElement + wgpu_activations::Blocking>() {
     let ctx = gpu_or_skip!();
     let mut rng = StdRng::seed_from_u64(0x10ff);
-    for (n, rows) in [(1usize, 3usize), (2, 5), (33, 9), (1000, 4), (4097, 2), (1 << 16, 1), (1 << 20, 1)] {
+    // (12, 300) and (100, 1024): rows a CPU adapter reads a vector at a time, short, and many.
+    let shapes =
+        [(1usize, 3usize), (2, 5), (12, 300), (33, 9), (100, 1024), (1000, 4), (4097, 2), (1 << 16, 1), (1 << 20, 1)];
+    for (n, rows) in shapes {
         // The longest row once, in f32 (the 16-bit types share its sums).
         if (T::DTYPE != DType::F32 && n > 1 << 16) || (T::DTYPE == DType::F64 && n > 5000) {
             continue;
         }
         for scale in [1.0, 30.0] {
             let x = random::<T>(&mut rng, &[rows, n], scale);
-            for op in [&SOFTMAX, &LOG_SOFTMAX] {
+            for op in [&SOFTMAX, &LOG_SOFTMAX, &HARDMAX] {
                 let worst = check(ctx, op, 13, &x, -1, &format!("rows of {n}, scale {scale}"));
                 println!("{} {} rows of {n} (scale {scale}): worst {worst} ULP", op.onnx_name, T::DTYPE);
             }

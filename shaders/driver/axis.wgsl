@@ -5,6 +5,11 @@
 //   rows               an invocation takes four rows, one per lane of Compute: short rows, and
 //                      rows along an axis that is not the last, where neighbouring invocations
 //                      read neighbouring elements (no transpose);
+//   row_vectors        an invocation takes one row along the last axis whose length is a
+//                      multiple of four, four neighbouring elements a lane, each read and
+//                      written as one vector (load_vector, store_vector): CPU adapters, which
+//                      run a batch of invocations as one thread and gather every word of
+//                      `rows` alone;
 //   row_per_workgroup  a workgroup takes one row, each invocation four elements at a time,
 //                      joined in workgroup memory: long rows (llvmpipe also stops an invocation
 //                      after 65535 loop iterations in all); a row of up to 4096 elements is
@@ -21,6 +26,8 @@
 //                     buffer (a framework's pooled allocations): WebGPU cannot bind one buffer
 //                     read-only beside writable in one dispatch
 // and one of driver/axis_io_*.wgsl defines load(i: vec4<u32>, live: vec4<bool>) -> Compute,
+// load_vector(v: u32) -> Compute and store_vector(v: u32, value: Compute) (elements 4v to
+// 4v + 3, over X and Y bound again as vectors of four elements),
 // store(i: u32, v: f32), and PAIRED_STORES with store_pairs and store_quad, which write two
 // elements of one row a word where the elements are 16-bit and no other invocation writes it
 // (driver/axis_io_pairs_16.wgsl).
@@ -280,6 +287,52 @@ fn lanes_joined(top: Top) -> Top {
     return Top(vec4(order), vec4(first), vec4(any(top.nan)), vec4(first_nan));
 }
 
+// A row's sums, from its lanes' (joined by two-sums), in every lane.
+fn lanes_summed(sums: Sums) -> Sums {
+    var joined = Sums(Compute(sums.sum.x), Compute(sums.compensation.x), Compute(sums.tiny.x));
+    for (var c = 1u; c < 4u; c++) {
+        joined = two_sum_into(joined, Compute(sums.sum[c]));
+        joined.compensation += Compute(sums.compensation[c]);
+        joined.tiny += Compute(sums.tiny[c]);
+    }
+    return joined;
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    opaque_zero = params.zero;
+    let row = (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+    if row >= params.rows {
+        return;
+    }
+    let n = params.n;
+    let vectors = n / 4u;
+    let first = row * vectors;
+    let lanes = vec4(0u, 1u, 2u, 3u);
+    let live = vec4(true);
+    var top = no_top(n);
+    for (var j = 0u; j < vectors; j++) {
+        top = seen(top, load_vector(first + j), vec4(j * 4u) + lanes, live);
+    }
+    let row_top = lanes_joined(top);
+    if KIND == HARDMAX {
+        let marked = select(row_top.first, row_top.first_nan, row_top.nan);
+        for (var j = 0u; j < vectors; j++) {
+            store_vector(first + j, select(Compute(0.0), Compute(1.0), marked == vec4(j * 4u) + lanes));
+        }
+        return;
+    }
+    let m = row_maximum(row_top);
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    for (var j = 0u; j < vectors; j++) {
+        sums = summed(sums, load_vector(first + j), m, live);
+    }
+    let finished_row = finished(row_top, lanes_summed(sums));
+    for (var j = 0u; j < vectors; j++) {
+        store_vector(first + j, results(load_vector(first + j), finished_row));
+    }
+}
+
 @compute @workgroup_size(ROW_WORKGROUP)
 fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     opaque_zero = params.zero;
@@ -359,12 +412,7 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         sums = summed(sums, v, m, live);
     }
     // The lanes, then the invocations, joined pairwise by two-sums.
-    var lane_sums = Sums(Compute(sums.sum.x), Compute(sums.compensation.x), Compute(sums.tiny.x));
-    for (var c = 1u; c < 4u; c++) {
-        lane_sums = two_sum_into(lane_sums, Compute(sums.sum[c]));
-        lane_sums.compensation += Compute(sums.compensation[c]);
-        lane_sums.tiny += Compute(sums.tiny[c]);
-    }
+    let lane_sums = lanes_summed(sums);
     shared_sum[local] = lane_sums.sum.x;
     shared_compensation[local] = lane_sums.compensation.x;
     shared_tiny[local] = lane_sums.tiny.x;

@@ -7,7 +7,12 @@
 fn load(i: vec4<u32>, live: vec4<bool>) -> Compute {
     let at = select(vec4(0u), i, live);
     let words = vec4(x[at.x >> 1u], x[at.y >> 1u], x[at.z >> 1u], x[at.w >> 1u]);
-    return bitcast<Compute>(((words >> ((at & vec4(1u)) * 16u)) & vec4(0xffffu)) << vec4(16u));
+    return from_halves((words >> ((at & vec4(1u)) * 16u)) & vec4(0xffffu));
+}
+
+// Four elements from their bits (each in the low half of a word).
+fn from_halves(halves: vec4<u32>) -> Compute {
+    return bitcast<Compute>(halves << vec4(16u));
 }
 
 fn store(i: u32, v: f32) {

@@ -6,6 +6,19 @@ fn load(i: vec4<u32>, live: vec4<bool>) -> Compute {
     return bitcast<Compute>(vec4(x[at.x], x[at.y], x[at.z], x[at.w]));
 }
 
+// X and Y again, as vectors of four elements (row_vectors; the other entry points bind them as
+// words, and each entry point's module keeps only its own).
+@group(0) @binding(1) var<storage, {{INPUT_ACCESS}}> x_vectors: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> y_vectors: array<vec4<u32>>;
+
+fn load_vector(v: u32) -> Compute {
+    return bitcast<Compute>(x_vectors[v]);
+}
+
+fn store_vector(v: u32, value: Compute) {
+    y_vectors[v] = bitcast<vec4<u32>>(value);
+}
+
 fn store(i: u32, v: f32) {
     y[i] = bitcast<u32>(v);
 }

@@ -163,7 +163,7 @@ impl Context {
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
         let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer(), native_f64);
         let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
-        let entries = key.entries(layout.rows(), layout.n, on_cpu);
+        let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
         let chunks = layout.n.div_ceil(F64_CHUNK);
         let chunk_count = u64::from(rows) * chunks as u64;
         // The chunks' scratch (rows longer than a workgroup takes, f64): each chunk's maximum and
@@ -182,9 +182,10 @@ impl Context {
         for (k, &entry) in entries.iter().enumerate() {
             let label = format!("{}.{}", key.label(), entry.name());
             let pipeline =
-                self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(), entry.name())?;
+                self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(entry), entry.name())?;
             let groups = match entry {
                 AxisEntry::Rows => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION)),
+                AxisEntry::RowVectors => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP)),
                 AxisEntry::RowPerWorkgroup => u64::from(rows),
                 AxisEntry::F64RowPerInvocation => u64::from(rows).div_ceil(u64::from(AXIS_F64_WORKGROUP)),
                 AxisEntry::F64ChunkSums => chunk_count.div_ceil(u64::from(AXIS_F64_WORKGROUP)),

@@ -22,12 +22,26 @@ struct Item<'a> {
 
 /// `source` with the items no entry point reaches taken out, in the order it had.
 pub(crate) fn prune(source: &str) -> String {
+    pruned(source, None)
+}
+
+/// `source` with only entry point `entry` and what it reaches: a module whose entry points
+/// bind one binding as different types (the kernel over an axis reads X as words or as vectors).
+pub(crate) fn prune_to_entry(source: &str, entry: &str) -> String {
+    pruned(source, Some(entry))
+}
+
+fn pruned(source: &str, only_entry: Option<&str>) -> String {
     let items = split(source);
     let by_name: std::collections::HashMap<&str, usize> =
         items.iter().enumerate().filter_map(|(i, item)| Some((item.name?, i))).collect();
     let index = |name: &str| by_name.get(name).copied();
     let mut kept = vec![false; items.len()];
-    let mut pending: Vec<usize> = (0..items.len()).filter(|&i| items[i].entry || items[i].name.is_none()).collect();
+    let roots = |item: &Item<'_>| match (item.entry, only_entry) {
+        (true, Some(only)) => item.name == Some(only),
+        (entry, _) => entry || item.name.is_none(),
+    };
+    let mut pending: Vec<usize> = (0..items.len()).filter(|&i| roots(&items[i])).collect();
     while let Some(i) = pending.pop() {
         if std::mem::replace(&mut kept[i], true) {
             continue;
