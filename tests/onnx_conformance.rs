@@ -419,7 +419,8 @@ fn each_version_refuses_the_dtypes_it_does_not_allow() {
 /// integer's with a residual: as an initializer and as a Constant, int64 2^31 - 1 and uint64
 /// 2^64 - 2^20 run exactly, and so do the types' largest values as max (an exporter's "no
 /// bound", which no f32 holds), and 2^53 + 1, which f64 would round to 2^53; a bound beyond that is
-/// refused, never rounded (int64 2^53 + 2^25 + 1; a double 0.1); 2^53 itself runs.
+/// refused, never rounded (int64 2^53 + 2^25 + 1; a double 1e300); 2^53 itself runs, and so does
+/// a double 0.1 (a truncated f32 and a tagged residual).
 #[test]
 fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     let Some(ctx) = common::ctx() else { return };
@@ -456,11 +457,11 @@ fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     refusal(loaded.run(ctx, &feeds).map(|_| ()), "an int64 initializer 2^53 + 2^25 + 1", "not the sum of two float32");
     let constant = OnnxModel::from_bytes(&clip_model(int64, beyond, true)).map(|_| ());
     refusal(constant, "an int64 Constant 2^53 + 2^25 + 1", "not the sum of two float32");
-    let tenth = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 0.1));
     let double = zeros(DType::F64).to_proto("X").data_type.unwrap_or_default();
-    let loaded = OnnxModel::from_bytes(&clip_model(double, tenth, false)).unwrap();
+    let beyond_f32 = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 1e300));
+    let loaded = OnnxModel::from_bytes(&clip_model(double, beyond_f32, false)).unwrap();
     let doubles = HashMap::from([("X".to_string(), zeros(DType::F64))]);
-    refusal(loaded.run(ctx, &doubles).map(|_| ()), "a double initializer 0.1", "not a float32 value");
+    refusal(loaded.run(ctx, &doubles).map(|_| ()), "a double initializer 1e300", "not a float32 value");
     let clipped = |code: i32, bound: HostTensor, feeds: &HashMap<String, HostTensor>, as_constant: bool| {
         let loaded = OnnxModel::from_bytes(&clip_model(code, bound, as_constant)).unwrap();
         let outputs = loaded.run(ctx, feeds).unwrap();
@@ -485,7 +486,17 @@ fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
         let what = format!("an int64 bound of a float X, as a Constant: {as_constant}");
         refusal(loaded.run(ctx, &floats).map(|_| ()), &what, "must be float like X, not int64");
     }
+    let tenths: Vec<f64> = (-3i64..=3).map(|d| f64::from_bits(0.1f64.to_bits().wrapping_add_signed(d))).collect();
+    let tenths = ArrayD::from_shape_vec(IxDyn(&[tenths.len()]), tenths).unwrap();
+    let tenth_feeds = HashMap::from([("X".to_string(), HostTensor::F64(tenths.clone()))]);
     for as_constant in [false, true] {
+        let tenth = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 0.1));
+        let y = clipped(double, tenth, &tenth_feeds, as_constant);
+        assert_eq!(
+            y,
+            Some(HostTensor::F64(tenths.mapv(|v| if 0.1 < v { 0.1 } else { v }))),
+            "a double 0.1: {as_constant}"
+        );
         let y = clipped(int64, scalar_i64(1 << 53), &feeds, as_constant);
         assert_eq!(y, Some(HostTensor::I64(x.mapv(|v| v.min(1 << 53)))), "as a Constant: {as_constant}");
         for max in [(1 << 31) - 1, (1 << 53) + 1, i64::MAX] {

@@ -446,6 +446,53 @@ fn clip_bounds_no_f32_holds_are_exact_on_every_path() {
     }
 }
 
+/// Clip of f64 X with f64 bounds no f32 holds (0.1, -0.7, 1 + 2^-52...; `Activation::set_f64`),
+/// on the values around each bound and samples, on both f64 paths (native and on u32 pairs): bit
+/// for bit the clamp computed here in f64, and the reference. Such a bound is refused for every
+/// other X, and a bound beyond f32's normal range that no f32 holds is not taken.
+#[test]
+fn clip_f64_bounds_no_f32_holds_are_exact_on_every_path() {
+    let contexts = path_contexts();
+    let tiny = 3.0 * 2f64.powi(-120) + 2f64.powi(-160);
+    let bounds =
+        [(0.1, 0.9), (-0.7, 1.0 + 2f64.powi(-52)), (0.3, 0.2), (-tiny, tiny), (-1e38 - 1e22, 0.1), (0.5, 1.0 / 3.0)];
+    for (i, (path, ctx)) in contexts.iter().enumerate() {
+        if !new_path(&contexts, i, DType::F64) {
+            continue;
+        }
+        for &(min, max) in &bounds {
+            let near = |bound: f64| (-3i64..=3).map(move |d| f64::from_bits(bound.to_bits().wrapping_add_signed(d)));
+            let x: Vec<f64> = near(min).chain(near(max)).chain(samples::<f64>(4099, 11)).collect();
+            let len = x.len();
+            let x = to_dyn(x, &[len]);
+            let clip = Activation::clip(f32::NEG_INFINITY, f32::INFINITY);
+            let clip = clip.set_f64("min", min).and_then(|c| c.set_f64("max", max)).expect("within f32's range");
+            assert!(format!("{clip:?}").contains(&format!("max: {max:?}")), "{clip:?}");
+            let y = activations(ctx, std::slice::from_ref(&clip), x.view()).unwrap();
+            let what = format!("Clip({min:e}, {max:e}) on f64 {path}");
+            let clamped = x.mapv(|v| if v < min { min } else { v }).mapv(|v| if max < v { max } else { v });
+            common::assert_same_bits(&what, &y, &clamped);
+            let wgpu_activations::ops::Step::Unary(op, attributes) = clip.step() else { unreachable!("Clip is unary") };
+            common::assert_same_bits(&what, &y, &reference::unary(op, attributes, x.view()));
+        }
+    }
+    let Some((_, ctx)) = contexts.first() else { return };
+    let tenth = Activation::clip(0.0, 1.0).set_f64("min", 0.1).unwrap();
+    assert_eq!(tenth.attribute("min"), Some(0.099_999_994), "the truncated f32 stands for it");
+    let refused =
+        activations(ctx, std::slice::from_ref(&tenth), ndarray::arr1(&[0.5f32]).into_dyn().view()).unwrap_err();
+    assert!(matches!(refused, Error::InvalidAttribute { .. }), "an f64 bound on f32: {refused}");
+    let refused = activations(ctx, &[tenth], ndarray::arr1(&[5i64]).into_dyn().view()).unwrap_err();
+    assert!(matches!(refused, Error::InvalidAttribute { .. }), "an f64 bound on int64: {refused}");
+    let wide = Activation::clip(0.0, 1.0).set_integer("max", (1 << 40) + 1).unwrap();
+    let refused = activations(ctx, &[wide], ndarray::arr1(&[5.0f64]).into_dyn().view()).unwrap_err();
+    assert!(matches!(refused, Error::InvalidAttribute { .. }), "an integer residual on f64: {refused}");
+    for beyond in [1e300, 2f64.powi(-130) * (1.0 + 2f64.powi(-40))] {
+        assert!(Activation::clip(0.0, 1.0).set_f64("max", beyond).is_none(), "{beyond:e}");
+    }
+    assert_eq!(Activation::clip(0.0, 1.0).set_f64("max", 6.0), Some(Activation::clip(0.0, 6.0)));
+}
+
 /// f64 on the software path (IEEE binary64 on u32 pairs), against the correctly rounded result
 /// (the reference's f64 results come from each operator's twin in `Exact` arithmetic, rounded
 /// once): random bit patterns of both signs, log-spaced values over each operator's sweep,

@@ -13,7 +13,9 @@ use super::{AdapterArgs, ApplyArgs, Failure, context, refuse_overwrite};
 
 /// What `apply` runs, after the operator and its attributes have been checked.
 enum Plan {
-    Unary(Activation),
+    /// A unary step, with the bounds written in decimals that their f32 rounds (Clip's 0.1),
+    /// which an f64 X takes exactly (`Activation::set_f64`) and the other types as cast.
+    Unary(Activation, Vec<(String, f64)>),
     /// PRelu, with a per-channel slope (PRelu-1 and -6) or not.
     Prelu(bool),
     /// An operator over an axis.
@@ -72,6 +74,7 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
             spec.split_once('=').ok_or_else(|| Failure::input(format!("--attr {spec:?} is not NAME=VALUE")))?;
         settings.push((name.to_string(), value.to_string()));
     }
+    let mut f64_bounds = Vec::new();
     for (name, text) in settings {
         let names: Vec<&str> = op.attributes.iter().map(|a| a.name).collect();
         let attribute = op.attribute(&name).ok_or_else(|| {
@@ -101,12 +104,17 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
         step = step
             .set(&name, value)
             .ok_or_else(|| Failure::input(format!("{}: {name} cannot be {text:?}", op.onnx_name)))?;
+        let wide =
+            text.parse::<f64>().ok().filter(|wide| !wide.is_nan() && f64::from(value).to_bits() != wide.to_bits());
+        if let Some(wide) = wide.filter(|_| op.attribute_inputs_since.is_some()) {
+            f64_bounds.push((name, wide));
+        }
     }
-    Ok(Plan::Unary(step))
+    Ok(Plan::Unary(step, f64_bounds))
 }
 
 pub(crate) fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failure> {
-    let plan = plan(args)?;
+    let mut plan = plan(args)?;
     // Everything about the input is checked before a GPU is looked for, so bad input is
     // reported as such (exit 2) even on a machine without an adapter.
     let mut inputs: Vec<&Path> = vec![&args.input];
@@ -134,13 +142,13 @@ pub(crate) fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failu
         None => None,
     };
     let versions = match &plan {
-        Plan::Unary(step) => step.step().versions(),
+        Plan::Unary(step, _) => step.step().versions(),
         Plan::Prelu(_) => PRELU.versions,
         Plan::Axis(op) => op.versions,
         Plan::Gate(_) => SWIGLU.versions,
     };
     let op_name = match &plan {
-        Plan::Unary(step) => step.onnx_name(),
+        Plan::Unary(step, _) => step.onnx_name(),
         Plan::Prelu(_) => PRELU.onnx_name,
         Plan::Axis(op) => op.onnx_name,
         Plan::Gate(_) => SWIGLU.onnx_name,
@@ -158,7 +166,16 @@ pub(crate) fn apply(adapter: &AdapterArgs, args: &ApplyArgs) -> Result<(), Failu
         }
         None => {}
     }
-    if let Plan::Unary(step) = &plan {
+    if let Plan::Unary(step, f64_bounds) = &mut plan {
+        for (name, bound) in f64_bounds.iter().filter(|_| x.dtype == DType::F64) {
+            *step = step.set_f64(name, *bound).ok_or_else(|| {
+                Failure::input(format!(
+                    "{}'s attribute {name} {bound:e} is neither a float32 value nor within float32's normal range \
+                     (2^-126 to 2^128): float64 bounds beyond it are not supported yet",
+                    step.onnx_name()
+                ))
+            })?;
+        }
         step.check_dtype(x.dtype)?;
     }
     if let (Plan::Gate(alpha), Some(b_path)) = (&plan, &args.gate_input) {
@@ -258,7 +275,7 @@ fn apply_typed<T: NpyElement>(
     drop(slope);
     let ctx = context(adapter)?;
     match (plan, slope_values) {
-        (Plan::Unary(step), _) => {
+        (Plan::Unary(step, _), _) => {
             wgpu_activations::activations_in_place(&ctx, std::slice::from_ref(step), values.view_mut())?
         }
         (Plan::Prelu(per_channel), Some(s)) => {

@@ -320,6 +320,28 @@ fn clip_takes_integer_bounds_no_float32_holds() {
     assert_eq!(read_npy::<_, ArrayD<u32>>(&y_path).unwrap(), words.mapv(|v| v.clamp(4294967197, 4294967294)));
 }
 
+/// Clip's decimal bounds that no f32 holds (0.1, 0.9) run exactly on a float64 X, and as cast
+/// like X on a float32 X; a float64 bound beyond float32's normal range is refused on float64.
+#[test]
+fn clip_takes_float64_bounds_no_float32_holds() {
+    let dir = TempDir::new("f64-bounds");
+    let (x_path, y_path) = (dir.path("x.npy"), dir.path("y.npy"));
+    let near = |centre: f64| (-5i64..=5).map(move |d| f64::from_bits(centre.to_bits().wrapping_add_signed(d)));
+    let x = common::to_dyn(near(0.1).chain(near(0.9)).chain([-1.0, 0.5, 2.0]).collect(), &[25]);
+    write_npy(&x_path, &x).unwrap();
+    let clip =
+        |max: &str| wgpu_act(&["apply", "--op", "clip", "--attr", "min=0.1", "--attr", max, p(&x_path), p(&y_path)]);
+    if !ran_on_gpu(&clip("max=0.9")) {
+        return;
+    }
+    assert_eq!(read_npy::<_, ArrayD<f64>>(&y_path).unwrap(), x.mapv(|v| v.clamp(0.1, 0.9)));
+    assert_bad_input(&clip("max=1e300"), "max 1e300 is neither a float32 value nor within float32's normal range");
+    let floats = x.mapv(|v| v as f32);
+    write_npy(&x_path, &floats).unwrap();
+    assert!(ran_on_gpu(&clip("max=0.9")));
+    assert_eq!(read_npy::<_, ArrayD<f32>>(&y_path).unwrap(), floats.mapv(|v| v.clamp(0.1, 0.9)));
+}
+
 #[test]
 fn apply_prelu_per_channel_slope_matches_reference_exactly() {
     // Shape [8, 1]: one slope per channel of the middle axis.

@@ -26,7 +26,13 @@ fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
     return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
 }
 
-// Clip's bound: every bound of this type is an f32, so there is no residual.
+// Clip's bound: an f32 (residual 0), or for an f64 X an f64 bound that no f32 holds, as its
+// leading bits truncated to a normal f32 `a` and the low 29 bits of its significand in the
+// residual, tagged with 0b011 in its top bits (src/dtype.rs, f64_bound_pair; the other float
+// types never have one), which the Compute interface's from_f64_bound joins. No branch: a CPU
+// adapter would run both sides for every element.
 fn lanes_from_bound(a: f32, residual: f32) -> Lanes {
-    return lanes_from_attribute(a);
+    let rest = bitcast<u32>(residual);
+    let low = select(0u, rest & 0x1fffffffu, (rest & 0xe0000000u) == 0x60000000u);
+    return from_compute(from_f64_bound(a, low));
 }

@@ -141,12 +141,16 @@ fn integer_element<T: Element>(v: i128) -> Option<T> {
 }
 
 /// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body
-/// casts them like X ([`UnaryOp::attributes_like_x`]).
+/// casts them like X ([`UnaryOp::attributes_like_x`]). Residual slots keep their bits: an f64
+/// bound's residual is a tagged word, not a value (`crate::dtype::f64_bound_pair`).
 fn attributes_for<T: Element>(op: &UnaryOp, attributes: &Attributes) -> Attributes {
-    if !op.attributes_like_x {
-        return *attributes;
+    let mut cast = *attributes;
+    if op.attributes_like_x {
+        for value in &mut cast[..op.attributes.len()] {
+            *value = T::narrowed(f64::from(*value)).widened() as f32;
+        }
     }
-    attributes.map(|a| T::narrowed(f64::from(a)).widened() as f32)
+    cast
 }
 
 /// `op` on every element, of any dtype the operator accepts. Output has X's shape in standard

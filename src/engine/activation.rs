@@ -22,6 +22,9 @@ impl fmt::Debug for Activation {
                     let residual = op.residual_slot(slot).map_or(0.0, |r| attributes[r]);
                     match attribute.choice_name(*value) {
                         Some(choice) => s.field(attribute.name, &choice),
+                        None if let Some(bound) = crate::dtype::f64_from_bound_pair(*value, residual) => {
+                            s.field(attribute.name, &bound)
+                        }
                         None if residual != 0.0 => {
                             s.field(attribute.name, &(*value as i128).saturating_add(residual as i128))
                         }
@@ -38,12 +41,15 @@ impl fmt::Debug for Activation {
     }
 }
 
+/// Attributes compare bit for bit: a NaN attribute is itself, -0.0 is not +0.0 (Clip's bound
+/// gives either sign), and an f64 bound's residual is a word, not a value.
 impl PartialEq for Activation {
     fn eq(&self, other: &Self) -> bool {
+        let same = |x: &[f32; 4], y: &[f32; 4]| x.map(f32::to_bits) == y.map(f32::to_bits);
         match (&self.0, &other.0) {
             (Step::Prelu(a), Step::Prelu(b)) => a.same_view(b),
-            (Step::Swiglu(a, x), Step::Swiglu(b, y)) => a.same_view(b) && x == y,
-            (Step::Unary(a, x), Step::Unary(b, y)) => std::ptr::eq(*a, *b) && x == y,
+            (Step::Swiglu(a, x), Step::Swiglu(b, y)) => a.same_view(b) && same(x, y),
+            (Step::Unary(a, x), Step::Unary(b, y)) => std::ptr::eq(*a, *b) && same(x, y),
             _ => false,
         }
     }
@@ -141,6 +147,26 @@ impl Activation {
         Some(Activation(Step::Unary(op, attributes)))
     }
 
+    /// This step with attribute `name`, one that may come as an input of X's type (Clip's
+    /// bounds), set to the f64 `value` exactly, for an f64 X (0.1, say, which no f32 holds): as
+    /// its leading bits truncated to an f32 plus a tagged word of the rest, which the kernels
+    /// and the CPU reference rebuild exactly ([`Activation::attribute`] gives that f32). `None`
+    /// if the operator has no such attribute, or `value` is neither an f32 nor within f32's
+    /// normal range (2^-126 to 2^128).
+    pub fn set_f64(&self, name: &str, value: f64) -> Option<Self> {
+        let Step::Unary(op, mut attributes) = self.0 else { return None };
+        let index = op.attribute_index(name)?;
+        let residual = op.residual_slot(index)?;
+        let narrowed = value as f32;
+        (attributes[index], attributes[residual]) =
+            if f64::from(narrowed).to_bits() == value.to_bits() || value.is_nan() {
+                (narrowed, 0.0)
+            } else {
+                crate::dtype::f64_bound_pair(value)?
+            };
+        Some(Activation(Step::Unary(op, attributes)))
+    }
+
     /// This step with STRING attribute `name` set to `choice` (Gelu's `approximate` to
     /// `"tanh"`); `None` if the operator has no such attribute or it has no such choice.
     pub fn set_choice(&self, name: &str, choice: &str) -> Option<Self> {
@@ -198,24 +224,27 @@ impl Activation {
         self.0.accepts(dtype)
     }
 
-    /// Refuses a `dtype` this step does not accept, and an integer bound that holds a residual
+    /// Refuses a `dtype` this step does not accept, an integer bound that holds a residual
     /// ([`Activation::set_integer`]) on a float X, where the kernels cast the bound's leading
-    /// f32 alone.
+    /// f32 alone, and an f64 bound no f32 holds ([`Activation::set_f64`]) on any X but f64.
     pub fn check_dtype(&self, dtype: DType) -> crate::Result<()> {
         if !self.accepts(dtype) {
             return Err(crate::Error::DTypeNotAllowed { op: self.onnx_name(), dtype, version: None });
         }
         let Step::Unary(op, attributes) = &self.0 else { return Ok(()) };
-        let with_residual = (0..op.attributes.len())
-            .find(|&slot| dtype.is_float() && op.residual_slot(slot).is_some_and(|r| attributes[r] != 0.0));
-        match with_residual {
-            Some(slot) => Err(crate::Error::InvalidAttribute {
-                op: op.onnx_name,
-                name: op.attributes[slot].name,
-                reason: format!("an integer bound no float32 holds applies to integer X, not to {dtype}"),
-            }),
-            None => Ok(()),
+        for slot in 0..op.attributes.len() {
+            let Some(residual) = op.residual_slot(slot).map(|r| attributes[r]).filter(|r| r.to_bits() != 0) else {
+                continue;
+            };
+            let reason = match crate::dtype::f64_from_bound_pair(attributes[slot], residual) {
+                Some(_) if dtype == DType::F64 => continue,
+                Some(_) => format!("a float64 bound no float32 holds applies to float64 X, not to {dtype}"),
+                None if !dtype.is_float() => continue,
+                None => format!("an integer bound no float32 holds applies to integer X, not to {dtype}"),
+            };
+            return Err(crate::Error::InvalidAttribute { op: op.onnx_name, name: op.attributes[slot].name, reason });
         }
+        Ok(())
     }
 
     /// This step for the CPU reference's chain check: `None` for PRelu and SwiGLU, whose second
@@ -238,5 +267,10 @@ mod tests {
         assert_eq!(Activation::with_defaults(&LEAKY_RELU).alpha(), Some(crate::LEAKY_RELU_DEFAULT_ALPHA));
         assert_eq!(Activation::leaky_relu(0.5), Activation::leaky_relu(0.5));
         assert_ne!(Activation::leaky_relu(0.5), Activation::elu(0.5));
+        assert_eq!(Activation::clip(f32::NAN, 1.0), Activation::clip(f32::NAN, 1.0));
+        assert_ne!(Activation::clip(0.0, 1.0), Activation::clip(-0.0, 1.0));
+        let tenth = Activation::clip(0.0, 1.0).set_f64("min", 0.1);
+        assert_eq!(tenth, Activation::clip(0.0, 1.0).set_f64("min", 0.1));
+        assert_ne!(tenth, Some(Activation::clip(0.1, 1.0)));
     }
 }

@@ -250,4 +250,41 @@ mod tests {
             assert!(!pruned.contains(gone), "{gone} is kept:\n{pruned}");
         }
     }
+
+    #[test]
+    fn one_entry_keeps_its_own_bindings_and_not_the_other_entrys() {
+        let source = "enable f16;\n\
+            fn shared(x: u32) -> u32 { return x * 2u; }\n\
+            @group(0) @binding(1) var<storage, read_write> x_words: array<u32>;\n\
+            @group(0) @binding(1) var<storage, read_write> x_vectors: array<vec4<u32>>;\n\
+            fn word_step(i: u32) { x_words[i] = shared(x_words[i]); }\n\
+            fn vector_step(i: u32) { x_vectors[i] = vec4(shared(x_vectors[i].x)); }\n\
+            @compute @workgroup_size(64)\n\
+            fn rows(@builtin(global_invocation_id) id: vec3<u32>) { word_step(id.x); }\n\
+            @compute @workgroup_size(64)\n\
+            fn row_vectors(@builtin(global_invocation_id) id: vec3<u32>) { vector_step(id.x); }\n";
+        let words = prune_to_entry(source, "rows");
+        let vectors = prune_to_entry(source, "row_vectors");
+        for (pruned, kept, gone) in [
+            (
+                &words,
+                ["fn rows", "fn word_step", "x_words: array<u32>"],
+                ["fn row_vectors", "fn vector_step", "x_vectors"],
+            ),
+            (
+                &vectors,
+                ["fn row_vectors", "fn vector_step", "x_vectors: array"],
+                ["fn rows(", "fn word_step", "x_words"],
+            ),
+        ] {
+            for kept in kept.into_iter().chain(["enable f16;", "fn shared"]) {
+                assert!(pruned.contains(kept), "{kept} is gone:\n{pruned}");
+            }
+            for gone in gone {
+                assert!(!pruned.contains(gone), "{gone} is kept:\n{pruned}");
+            }
+        }
+        assert!(!prune_to_entry(source, "no_such_entry").contains("fn "), "no entry point, no functions");
+        assert_eq!(prune(source).matches("@compute").count(), 2, "prune keeps every entry point");
+    }
 }

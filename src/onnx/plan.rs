@@ -482,9 +482,11 @@ pub(super) struct AttributeInputs {
 ///   (`UnaryOp::residual_slot`), where that rest is an f32 (any integer of at most 48 bits from
 ///   its leading 1 to its last, and some wider);
 /// - a bound at the end of its type's range that never clips there (Clip's max at the type's
-///   largest value, its min at the smallest), as the infinity it acts as.
+///   largest value, its min at the smallest), as the infinity it acts as;
+/// - an f64 bound of an f64 X that no f32 holds, within f32's normal range, as its truncated
+///   f32 plus a tagged residual (`crate::dtype::f64_bound_pair`).
 ///
-/// Anything else (an f64 of more precision, an integer of more bits) is refused, never rounded.
+/// Anything else (an f64 beyond that range, an integer of more bits) is refused, never rounded.
 pub(crate) fn set_attribute_input(
     op: &UnaryOp,
     slot: usize,
@@ -505,6 +507,15 @@ pub(crate) fn set_attribute_input(
                 )
             })?,
         },
+        (Scalar::Float(v), None, _) if dtype == Some(DType::F64) && residual_slot.is_some() => {
+            crate::dtype::f64_bound_pair(v).ok_or_else(|| {
+                format!(
+                    "{}'s {} {value} is not a float32 value, nor within float32's normal range (2^-126 to 2^128): \
+                     float64 bounds beyond it are not supported yet",
+                    op.onnx_name, op.attributes[slot].name
+                )
+            })?
+        }
         (Scalar::Integer(_), None, _) => {
             return Err(format!(
                 "{}'s {} {value} is not a float32 value: an integer bound through CastLike that no float32 holds \

@@ -23,10 +23,14 @@ pub(crate) fn bound_without_effect(op: &super::UnaryOp, slot: usize, bound: i128
 }
 
 /// Clip of one element, with min and max already cast to X's dtype (the table's
-/// `attributes_like_x`): min where X is below it, then max where that is above max; `None` (X
-/// passes through) elsewhere, NaN included.
+/// `attributes_like_x`), or rebuilt from an f64 bound's pair (an f64 X's,
+/// `crate::dtype::f64_bound_pair`): min where X is below it, then max where that is above max;
+/// `None` (X passes through) elsewhere, NaN included.
 pub(crate) fn clip<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
-    let (low, high) = (f64::from(attributes[0]), f64::from(attributes[1]));
+    let bound = |slot: usize| {
+        crate::dtype::f64_from_bound_pair(attributes[slot], attributes[slot + 2]).unwrap_or(f64::from(attributes[slot]))
+    };
+    let (low, high) = (bound(0), bound(1));
     let value = x.to_f64();
     let raised = (value < low).then_some(low);
     if high < raised.unwrap_or(value) { Some(R::from_f64(high)) } else { raised.map(R::from_f64) }
