@@ -203,6 +203,9 @@ const F32_PRODUCT_ERROR: &str = include_str!("../shaders/compute/f32_product_err
 pub(crate) const F32_PRODUCT_ERROR_FUSED: &str = include_str!("../shaders/compute/f32_product_error_fused.wgsl");
 const F32_PRODUCTS: &str = include_str!("../shaders/compute/f32_products.wgsl");
 const F32_PRODUCTS_EXACT: &str = include_str!("../shaders/compute/f32_products_exact.wgsl");
+/// Sums that keep a subnormal result on a device that flushes them, with every exact-products
+/// mode's files (`compute/f32_products.wgsl` has the plain sum).
+const F32_SUMS_FLUSHING: &str = include_str!("../shaders/compute/f32_sums_flushing.wgsl");
 /// Where a flushing unit's product may be wrong: the test both files below take.
 const F32_PRODUCT_FLAG: &str = include_str!("../shaders/compute/f32_product_flag.wgsl");
 /// `mul` as the exact product (`kernel::Products::OnIntegers` and `Listed`).
@@ -212,7 +215,7 @@ pub(crate) const F32_PRODUCTS_ON_INTEGERS: &[&str] =
 pub(crate) const F32_PRODUCTS_GUARDED: &[&str] = &[include_str!("../shaders/compute/f32_products_guarded.wgsl")];
 /// The first pass's products on a device that flushes subnormals (`kernel::Products::Flagged`).
 pub(crate) const F32_PRODUCTS_FLAGGED: &[&str] =
-    &[F32_PRODUCT_FLAG, include_str!("../shaders/compute/f32_products_flagged.wgsl")];
+    &[F32_PRODUCT_FLAG, F32_SUMS_FLUSHING, include_str!("../shaders/compute/f32_products_flagged.wgsl")];
 const MATH_F32: &str = include_str!("../shaders/math/f32.wgsl");
 const COMPUTE_F64: &str = include_str!("../shaders/compute/f64.wgsl");
 const COMPUTE_F64_SOFT: &str = include_str!("../shaders/compute/f64_soft.wgsl");
@@ -410,7 +413,7 @@ pub(crate) fn is_product_error(file: &'static str) -> bool {
 /// (`compute/f32_products_exact.wgsl` and the wide products it uses, for
 /// `compute/f32_products.wgsl`); `None` for every other file.
 pub(crate) fn exact_subnormal_products(file: &'static str) -> Option<&'static [&'static str]> {
-    (file == F32_PRODUCTS).then_some(&[F32_PRODUCT_FLAG, F32_PRODUCTS_EXACT, WIDE_U32])
+    (file == F32_PRODUCTS).then_some(&[F32_PRODUCT_FLAG, F32_SUMS_FLUSHING, F32_PRODUCTS_EXACT, WIDE_U32])
 }
 
 /// Which path an option asks for, for one dtype.
