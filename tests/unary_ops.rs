@@ -404,6 +404,14 @@ fn integer_inputs_are_exact_on_every_path() {
     }
 }
 
+/// `clip` on `x`, bit for bit `clamped` of each element (computed here) and the reference.
+fn clip_is_the_clamp<T: Sample>(ctx: &Context, what: &str, clip: &Activation, x: &ArrayD<T>, clamped: impl Fn(T) -> T) {
+    let y = activations(ctx, std::slice::from_ref(clip), x.view()).unwrap();
+    common::assert_same_bits(what, &y, &x.mapv(clamped));
+    let wgpu_activations::ops::Step::Unary(op, attributes) = clip.step() else { unreachable!("Clip is unary") };
+    common::assert_same_bits(what, &y, &reference::unary(op, attributes, x.view()));
+}
+
 /// Clip with integer bounds no f32 holds, each the f32 of its leading bits plus a residual
 /// (`Activation::set_integer`), on `x` and the values around each bound: bit for bit the clamp
 /// computed here in i128, and the reference.
@@ -417,12 +425,8 @@ fn wide_bounds_exact<T: Sample + TryFrom<i128> + Into<i128>>(ctx: &Context, path
         let clip = Activation::clip(f32::NEG_INFINITY, f32::INFINITY);
         let clip = clip.set_integer("min", min).and_then(|c| c.set_integer("max", max)).expect("two f32 hold each");
         assert!(format!("{clip:?}").contains(&format!("max: {max}")), "{clip:?}");
-        let y = activations(ctx, std::slice::from_ref(&clip), x.view()).unwrap();
         let what = format!("Clip({min}, {max}) on {} {path}", T::DTYPE);
-        let clamped = x.mapv(|v| element(v.into().max(min).min(max)).expect("within the type"));
-        common::assert_same_bits(&what, &y, &clamped);
-        let wgpu_activations::ops::Step::Unary(op, attributes) = clip.step() else { unreachable!("Clip is unary") };
-        common::assert_same_bits(&what, &y, &reference::unary(op, attributes, x.view()));
+        clip_is_the_clamp(ctx, &what, &clip, &x, |v| element(v.into().max(min).min(max)).expect("within the type"));
     }
     let float = Activation::clip(0.0, 1.0).set_integer("max", (1 << 31) - 1).unwrap();
     let refused = activations(ctx, &[float], ndarray::arr1(&[0.5f32]).into_dyn().view()).unwrap_err();
@@ -468,12 +472,9 @@ fn clip_f64_bounds_no_f32_holds_are_exact_on_every_path() {
             let clip = Activation::clip(f32::NEG_INFINITY, f32::INFINITY);
             let clip = clip.set_f64("min", min).and_then(|c| c.set_f64("max", max)).expect("within f32's range");
             assert!(format!("{clip:?}").contains(&format!("max: {max:?}")), "{clip:?}");
-            let y = activations(ctx, std::slice::from_ref(&clip), x.view()).unwrap();
             let what = format!("Clip({min:e}, {max:e}) on f64 {path}");
-            let clamped = x.mapv(|v| if v < min { min } else { v }).mapv(|v| if max < v { max } else { v });
-            common::assert_same_bits(&what, &y, &clamped);
-            let wgpu_activations::ops::Step::Unary(op, attributes) = clip.step() else { unreachable!("Clip is unary") };
-            common::assert_same_bits(&what, &y, &reference::unary(op, attributes, x.view()));
+            let clamp = |v: f64| if v < min { min } else { v };
+            clip_is_the_clamp(ctx, &what, &clip, &x, |v| if max < clamp(v) { max } else { clamp(v) });
         }
     }
     let Some((_, ctx)) = contexts.first() else { return };
