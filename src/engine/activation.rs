@@ -20,15 +20,14 @@ impl fmt::Debug for Activation {
                 let mut s = f.debug_struct(op.onnx_name);
                 for (slot, (attribute, value)) in op.attributes.iter().zip(attributes).enumerate() {
                     let residual = op.residual_slot(slot).map_or(0.0, |r| attributes[r]);
-                    match attribute.choice_name(*value) {
-                        Some(choice) => s.field(attribute.name, &choice),
-                        None if let Some(bound) = crate::dtype::f64_from_bound_pair(*value, residual) => {
-                            s.field(attribute.name, &bound)
-                        }
-                        None if residual != 0.0 => {
+                    let f64_bound = crate::dtype::f64_from_bound_pair(*value, residual);
+                    match (attribute.choice_name(*value), f64_bound) {
+                        (Some(choice), _) => s.field(attribute.name, &choice),
+                        (None, Some(bound)) => s.field(attribute.name, &bound),
+                        (None, None) if residual != 0.0 => {
                             s.field(attribute.name, &(*value as i128).saturating_add(residual as i128))
                         }
-                        None => s.field(attribute.name, value),
+                        (None, None) => s.field(attribute.name, value),
                     };
                 }
                 s.finish()
