@@ -140,6 +140,50 @@ fn special_rows_follow_the_function_bodies() {
     assert_eq!(hardmax.row(9).to_vec(), [0.0, 1.0, 0.0, 0.0]);
 }
 
+/// The special rows again, each special element in its own part of a long row (a CPU adapter
+/// takes rows of 8192 in 8 chunks of 1024, each chunk's top and sums joined for the row): the
+/// first maximum where a later chunk ties it, NaN or +inf in one late chunk, a row masked to
+/// -inf but for one element, only -inf, and one term far above the rest (LogSoftmax near 0).
+fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>() {
+    let ctx = gpu_or_skip!();
+    let n = 8192;
+    let mut rng = StdRng::seed_from_u64(0xc4a2);
+    let mut x = random::<T>(&mut rng, &[7, n], 1.0);
+    let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
+    set(0, 5 * 1024 + 17, 9.0);
+    set(0, 7 * 1024 + 2, 9.0);
+    set(0, 1024 + 5, 8.5);
+    set(1, 6 * 1024 + 3, f64::NAN);
+    set(1, 7 * 1024 + 1000, f64::NAN);
+    set(2, 3 * 1024 + 511, f64::INFINITY);
+    for i in 0..n {
+        set(3, i, f64::NEG_INFINITY);
+        set(4, i, f64::NEG_INFINITY);
+    }
+    set(3, 4 * 1024 + 9, 0.5);
+    set(5, 3 * 1024 + 100, 40.0);
+    set(6, n - 1, 20.0);
+    for op in AXIS_OPS {
+        check(ctx, op, 13, &x, -1, "special elements in long rows");
+    }
+    let row_of = |op, row: usize| -> Vec<f64> {
+        let y = axis_op(ctx, op, None, x.view(), -1).unwrap();
+        (0..n).map(|i| y[[row, i]].to_f64()).collect()
+    };
+    let marked = |row| row_of(&HARDMAX, row).iter().position(|&v| v == 1.0);
+    assert_eq!(
+        [0, 1, 2, 5, 6].map(|row| marked(row).unwrap()),
+        [5 * 1024 + 17, 6 * 1024 + 3, 3 * 1024 + 511, 3 * 1024 + 100, n - 1]
+    );
+    assert!([1, 2, 4].iter().all(|&row| row_of(&SOFTMAX, row).iter().all(|v| v.is_nan())));
+    assert!(row_of(&SOFTMAX, 3).iter().enumerate().all(|(i, &v)| v == if i == 4 * 1024 + 9 { 1.0 } else { 0.0 }));
+    let near_zero = row_of(&LOG_SOFTMAX, 5)[3 * 1024 + 100];
+    // About -5e-12: -0.0 in f16.
+    assert!(near_zero.is_sign_negative() && near_zero > -1e-9, "{near_zero:e}");
+}
+
+tests_per_dtype!(special_elements_in_long_rows: f32, f16);
+
 /// An axis out of range, a dtype a version does not allow and an unknown version are refused
 /// with an error naming the operator; nothing panics.
 #[test]

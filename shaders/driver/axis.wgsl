@@ -1,6 +1,6 @@
 // The kernel over an axis: Softmax, LogSoftmax and Hardmax (src/ops/axis.rs), computed in the f32
 // arithmetic (compute/f32.wgsl, math/f32.wgsl) for f32, f16 and bf16 elements. The tensor is seen
-// as rows (src/axis.rs): element i of row r is at (r / inner * n + i) * inner + r % inner. Two
+// as rows (src/axis.rs): element i of row r is at (r / inner * n + i) * inner + r % inner. The
 // entry points read each row three times (its maximum; its sum; its results):
 //   rows               an invocation takes four rows, one per lane of Compute: short rows, and
 //                      rows along an axis that is not the last, where neighbouring invocations
@@ -10,6 +10,14 @@
 //                      written as one vector (load_vector, store_vector): CPU adapters, which
 //                      run a batch of invocations as one thread and gather every word of
 //                      `rows` alone;
+//   vector_chunk_*     longer rows of that kind on CPU adapters, an invocation per chunk of
+//                      params.chunk elements, read as row_vectors reads, in three dispatches
+//                      (two for Hardmax) that pass each chunk's top and sums on through
+//                      scratch buffers: vector_chunk_tops, vector_chunk_sums (the row's
+//                      maximum joined from every chunk's top), vector_chunk_results (its top
+//                      and sums joined so); no workgroup barrier, which makes a kernel a
+//                      coroutine on llvmpipe (a row of 2^16 ran at 0.06 of the copy kernel a
+//                      workgroup a row);
 //   row_per_workgroup  a workgroup takes one row, each invocation four elements at a time,
 //                      joined in workgroup memory: long rows (llvmpipe also stops an invocation
 //                      after 65535 loop iterations in all); a row of up to 4096 elements is
@@ -298,6 +306,42 @@ fn lanes_summed(sums: Sums) -> Sums {
     return joined;
 }
 
+// The top of a row's vectors [first, end), vector `first` holding its elements start to
+// start + 3.
+fn vectors_top(first: u32, end: u32, start: u32) -> Top {
+    let lanes = vec4(start) + vec4(0u, 1u, 2u, 3u);
+    var top = no_top(params.n);
+    for (var v = first; v < end; v++) {
+        top = seen(top, load_vector(v), lanes + vec4((v - first) * 4u), vec4(true));
+    }
+    return lanes_joined(top);
+}
+
+// The sums of the terms of a row's vectors [first, end), for the row's maximum m, in every lane.
+fn vectors_sums(first: u32, end: u32, m: Compute) -> Sums {
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    for (var v = first; v < end; v++) {
+        sums = summed(sums, load_vector(v), m, vec4(true));
+    }
+    return lanes_summed(sums);
+}
+
+// The results of a row's vectors [first, end) (vector `first` holding elements start to
+// start + 3), from the row's top and sums (Hardmax: its top alone).
+fn store_vectors_results(first: u32, end: u32, start: u32, row_top: Top, sums: Sums) {
+    if KIND == HARDMAX {
+        let marked = select(row_top.first, row_top.first_nan, row_top.nan) - vec4(start) - vec4(0u, 1u, 2u, 3u);
+        for (var v = first; v < end; v++) {
+            store_vector(v, select(Compute(0.0), Compute(1.0), marked == vec4((v - first) * 4u)));
+        }
+        return;
+    }
+    let finished_row = finished(row_top, sums);
+    for (var v = first; v < end; v++) {
+        store_vector(v, results(load_vector(v), finished_row));
+    }
+}
+
 @compute @workgroup_size(AXIS_WORKGROUP)
 fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     opaque_zero = params.zero;
@@ -305,32 +349,119 @@ fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     if row >= params.rows {
         return;
     }
-    let n = params.n;
-    let vectors = n / 4u;
+    let vectors = params.n / 4u;
     let first = row * vectors;
-    let lanes = vec4(0u, 1u, 2u, 3u);
-    let live = vec4(true);
-    var top = no_top(n);
-    for (var j = 0u; j < vectors; j++) {
-        top = seen(top, load_vector(first + j), vec4(j * 4u) + lanes, live);
+    let row_top = vectors_top(first, first + vectors, 0u);
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    if KIND != HARDMAX {
+        sums = vectors_sums(first, first + vectors, row_maximum(row_top));
     }
-    let row_top = lanes_joined(top);
-    if KIND == HARDMAX {
-        let marked = select(row_top.first, row_top.first_nan, row_top.nan);
-        for (var j = 0u; j < vectors; j++) {
-            store_vector(first + j, select(Compute(0.0), Compute(1.0), marked == vec4(j * 4u) + lanes));
-        }
+    store_vectors_results(first, first + vectors, 0u, row_top, sums);
+}
+
+// What the vector_chunk_* dispatches pass on, per chunk of each row: its top (nan 0 or 1) and
+// its sums.
+struct ChunkTop {
+    order: i32,
+    first: u32,
+    first_nan: u32,
+    nan: u32,
+}
+
+struct ChunkSums {
+    sum: f32,
+    compensation: f32,
+    tiny: f32,
+    pad: f32,
+}
+
+@group(0) @binding(3) var<storage, read_write> chunk_tops: array<ChunkTop>;
+@group(0) @binding(4) var<storage, read_write> chunk_sums: array<ChunkSums>;
+
+// Every binding of the vector_chunk_* entry points is in each one's layout, so that one bind
+// group serves them all.
+fn every_chunk_binding() {
+    _ = arrayLength(&x_vectors);
+    _ = arrayLength(&y_vectors);
+    _ = arrayLength(&chunk_tops);
+    _ = arrayLength(&chunk_sums);
+}
+
+// The chunk an invocation of vector_chunk_* takes: its number (its row's chunks first), its
+// vectors [first, end) (none past the last row), the index in the row of its first element, and
+// the number of its row's first chunk.
+struct VectorChunk {
+    number: u32,
+    first: u32,
+    end: u32,
+    start: u32,
+    first_chunk: u32,
+}
+
+fn vector_chunk_of(group: vec3<u32>, local: u32) -> VectorChunk {
+    opaque_zero = params.zero;
+    every_chunk_binding();
+    let number = (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+    let row = number / params.chunks;
+    let start = number % params.chunks * params.chunk;
+    let end = select(start, min(start + params.chunk, params.n), row < params.rows);
+    let row_first = row * (params.n / 4u);
+    return VectorChunk(number, row_first + start / 4u, row_first + end / 4u, start, number - number % params.chunks);
+}
+
+// The top of the row chunk c is of, joined from every chunk's in `chunk_tops` (the first chunk
+// with the largest order holds the row's first maximum).
+fn row_top_of_chunks(c: VectorChunk) -> Top {
+    var order = -ORDER_INFINITY - 1;
+    var first = 0u;
+    var first_nan = params.n;
+    for (var k = 0u; k < params.chunks; k++) {
+        let chunk_top = chunk_tops[c.first_chunk + k];
+        first = select(first, chunk_top.first, chunk_top.order > order);
+        order = max(order, chunk_top.order);
+        first_nan = min(first_nan, chunk_top.first_nan);
+    }
+    return Top(vec4(order), vec4(first), vec4(first_nan < params.n), vec4(first_nan));
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn vector_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = vector_chunk_of(group, local);
+    if c.end == c.first {
         return;
     }
-    let m = row_maximum(row_top);
+    let top = vectors_top(c.first, c.end, c.start);
+    chunk_tops[c.number] = ChunkTop(top.order.x, top.first.x, top.first_nan.x, select(0u, 1u, top.nan.x));
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn vector_chunk_sums(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = vector_chunk_of(group, local);
+    if c.end == c.first {
+        return;
+    }
+    let sums = vectors_sums(c.first, c.end, row_maximum(row_top_of_chunks(c)));
+    chunk_sums[c.number] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+}
+
+// The chunk's results, from its row's top and sums joined from every chunk's, in the chunks'
+// order (so every chunk of a row joins the same sums).
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn vector_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = vector_chunk_of(group, local);
+    if c.end == c.first {
+        return;
+    }
     var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
-    for (var j = 0u; j < vectors; j++) {
-        sums = summed(sums, load_vector(first + j), m, live);
+    if KIND != HARDMAX {
+        for (var k = 0u; k < params.chunks; k++) {
+            let chunk = chunk_sums[c.first_chunk + k];
+            sums = two_sum_into(sums, Compute(chunk.sum));
+            sums.compensation += Compute(chunk.compensation);
+            sums.tiny += Compute(chunk.tiny);
+        }
     }
-    let finished_row = finished(row_top, lanes_summed(sums));
-    for (var j = 0u; j < vectors; j++) {
-        store_vector(first + j, results(load_vector(first + j), finished_row));
-    }
+    store_vectors_results(c.first, c.end, c.start, row_top_of_chunks(c), sums);
 }
 
 @compute @workgroup_size(ROW_WORKGROUP)

@@ -12,7 +12,8 @@ struct AxisParams {
     // d_opaque and d_hidden).
     zero: u32,
     pad: u32,
-    // driver/axis_f64.wgsl's chunk_*: elements a chunk, and chunks a row.
+    // The chunked entry points' (driver/axis_f64.wgsl's chunk_*, driver/axis.wgsl's vector_chunk_*):
+    // elements a chunk, and chunks a row.
     chunk: u32,
     chunks: u32,
 }

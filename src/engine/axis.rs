@@ -11,7 +11,7 @@ use crate::axis::{AxisLayout, check_axis_dtype, version_of};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::axis::{
-    AXIS_F64_WORKGROUP, AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, F64_CHUNK, ROWS_PER_INVOCATION,
+    AXIS_F64_WORKGROUP, AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROWS_PER_INVOCATION,
 };
 use crate::ops::AxisOp;
 use crate::repr::Repr;
@@ -68,16 +68,10 @@ struct AxisParams {
     groups_x: u32,
     zero: u32,
     pad: u32,
-    /// The f64 kernel's chunks: their elements, and how many a row has.
+    /// The chunked entry points' chunks: their elements, and how many a row has.
     chunk: u32,
     chunks: u32,
 }
-
-/// Bytes of the f64 kernel's `ChunkTop` and `ChunkSums` (`shaders/driver/axis_f64.wgsl`), and
-/// how many `ChunkSums` a chunk takes (its invocations' partial sums, then its own).
-const CHUNK_TOP_BYTES: u64 = 16;
-const CHUNK_SUMS_BYTES: u64 = 24;
-const SUMS_PER_CHUNK: u64 = AXIS_F64_WORKGROUP as u64 + 1;
 
 impl Context {
     /// `op` (its version `version`, the newest if `None`) over `axis` of a device tensor (a
@@ -164,12 +158,13 @@ impl Context {
         let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer(), native_f64);
         let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
         let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
-        let chunks = layout.n.div_ceil(F64_CHUNK);
+        let chunk = key.chunk_len(layout.n);
+        let chunks = layout.n.div_ceil(chunk);
         let chunk_count = u64::from(rows) * chunks as u64;
-        // The chunks' scratch (rows longer than a workgroup takes, f64): each chunk's maximum and
-        // sum of terms, for the dispatches after.
+        // The chunks' scratch: each chunk's maximum and sum of terms, for the dispatches after.
         let scratch = entries.iter().any(|e| e.chunked()).then(|| {
-            [("tops", CHUNK_TOP_BYTES), ("sums", CHUNK_SUMS_BYTES * SUMS_PER_CHUNK)].map(|(what, bytes)| {
+            let [top_bytes, sums_bytes] = key.chunk_scratch_bytes();
+            [("tops", top_bytes), ("sums", sums_bytes)].map(|(what, bytes)| {
                 self.inner.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&format!("wgpu-activations.axis.chunk-{what}")),
                     size: chunk_count * bytes,
@@ -189,6 +184,9 @@ impl Context {
                 AxisEntry::RowPerWorkgroup => u64::from(rows),
                 AxisEntry::F64RowPerInvocation => u64::from(rows).div_ceil(u64::from(AXIS_F64_WORKGROUP)),
                 AxisEntry::F64ChunkSums => chunk_count.div_ceil(u64::from(AXIS_F64_WORKGROUP)),
+                AxisEntry::VectorChunkTops | AxisEntry::VectorChunkSums | AxisEntry::VectorChunkResults => {
+                    chunk_count.div_ceil(u64::from(AXIS_WORKGROUP))
+                }
                 AxisEntry::F64ChunkTops | AxisEntry::F64ChunkPartialSums | AxisEntry::F64ChunkResults => chunk_count,
             };
             let (groups_x, groups_y) = self.grid(groups);
@@ -199,7 +197,7 @@ impl Context {
                 groups_x,
                 zero: 0,
                 pad: 0,
-                chunk: F64_CHUNK as u32,
+                chunk: chunk as u32,
                 chunks: u32::try_from(chunks).map_err(|_| too_big("chunks", chunks))?,
             };
             let tensors = [x, y];

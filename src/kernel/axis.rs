@@ -67,6 +67,12 @@ pub(crate) enum AxisEntry {
     RowVectors,
     /// One row a workgroup.
     RowPerWorkgroup,
+    /// The dispatches for longer rows of [`AxisEntry::RowVectors`]'s kind on a CPU adapter, an
+    /// invocation per chunk of [`AxisKernelKey::chunk_len`] elements, without a workgroup's
+    /// barriers: each chunk's top, each chunk's sums, then the results (Hardmax: its marks).
+    VectorChunkTops,
+    VectorChunkSums,
+    VectorChunkResults,
     /// The f64 kernel's for short rows: an invocation each.
     F64RowPerInvocation,
     /// The f64 kernel's dispatches for longer rows, a workgroup per chunk of [`F64_CHUNK`]:
@@ -79,7 +85,8 @@ pub(crate) enum AxisEntry {
 }
 
 impl AxisEntry {
-    /// The entry point for `rows` rows of `n` elements `inner` apart (16- and 32-bit floats).
+    /// The entry point for `rows` rows of `n` elements `inner` apart (16- and 32-bit floats);
+    /// [`AxisEntry::VectorChunkTops`] stands for the first of its dispatches.
     pub(crate) fn for_rows(rows: usize, n: usize, inner: usize, on_cpu: bool) -> AxisEntry {
         let many = n <= STRIDED_ROW_MAX && rows >= MANY_ROWS;
         let held = !on_cpu && n <= HELD_ROW_MAX;
@@ -88,10 +95,14 @@ impl AxisEntry {
         // invocation, each word gathered and scattered alone; a vector at a time, at 0.52 (Softmax
         // over rows of 1000: 0.23 -> 0.31; its f16 rows 0.08 -> 0.18).
         let vectors = on_cpu && inner == 1 && n.is_multiple_of(4);
+        // Longer rows of that kind in chunks: a workgroup a row, whose barriers are coroutine
+        // switches on llvmpipe, ran Softmax over rows of 2^16 at 0.06 of the copy kernel and
+        // Hardmax at 0.15; in chunks, at 0.24 and 0.70.
         match (four_rows, vectors) {
             (true, true) => AxisEntry::RowVectors,
             (true, false) => AxisEntry::Rows,
-            _ => AxisEntry::RowPerWorkgroup,
+            (false, true) => AxisEntry::VectorChunkTops,
+            (false, false) => AxisEntry::RowPerWorkgroup,
         }
     }
 
@@ -103,6 +114,9 @@ impl AxisEntry {
                 | AxisEntry::F64ChunkPartialSums
                 | AxisEntry::F64ChunkSums
                 | AxisEntry::F64ChunkResults
+                | AxisEntry::VectorChunkTops
+                | AxisEntry::VectorChunkSums
+                | AxisEntry::VectorChunkResults
         )
     }
 
@@ -112,6 +126,9 @@ impl AxisEntry {
             AxisEntry::Rows => "rows",
             AxisEntry::RowVectors => "row_vectors",
             AxisEntry::RowPerWorkgroup => "row_per_workgroup",
+            AxisEntry::VectorChunkTops => "vector_chunk_tops",
+            AxisEntry::VectorChunkSums => "vector_chunk_sums",
+            AxisEntry::VectorChunkResults => "vector_chunk_results",
             AxisEntry::F64RowPerInvocation => "row_per_invocation",
             AxisEntry::F64ChunkTops => "chunk_tops",
             AxisEntry::F64ChunkPartialSums => "chunk_partial_sums",
@@ -120,6 +137,16 @@ impl AxisEntry {
         }
     }
 }
+/// How many chunks the vector chunks split a row into, where their sizes allow: enough to fill a
+/// CPU adapter's threads from one row, few enough that each chunk's join of its row's tops and
+/// sums costs little beside its own elements.
+pub(crate) const VECTOR_CHUNKS_A_ROW: usize = 64;
+/// The fewest and the most elements of a vector chunk. llvmpipe stops an invocation after 65535
+/// loop iterations: a chunk of the most is 16384 vectors, and the longest row its 128 MiB binding
+/// holds (2^26 16-bit elements) 1024 chunks, whose tops and sums each invocation joins.
+pub(crate) const VECTOR_CHUNK_MIN: usize = 1024;
+pub(crate) const VECTOR_CHUNK_MAX: usize = 1 << 16;
+
 /// Rows one invocation takes (one per lane of the f32 Compute).
 pub(crate) const ROWS_PER_INVOCATION: u32 = 4;
 
@@ -181,8 +208,32 @@ impl AxisKernelKey {
                 AxisEntry::F64ChunkSums,
                 AxisEntry::F64ChunkResults,
             ],
-            _ => vec![AxisEntry::for_rows(rows, n, inner, on_cpu)],
+            _ => match AxisEntry::for_rows(rows, n, inner, on_cpu) {
+                AxisEntry::VectorChunkTops if self.kind == AxisKind::Hardmax => {
+                    vec![AxisEntry::VectorChunkTops, AxisEntry::VectorChunkResults]
+                }
+                AxisEntry::VectorChunkTops => {
+                    vec![AxisEntry::VectorChunkTops, AxisEntry::VectorChunkSums, AxisEntry::VectorChunkResults]
+                }
+                entry => vec![entry],
+            },
         }
+    }
+
+    /// The elements a chunk of a row of `n` takes, where its entry points are chunked: f64's
+    /// [`F64_CHUNK`]; the vector chunks' a share of the row, [`VECTOR_CHUNKS_A_ROW`] of them, in
+    /// whole vectors from [`VECTOR_CHUNK_MIN`] to [`VECTOR_CHUNK_MAX`] elements.
+    pub(crate) fn chunk_len(&self, n: usize) -> usize {
+        if self.dtype == DType::F64 {
+            return F64_CHUNK;
+        }
+        n.div_ceil(VECTOR_CHUNKS_A_ROW).next_multiple_of(4).clamp(VECTOR_CHUNK_MIN, VECTOR_CHUNK_MAX)
+    }
+
+    /// Bytes of scratch a chunk takes: its top's (`ChunkTop`) and its sums' (`ChunkSums`: f64's
+    /// invocations' partial sums, then its own).
+    pub(crate) fn chunk_scratch_bytes(&self) -> [u64; 2] {
+        if self.dtype == DType::F64 { [16, 24 * (u64::from(AXIS_F64_WORKGROUP) + 1)] } else { [16, 16] }
     }
 
     /// The pipeline's label.
@@ -306,7 +357,14 @@ mod tests {
                         let key = AxisKernelKey::new(kind, dtype, tuning, input_in_y_buffer, native_f64);
                         let entries = match dtype {
                             DType::F64 => vec![AxisEntry::F64RowPerInvocation],
-                            _ => vec![AxisEntry::Rows, AxisEntry::RowVectors, AxisEntry::RowPerWorkgroup],
+                            _ => vec![
+                                AxisEntry::Rows,
+                                AxisEntry::RowVectors,
+                                AxisEntry::RowPerWorkgroup,
+                                AxisEntry::VectorChunkTops,
+                                AxisEntry::VectorChunkSums,
+                                AxisEntry::VectorChunkResults,
+                            ],
                         };
                         for entry in entries {
                             let label = format!("{}.{}", key.label(), entry.name());
@@ -327,6 +385,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn long_rows_of_vectors_take_chunks_on_a_cpu_adapter() {
+        let key = |kind| AxisKernelKey::new(kind, DType::F32, Tuning::default(), false, false);
+        let chunked = [AxisEntry::VectorChunkTops, AxisEntry::VectorChunkSums, AxisEntry::VectorChunkResults];
+        assert_eq!(key(AxisKind::Softmax).entries(1, 1 << 16, 1, true), chunked);
+        assert_eq!(key(AxisKind::Hardmax).entries(3, 1 << 16, 1, true), [chunked[0], chunked[2]]);
+        assert!(chunked.iter().all(|e| e.chunked()));
+        // Rows of odd length, along another axis, or on a GPU: a workgroup a row.
+        for (n, inner, on_cpu) in [((1 << 16) + 1, 1, true), (1 << 16, 2, true), (1 << 16, 1, false)] {
+            assert_eq!(key(AxisKind::Softmax).entries(1, n, inner, on_cpu), [AxisEntry::RowPerWorkgroup]);
+        }
+        // Many rows of up to STRIDED_ROW_MAX: a row an invocation.
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 1000, 1, true), [AxisEntry::RowVectors]);
+        // 64 chunks a row where the bounds allow, whole vectors.
+        let chunk_len = |n| key(AxisKind::Softmax).chunk_len(n);
+        assert_eq!([1000, 1 << 16, 1 << 20, 1 << 26].map(chunk_len), [1024, 1024, 1 << 14, 1 << 16]);
+        assert_eq!(chunk_len(100_004), 1564);
+        assert_eq!(
+            AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true).chunk_len(8),
+            F64_CHUNK
+        );
     }
 
     #[test]
