@@ -184,6 +184,36 @@ fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>()
 
 tests_per_dtype!(special_elements_in_long_rows: f32, f16);
 
+/// The special rows along the first axis, where neighbouring rows lie side by side (a CPU
+/// adapter reads four of them as one vector): columns of [12, 1024] holding NaN, +inf, only
+/// -inf, -inf but one element, a tie and one term far above the rest, beside random ones.
+fn special_elements_in_rows_side_by_side<T: FloatElement + wgpu_activations::Blocking>() {
+    let ctx = gpu_or_skip!();
+    let mut rng = StdRng::seed_from_u64(0x5eed);
+    let mut x = random::<T>(&mut rng, &[12, 1024], 1.0);
+    let mut set = |i: usize, column: usize, v: f64| x[[i, column]] = T::from_f64(v);
+    set(5, 0, f64::NAN);
+    set(7, 1, f64::INFINITY);
+    for i in 0..12 {
+        set(i, 2, f64::NEG_INFINITY);
+        set(i, 3, f64::NEG_INFINITY);
+    }
+    set(11, 3, -2.0);
+    set(2, 4, 9.0);
+    set(9, 4, 9.0);
+    set(6, 5, 40.0);
+    set(3, 6, f64::NAN);
+    set(8, 6, f64::NAN);
+    for op in AXIS_OPS {
+        check(ctx, op, 13, &x, 0, "special elements in rows side by side");
+    }
+    let hardmax = axis_op(ctx, &HARDMAX, None, x.view(), 0).unwrap();
+    let marked = |column: usize| (0..12).find(|&i| hardmax[[i, column]].to_f64() == 1.0);
+    assert_eq!([0, 1, 3, 4, 5, 6].map(marked), [5, 7, 11, 2, 6, 3].map(Some));
+}
+
+tests_per_dtype!(special_elements_in_rows_side_by_side: f32, f16);
+
 /// An axis out of range, a dtype a version does not allow and an unknown version are refused
 /// with an error naming the operator; nothing panics.
 #[test]

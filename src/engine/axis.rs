@@ -179,7 +179,9 @@ impl Context {
             let pipeline =
                 self.inner.own_pipelines.get_or_build(&self.inner.device, &label, || key.wgsl(entry), entry.name())?;
             let groups = match entry {
-                AxisEntry::Rows => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION)),
+                AxisEntry::Rows | AxisEntry::StridedVectors => {
+                    u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION))
+                }
                 AxisEntry::RowVectors => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP)),
                 AxisEntry::RowPerWorkgroup => u64::from(rows),
                 AxisEntry::F64RowPerInvocation => u64::from(rows).div_ceil(u64::from(AXIS_F64_WORKGROUP)),
