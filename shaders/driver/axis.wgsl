@@ -33,6 +33,10 @@
 //                     word: a word may hold elements of two rows, which two invocations write)
 //   {{WORKGROUP}}     invocations per workgroup of `rows`
 //   {{ROW_WORKGROUP}} invocations per workgroup of `row_per_workgroup` (a power of two)
+//   {{PLAIN_BODY}}    false; true for the bench's yardstick alone (`wgpu-act bench`'s plain-body
+//                     column): Softmax's and LogSoftmax's function bodies in plain f32, exp(x -
+//                     max) summed plainly, then exp(x - max) / sum or (x - max) - log(sum), in
+//                     the same entry points
 //   {{INPUT_ACCESS}}  X's access: read, or read_write where X and Y are disjoint ranges of one
 //                     buffer (a framework's pooled allocations): WebGPU cannot bind one buffer
 //                     read-only beside writable in one dispatch
@@ -58,6 +62,7 @@ const LOG_SOFTMAX: u32 = 1u;
 const HARDMAX: u32 = 2u;
 const AXIS_WORKGROUP: u32 = {{WORKGROUP}}u;
 const ROW_WORKGROUP: u32 = {{ROW_WORKGROUP}}u;
+const PLAIN_BODY: bool = {{PLAIN_BODY}};
 // Chunks of four elements an invocation of row_per_workgroup holds: a row of up to 4096 is read
 // once.
 const CACHED_CHUNKS: u32 = 4u;
@@ -173,6 +178,9 @@ fn two_sum_into(a: Sums, b: Compute) -> Sums {
 
 // sums with the terms of elements v (where live) added, for the row's maximum m.
 fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
+    if PLAIN_BODY {
+        return Sums(sums.sum + select(Compute(0.0), exp(v - m), live), sums.compensation, sums.tiny);
+    }
     let d = difference(v, m);
     let e = term(d.hi, d.lo);
     let counted = (d.hi > Compute(-104.0)) & live;
@@ -229,6 +237,9 @@ fn finished(top: Top, sums: Sums) -> Row {
 
 // Softmax's or LogSoftmax's results for elements v of the row.
 fn results(v: Compute, row: Row) -> Compute {
+    if PLAIN_BODY {
+        return select((v - row.m) - log(row.total), exp(v - row.m) / row.total, KIND == SOFTMAX);
+    }
     let d = difference(v, row.m);
     var result: Compute;
     if KIND == SOFTMAX {

@@ -269,18 +269,23 @@ impl<'a> Meter<'a> {
     ) -> Result<KernelRow, String> {
         let x = self.tensor(dtype, shape, 6)?;
         let y = self.tensor(dtype, shape, 7)?;
-        let kernel: Box<Record<'_>> = Box::new(|encoder, timestamps, _keep| {
-            self.ctx.encode_axis_timed(encoder, (op, axis, None), &x, &y, timestamps)?;
-            Ok(1)
-        });
+        let (x_ref, y_ref) = (&x, &y);
+        let record = |plain_body| -> Box<Record<'_>> {
+            Box::new(move |encoder, timestamps, _keep| {
+                self.ctx.encode_axis_timed(encoder, (op, axis, None), x_ref, y_ref, timestamps, plain_body)?;
+                Ok(1)
+            })
+        };
+        let (kernel, copy) = (record(false), self.job(&x, &y, &[]));
         let bytes = 2 * x.size_bytes();
-        self.kernel_row(
-            (op.onnx_name, dtype, pattern),
-            iterations,
-            (&kernel, &self.job(&x, &y, &[])),
-            (bytes, bytes),
-            target,
-        )
+        let mut row =
+            self.kernel_row((op.onnx_name, dtype, pattern), iterations, (&kernel, &copy), (bytes, bytes), target)?;
+        // The function body in plain f32 in the same entry points, against the same copy.
+        if dtype == DType::F32 && op.kind != crate::ops::AxisKind::Hardmax {
+            let (plain_seconds, copy_seconds) = self.alternate(iterations, &record(true), &copy)?;
+            row.plain_body_ratio = Some(copy_seconds / plain_seconds);
+        }
+        Ok(row)
     }
 
     /// SwiGLU of two tensors of `n` elements (the elementwise driver's chain step) against the

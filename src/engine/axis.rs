@@ -99,11 +99,12 @@ impl Context {
         axis: i64,
         version: Option<u32>,
     ) -> Result<()> {
-        self.encode_axis_timed(encoder, (op, axis, version), x, y, None)
+        self.encode_axis_timed(encoder, (op, axis, version), x, y, None, false)
     }
 
     /// [`Context::encode_axis`], its pass writing timestamps `base` and `base + 1` of a query
-    /// set where given (the bench).
+    /// set where given (the bench), and for the bench's yardstick with Softmax's or
+    /// LogSoftmax's function body in plain f32 where `plain_body` (16- and 32-bit floats).
     pub(crate) fn encode_axis_timed(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -111,6 +112,7 @@ impl Context {
         x: &GpuTensor,
         y: &GpuTensor,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
+        plain_body: bool,
     ) -> Result<()> {
         self.check_ready()?;
         self.check_owner(x)?;
@@ -155,7 +157,8 @@ impl Context {
         let rows = u32::try_from(layout.rows()).map_err(|_| too_big("rows", layout.rows()))?;
         let n = u32::try_from(layout.n).map_err(|_| too_big("row length", layout.n))?;
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
-        let key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer(), native_f64);
+        let mut key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer(), native_f64);
+        key.plain_body = plain_body && x.dtype() != DType::F64;
         let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
         let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
         let chunk = key.chunk_len(layout.n);

@@ -176,6 +176,9 @@ pub(crate) struct AxisKernelKey {
     pub(crate) input_in_y_buffer: bool,
     /// f64 only: native f64 (SHADER_F64), or the software path on u32 pairs.
     pub(crate) native_f64: bool,
+    /// The bench's yardstick alone (16- and 32-bit floats): Softmax's and LogSoftmax's function
+    /// bodies in plain f32 in the same entry points (`PLAIN_BODY` in the driver).
+    pub(crate) plain_body: bool,
 }
 
 impl AxisKernelKey {
@@ -196,6 +199,7 @@ impl AxisKernelKey {
             fused_product_errors: !f64 && tuning.fused_product_errors,
             input_in_y_buffer,
             native_f64: f64 && native_f64,
+            plain_body: false,
         }
     }
 
@@ -249,7 +253,7 @@ impl AxisKernelKey {
     /// The pipeline's label.
     pub(crate) fn label(&self) -> String {
         format!(
-            "wgpu-activations.axis.{:?}.{}{}{}{}{}",
+            "wgpu-activations.axis.{:?}.{}{}{}{}{}{}",
             self.kind,
             self.dtype,
             match (self.dtype, self.native_f64) {
@@ -259,7 +263,8 @@ impl AxisKernelKey {
             },
             if self.exact_products { ".exact" } else { "" },
             if self.fused_product_errors { ".fma" } else { "" },
-            input_access_label(self.input_in_y_buffer)
+            input_access_label(self.input_in_y_buffer),
+            if self.plain_body { ".plain-body" } else { "" }
         )
     }
 
@@ -282,6 +287,7 @@ impl AxisKernelKey {
             ("{{Y_WORD}}", y_word),
             ("{{WORKGROUP}}", &workgroup),
             ("{{ROW_WORKGROUP}}", &row_workgroup),
+            ("{{PLAIN_BODY}}", if self.plain_body { "true" } else { "false" }),
             ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer)),
         ];
         src.push_str(AXIS_PARAMS);
@@ -364,7 +370,8 @@ mod tests {
                             fused_product_errors,
                             ..Tuning::default()
                         };
-                        let key = AxisKernelKey::new(kind, dtype, tuning, input_in_y_buffer, native_f64);
+                        let mut key = AxisKernelKey::new(kind, dtype, tuning, input_in_y_buffer, native_f64);
+                        key.plain_body = dtype == DType::F32 && exact_products;
                         let entries = match dtype {
                             DType::F64 => vec![AxisEntry::F64RowPerInvocation],
                             _ => vec![
