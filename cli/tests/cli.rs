@@ -134,25 +134,30 @@ fn bench_json_file_holds_the_report_with_each_rows_spread() {
     assert_eq!(report["iterations"], 5);
 }
 
-/// Every f32 unary row carries the spec's body in plain f32 against its program's copy (both
-/// Gelu forms: the body follows the STRING attribute), and no other row does.
+/// Every f32 unary row, and every f32 Softmax row, carries the spec's body in plain f32 against
+/// its program's copy (both Gelu forms: the body follows the STRING attribute), and no other row
+/// does (Hardmax's body is its kernel's own).
 #[test]
 fn bench_measures_the_specs_body_in_plain_f32_beside_each_f32_kernel() {
-    let args =
-        ["bench", "--ops", "gelu,leaky-relu,prelu", "--dtypes", "f16,f32", "--elems", "4096", "--iterations", "3"];
+    let ops = "gelu,leaky-relu,prelu,softmax,hardmax";
+    let args = ["bench", "--ops", ops, "--dtypes", "f16,f32", "--elems", "4096", "--iterations", "3"];
     let output = wgpu_act(&[&args[..], &["--json"]].concat());
     if !ran_on_gpu(&output) {
         return;
     }
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("bench --json prints JSON");
     let rows = report["kernels"].as_array().expect("kernel rows");
-    let plain_f32 = rows.iter().filter(|r| r["dtype"] == "f32" && r["op"] != "PRelu");
-    assert_eq!(plain_f32.clone().count(), 3, "LeakyRelu and both Gelu forms: {rows:?}");
+    let with_plain_body = |r: &&serde_json::Value| r["dtype"] == "f32" && r["op"] != "PRelu" && r["op"] != "Hardmax";
+    let plain_f32: Vec<_> = rows.iter().filter(with_plain_body).collect();
+    let unary = plain_f32.iter().filter(|r| r["op"] != "Softmax").count();
+    assert_eq!(unary, 3, "LeakyRelu and both Gelu forms: {rows:?}");
+    assert!(plain_f32.iter().any(|r| r["op"] == "Softmax"), "a Softmax f32 row: {rows:?}");
     for row in plain_f32 {
         let ratio = row["plain_body_ratio_to_copy"].as_f64();
         assert!(ratio.is_some_and(|r| r.is_finite() && r > 0.0), "{row}");
     }
-    for row in rows.iter().filter(|r| r["dtype"] != "f32" || r["op"] == "PRelu") {
+    assert!(rows.iter().any(|r| r["op"] == "Hardmax"), "a Hardmax row: {rows:?}");
+    for row in rows.iter().filter(|r| !with_plain_body(r)) {
         assert!(row["plain_body_ratio_to_copy"].is_null(), "{row}");
     }
 }
