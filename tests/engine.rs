@@ -187,6 +187,37 @@ fn the_pool_never_holds_more_than_its_capacity() {
     assert_eq!(ctx.pool_stats().idle_bytes, 0);
 }
 
+/// The kernels over an axis take their parameters (and, in chunks, their scratch) from the pool
+/// and give them back once their submission is done, as the elementwise ones do: a second call
+/// reuses them.
+#[test]
+fn the_kernels_over_an_axis_pool_their_buffers() {
+    use wgpu_activations::ops::HARDMAX;
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_validation(false)) else { return };
+    // Rows of 2^15: a CPU adapter takes them in chunks, with scratch.
+    let x_host = to_dyn(samples::<f32>(2 << 15, 21), &[2, 1 << 15]);
+    let x = ctx.upload(x_host.view()).unwrap();
+    let y = ctx.run_axis(&HARDMAX, &x, -1, None).unwrap();
+    let expected = reference::axis_op(&HARDMAX, None, x_host.view(), -1).unwrap();
+    assert_same_bits("Hardmax", &ctx.download::<f32>(&y).unwrap(), &expected);
+    ctx.release_idle_buffers();
+    ctx.download::<f32>(&y).unwrap();
+    let download_alone = ctx.pool_stats();
+    ctx.release_idle_buffers();
+    let y = ctx.run_axis(&HARDMAX, &x, -1, None).unwrap();
+    ctx.download::<f32>(&y).unwrap();
+    let with_axis = ctx.pool_stats();
+    assert!(
+        with_axis.idle_buffers > download_alone.idle_buffers,
+        "the parameters come back: {with_axis:?} against {download_alone:?} for the download alone"
+    );
+    for _ in 0..3 {
+        let y = ctx.run_axis(&HARDMAX, &x, -1, None).unwrap();
+        assert_same_bits("Hardmax again", &ctx.download::<f32>(&y).unwrap(), &expected);
+        assert_eq!(ctx.pool_stats(), with_axis, "a call of the same shape reuses them");
+    }
+}
+
 #[test]
 fn large_tensors_run_in_binding_windows_and_host_pieces() {
     let options = ContextOptions::from_env().with_max_binding_bytes(4096).with_max_buffer_bytes(64 << 10);

@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::dispatch::KeepAlive;
 use super::platform::caught_now;
+use super::pool::PooledBuffer;
 use super::{Context, GpuTensor};
 use crate::axis::{AxisLayout, check_axis_dtype, version_of};
 use crate::dtype::DType;
@@ -81,7 +83,7 @@ impl Context {
         let y = self.scoped("allocation", || self.new_tensor(x.shape(), x.dtype(), "wgpu-activations.axis-output"))?;
         self.scoped("axis", || {
             let mut encoder = self.encoder("wgpu-activations.axis");
-            self.encode_axis(&mut encoder, op, x, &y, axis, version)?;
+            self.encode_axis_timed(&mut encoder, (op, axis, version), x, &y, None, false)?;
             self.inner.queue.submit([encoder.finish()]);
             Ok(())
         })?;
@@ -89,7 +91,8 @@ impl Context {
     }
 
     /// Records `op` over `axis` from `x` into `y` (a distinct tensor of X's shape and dtype) into
-    /// the caller's `encoder`, submitting nothing.
+    /// the caller's `encoder`, submitting nothing. Its parameters and scratch are pooled buffers,
+    /// which go back to the pool once the caller's submission completes.
     pub fn encode_axis(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -99,7 +102,7 @@ impl Context {
         axis: i64,
         version: Option<u32>,
     ) -> Result<()> {
-        self.encode_axis_timed(encoder, (op, axis, version), x, y, None, false)
+        self.scoped("encoding", || self.encode_axis_timed(encoder, (op, axis, version), x, y, None, false))
     }
 
     /// [`Context::encode_axis`], its pass writing timestamps `base` and `base + 1` of a query
@@ -164,18 +167,28 @@ impl Context {
         let chunk = key.chunk_len(layout.n);
         let chunks = layout.n.div_ceil(chunk);
         let chunk_count = u64::from(rows) * chunks as u64;
-        // The chunks' scratch: each chunk's maximum and sum of terms, for the dispatches after.
-        let scratch = entries.iter().any(|e| e.chunked()).then(|| {
-            let [top_bytes, sums_bytes] = key.chunk_scratch_bytes();
-            [("tops", top_bytes), ("sums", sums_bytes)].map(|(what, bytes)| {
-                self.inner.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&format!("wgpu-activations.axis.chunk-{what}")),
-                    size: chunk_count * bytes,
-                    usage: wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                })
-            })
-        });
+        // The chunks' scratch (each chunk's maximum and sum of terms, for the dispatches after)
+        // and every dispatch's parameters come from the pool, and go back once the work is done.
+        let mut keep = KeepAlive::default();
+        if entries.iter().any(|e| e.chunked()) {
+            for (what, bytes) in ["tops", "sums"].into_iter().zip(key.chunk_scratch_bytes()) {
+                let label = format!("wgpu-activations.axis.chunk-{what}");
+                keep.buffers.push(self.take_internal_buffer(
+                    chunk_count * bytes,
+                    wgpu::BufferUsages::STORAGE,
+                    &label,
+                )?);
+            }
+        }
+        let params_size = std::mem::size_of::<AxisParams>() as u64;
+        let alignment = u64::from(self.inner.info.limits.min_uniform_buffer_offset_alignment).max(16);
+        let slot = params_size.next_multiple_of(alignment);
+        let uniform = self.take_internal_buffer(
+            slot * entries.len() as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            "wgpu-activations.axis.params",
+        )?;
+        let mut data = vec![0u8; (slot * entries.len() as u64) as usize];
         let last = entries.len() - 1;
         for (k, &entry) in entries.iter().enumerate() {
             let label = format!("{}.{}", key.label(), entry.name());
@@ -205,13 +218,16 @@ impl Context {
                 chunk: chunk as u32,
                 chunks: u32::try_from(chunks).map_err(|_| too_big("chunks", chunks))?,
             };
+            let offset = slot * k as u64;
+            data[offset as usize..][..params_size as usize].copy_from_slice(bytemuck::bytes_of(&params));
+            let params =
+                wgpu::BufferBinding { buffer: uniform.buffer(), offset, size: std::num::NonZeroU64::new(params_size) };
             let tensors = [x, y];
-            let extra = match (&scratch, entry.chunked()) {
-                (Some(buffers), true) => &buffers[..],
-                _ => &[],
+            let scratch: Vec<&wgpu::Buffer> = match entry.chunked() {
+                true => keep.buffers.iter().map(PooledBuffer::buffer).collect(),
+                false => Vec::new(),
             };
-            let dispatch =
-                OwnDispatch { label: &label, params: bytemuck::bytes_of(&params), tensors: &tensors, bytes, extra };
+            let dispatch = OwnDispatch { label: &label, params, tensors: &tensors, bytes, extra: &scratch };
             // The bench's timestamps: the first dispatch's beginning, the last one's end.
             let pass_timestamps = timestamps.filter(|_| k == 0 || k == last).map(|(set, base)| PassTimestamps {
                 set,
@@ -220,6 +236,9 @@ impl Context {
             });
             self.record_own(encoder, &pipeline, dispatch, (groups_x, groups_y), pass_timestamps);
         }
+        self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
+        keep.buffers.push(uniform);
+        encoder.on_submitted_work_done(move || drop(keep));
         Ok(())
     }
 }
@@ -232,14 +251,15 @@ pub(crate) struct PassTimestamps<'a> {
     pub(crate) end: Option<u32>,
 }
 
-/// One dispatch of a kernel outside the elementwise driver: its uniform's bytes (binding 0), its
-/// tensors (bindings 1 on, each bound over `bytes`), then whole buffers of its own (scratch).
+/// One dispatch of a kernel outside the elementwise driver: its parameters (binding 0, a slot of
+/// a pooled uniform buffer), its tensors (bindings 1 on, each bound over `bytes`), then whole
+/// buffers of its own (scratch).
 pub(crate) struct OwnDispatch<'a> {
     pub(crate) label: &'a str,
-    pub(crate) params: &'a [u8],
+    pub(crate) params: wgpu::BufferBinding<'a>,
     pub(crate) tensors: &'a [&'a GpuTensor],
     pub(crate) bytes: u64,
-    pub(crate) extra: &'a [wgpu::Buffer],
+    pub(crate) extra: &'a [&'a wgpu::Buffer],
 }
 
 impl Context {
@@ -254,15 +274,7 @@ impl Context {
         timestamps: Option<PassTimestamps<'_>>,
     ) {
         let OwnDispatch { label, params, tensors, bytes, extra } = dispatch;
-        let uniform = wgpu::util::DeviceExt::create_buffer_init(
-            &self.inner.device,
-            &wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: params,
-                usage: wgpu::BufferUsages::UNIFORM,
-            },
-        );
-        let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }];
+        let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::Buffer(params) }];
         for (binding, tensor) in (1u32..).zip(tensors) {
             let window = wgpu::BufferBinding {
                 buffer: tensor.buffer(),
