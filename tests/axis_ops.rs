@@ -214,6 +214,54 @@ fn special_elements_in_rows_side_by_side<T: FloatElement + wgpu_activations::Blo
 
 tests_per_dtype!(special_elements_in_rows_side_by_side: f32, f16);
 
+/// Hardmax's order among zeros of either sign (equal: the first marked), subnormals (the
+/// 16-bit kernels compare them without converting them exactly) and NaN (the first marked), in
+/// rows of 8 and of 7 along the last axis and in columns along the first.
+fn hardmax_orders_zeros_subnormals_and_nan<T: FloatElement + wgpu_activations::Blocking>() {
+    let ctx = gpu_or_skip!();
+    let (normal, s) = match T::DTYPE {
+        DType::F16 => (2f64.powi(-14), 2f64.powi(-24)),
+        DType::BF16 => (2f64.powi(-126), 2f64.powi(-133)),
+        _ => (2f64.powi(-126), 2f64.powi(-149)),
+    };
+    let (inf, nan, top) = (f64::INFINITY, f64::NAN, normal - s);
+    let rows: [([f64; 8], usize); 8] = [
+        ([-0.0, 0.0, -s, -2.0 * s, -1.0, -inf, 0.0, -0.0], 0),
+        ([s, 2.0 * s, -0.0, 0.0, 2.0 * s, s, 0.0, -s], 1),
+        ([top, normal, top, normal, 0.0, -0.0, s, 2.0 * s], 1),
+        ([-top, -s, -0.0, -normal, 0.0, -s, -0.0, -normal], 2),
+        ([0.0, -0.0, nan, s, nan, normal, 1.0, 2.0], 2),
+        ([-inf, -inf, -inf, -s, -inf, -inf, -inf, -inf], 3),
+        ([s; 8], 0),
+        ([-s, -s, -0.0, -s, -s, -s, -s, -s], 2),
+    ];
+    let values: Vec<T> = rows.iter().flat_map(|(row, _)| row.map(T::from_f64)).collect();
+    assert!(
+        values
+            .iter()
+            .zip(rows.iter().flat_map(|(row, _)| *row))
+            .all(|(v, w)| v.to_f64().to_bits() == w.to_bits() || w.is_nan())
+    );
+    let x = ArrayD::from_shape_vec(IxDyn(&[rows.len(), 8]), values).unwrap();
+    let odd = x.slice(ndarray::s![.., ..7]).to_owned().into_dyn();
+    let columns = x.t().as_standard_layout().to_owned();
+    for (x, axis, what) in [(&x, -1, "rows of 8"), (&odd, -1, "rows of 7"), (&columns, 0, "columns")] {
+        let y = axis_op(ctx, &HARDMAX, None, x.view(), axis).unwrap();
+        let expected = reference::axis_op(&HARDMAX, None, x.view(), axis).unwrap();
+        let y = if axis == 0 { y.t().to_owned() } else { y };
+        let expected = if axis == 0 { expected.t().to_owned() } else { expected };
+        for (r, (_, first)) in rows.iter().enumerate() {
+            let marked: Vec<usize> = (0..y.shape()[1]).filter(|&i| y[[r, i]].to_f64() == 1.0).collect();
+            assert_eq!(marked, [*first], "{} {what}, row {r}", T::DTYPE);
+            let zeros = (0..y.shape()[1]).filter(|&i| y[[r, i]].to_f64().to_bits() == 0).count();
+            assert_eq!(zeros, y.shape()[1] - 1, "{} {what}, row {r}: +0 elsewhere", T::DTYPE);
+        }
+        assert!(y.iter().zip(expected.iter()).all(|(a, e)| a.to_f64().to_bits() == e.to_f64().to_bits()));
+    }
+}
+
+tests_per_dtype!(hardmax_orders_zeros_subnormals_and_nan: f32, f16, bf16);
+
 /// An axis out of range, a dtype a version does not allow and an unknown version are refused
 /// with an error naming the operator; nothing panics.
 #[test]
