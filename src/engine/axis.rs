@@ -180,15 +180,11 @@ impl Context {
                 )?);
             }
         }
-        let params_size = std::mem::size_of::<AxisParams>() as u64;
-        let alignment = u64::from(self.inner.info.limits.min_uniform_buffer_offset_alignment).max(16);
-        let slot = params_size.next_multiple_of(alignment);
-        let uniform = self.take_internal_buffer(
-            slot * entries.len() as u64,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        let mut slots = self.take_param_slots(
+            entries.len(),
+            std::mem::size_of::<AxisParams>() as u64,
             "wgpu-activations.axis.params",
         )?;
-        let mut data = vec![0u8; (slot * entries.len() as u64) as usize];
         let last = entries.len() - 1;
         for (k, &entry) in entries.iter().enumerate() {
             let label = format!("{}.{}", key.label(), entry.name());
@@ -218,10 +214,7 @@ impl Context {
                 chunk: chunk as u32,
                 chunks: u32::try_from(chunks).map_err(|_| too_big("chunks", chunks))?,
             };
-            let offset = slot * k as u64;
-            data[offset as usize..][..params_size as usize].copy_from_slice(bytemuck::bytes_of(&params));
-            let params =
-                wgpu::BufferBinding { buffer: uniform.buffer(), offset, size: std::num::NonZeroU64::new(params_size) };
+            let params = slots.put(k, &params);
             let tensors = [x, y];
             let scratch: Vec<&wgpu::Buffer> = match entry.chunked() {
                 true => keep.buffers.iter().map(PooledBuffer::buffer).collect(),
@@ -236,8 +229,7 @@ impl Context {
             });
             self.record_own(encoder, &pipeline, dispatch, (groups_x, groups_y), pass_timestamps);
         }
-        self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
-        keep.buffers.push(uniform);
+        keep.buffers.push(slots.upload(&self.inner.queue));
         encoder.on_submitted_work_done(move || drop(keep));
         Ok(())
     }

@@ -11,7 +11,7 @@ use super::loss::DeviceLoss;
 use super::options::{ContextOptions, SubnormalProducts};
 use super::pipelines::{Kernel, PipelineCache, PipelineCacheStats, WaitBudget};
 use super::poller::Poller;
-use super::pool::{BufferPool, PoolStats, PooledBuffer};
+use super::pool::{BufferPool, ParamSlots, PoolStats, PooledBuffer};
 use super::probe::Subnormals;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -462,6 +462,17 @@ impl Context {
     pub(crate) fn take_buffer(&self, bytes: u64, usage: wgpu::BufferUsages, label: &str) -> Result<PooledBuffer> {
         self.check_buffer_size(label, bytes)?;
         self.inner.pool.take(&self.inner.device, bytes, usage, label, self.max_buffer_bytes())
+    }
+
+    /// A pooled uniform buffer of `count` slots of `size` bytes each, at the device's uniform
+    /// offset alignment: the parameters of a call's dispatches, written with one upload.
+    pub(crate) fn take_param_slots(&self, count: usize, size: u64, label: &str) -> Result<ParamSlots> {
+        let alignment = u64::from(self.inner.info.limits.min_uniform_buffer_offset_alignment).max(16);
+        let slot = size.next_multiple_of(alignment);
+        let bytes = slot * count as u64;
+        let buffer =
+            self.take_internal_buffer(bytes, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST, label)?;
+        Ok(ParamSlots { buffer, slot, size, data: vec![0; bytes as usize] })
     }
 
     /// A pooled buffer for the engine's own bookkeeping (kernel parameters), bounded by the

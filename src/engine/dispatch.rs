@@ -295,13 +295,7 @@ impl Context {
         if !len.is_multiple_of(lanes) {
             pieces.push(Piece::Tail { from_vector: full, elements: len % lanes });
         }
-        let slot = params_size.next_multiple_of(u64::from(limits.min_uniform_buffer_offset_alignment).max(16));
-        let uniform = self.take_internal_buffer(
-            slot * pieces.len() as u64,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            "wgpu-activations.params",
-        )?;
-        let mut data = vec![0u8; (slot * pieces.len() as u64) as usize];
+        let mut slots = self.take_param_slots(pieces.len(), params_size, "wgpu-activations.params")?;
         let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
         template.max_listed_groups = limits.max_compute_workgroups_per_dimension.max(1);
         let kernel = kernels.first;
@@ -330,9 +324,7 @@ impl Context {
         let mut dispatches = Vec::with_capacity(pieces.len() * 2);
         for (i, piece) in pieces.iter().enumerate() {
             let (params, mut entries) = self.piece_bindings(&ends, segment, template, piece)?;
-            let uniform_offset = slot * i as u64;
-            write_params(&mut data, uniform_offset, &params);
-            entries.push((binding::PARAMS, binding_of(uniform.buffer(), uniform_offset, params_size)));
+            entries.push((binding::PARAMS, slots.put(i, &params)));
             match piece {
                 Piece::Vectors(w) => {
                     // Whole workgroups in main and the one after them in rest, where main is in
@@ -383,7 +375,7 @@ impl Context {
                 }
             }
         }
-        self.inner.queue.write_buffer(uniform.buffer(), 0, &data);
+        let uniform = slots.upload(&self.inner.queue);
         // Built before the pass opens (the tail and listed pipelines are built on first use).
         let pipelines: Vec<_> = dispatches
             .iter()
@@ -575,11 +567,6 @@ impl Context {
             entries: &entries,
         }))
     }
-}
-
-fn write_params(data: &mut [u8], offset: u64, params: &Params) {
-    let bytes = bytemuck::bytes_of(params);
-    data[offset as usize..offset as usize + bytes.len()].copy_from_slice(bytes);
 }
 
 fn binding_of(buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BufferBinding<'_> {

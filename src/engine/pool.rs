@@ -199,6 +199,32 @@ impl PooledBuffer {
     }
 }
 
+/// The parameters of a call's dispatches, a slot each of one pooled uniform buffer
+/// ([`crate::Context::take_param_slots`]): filled on the host, then uploaded at once.
+pub(crate) struct ParamSlots {
+    pub(super) buffer: PooledBuffer,
+    pub(super) slot: u64,
+    pub(super) size: u64,
+    pub(super) data: Vec<u8>,
+}
+
+impl ParamSlots {
+    /// Writes slot `k` and gives its binding.
+    pub(crate) fn put<T: bytemuck::Pod>(&mut self, k: usize, params: &T) -> wgpu::BufferBinding<'_> {
+        let offset = self.slot * k as u64;
+        let bytes = bytemuck::bytes_of(params);
+        debug_assert!(bytes.len() as u64 <= self.size, "parameters larger than their slot");
+        self.data[offset as usize..][..bytes.len()].copy_from_slice(bytes);
+        wgpu::BufferBinding { buffer: self.buffer.buffer(), offset, size: std::num::NonZeroU64::new(self.size) }
+    }
+
+    /// Uploads every slot; the buffer is to be kept until the work that reads it is done.
+    pub(crate) fn upload(self, queue: &wgpu::Queue) -> PooledBuffer {
+        queue.write_buffer(self.buffer.buffer(), 0, &self.data);
+        self.buffer
+    }
+}
+
 impl Drop for PooledBuffer {
     fn drop(&mut self) {
         if let Some(buffer) = self.buffer.take() {
