@@ -9,7 +9,16 @@ use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use wgpu_activations::ops::{AXIS_OPS, AxisOp, HARDMAX, LOG_SOFTMAX, SOFTMAX};
-use wgpu_activations::{AxisLayout, Context, DType, FloatElement, axis_op, reference, ulp};
+use wgpu_activations::{AxisLayout, Context, ContextOptions, DType, FloatElement, axis_op, reference, ulp};
+
+/// The shared context and one that takes a GPU's forms of the kernels over an axis wherever it
+/// runs (long rows in chunks each held by a workgroup, read twice; on a GPU, the same forms
+/// twice), or none (test skipped) when no adapter exists and none is required.
+fn contexts() -> Option<[&'static Context; 2]> {
+    static GPU_FORMS: std::sync::OnceLock<Option<Context>> = std::sync::OnceLock::new();
+    let gpu_forms = GPU_FORMS.get_or_init(|| common::ctx_with(ContextOptions::from_env().with_axis_cpu_forms(false)));
+    Some([common::ctx()?, gpu_forms.as_ref()?])
+}
 
 /// Random values with the rows' typical spread (normal-ish, scale `scale`), a few repeated.
 fn random<T: FloatElement>(rng: &mut StdRng, shape: &[usize], scale: f64) -> ArrayD<T> {
@@ -82,8 +91,20 @@ fn long_rows<T: FloatElement + wgpu_activations::Blocking>() {
     let ctx = gpu_or_skip!();
     let mut rng = StdRng::seed_from_u64(0x10ff);
     // (12, 300) and (100, 1024): rows a CPU adapter reads a vector at a time, short, and many.
-    let shapes =
-        [(1usize, 3usize), (2, 5), (12, 300), (33, 9), (100, 1024), (1000, 4), (4097, 2), (1 << 16, 1), (1 << 20, 1)];
+    // (4097, 2) and (20001, 3): odd rows longer than a workgroup holds (a workgroup a row on a
+    // CPU adapter; held chunks on a GPU, and in long_rows_in_a_gpus_forms).
+    let shapes = [
+        (1usize, 3usize),
+        (2, 5),
+        (12, 300),
+        (33, 9),
+        (100, 1024),
+        (1000, 4),
+        (4097, 2),
+        (20001, 3),
+        (1 << 16, 1),
+        (1 << 20, 1),
+    ];
     for (n, rows) in shapes {
         // The longest row once, in f32 (the 16-bit types share its sums).
         if (T::DTYPE != DType::F32 && n > 1 << 16) || (T::DTYPE == DType::F64 && n > 5000) {
@@ -98,6 +119,27 @@ fn long_rows<T: FloatElement + wgpu_activations::Blocking>() {
         }
     }
 }
+
+/// Rows longer than a workgroup holds in a GPU's forms (chunks of 4096, each held by a
+/// workgroup, with its sums against its own maximum rescaled once to the row's), on whatever
+/// adapter runs the tests: odd lengths, a last chunk of one element, a row along the first axis.
+fn long_rows_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking>() {
+    let Some([_, gpu_forms]) = contexts() else { return };
+    let mut rng = StdRng::seed_from_u64(0x4e1d);
+    let cases = [(vec![2, 4097], -1), (vec![3, 20001], -1), (vec![2, 1 << 16], -1), (vec![5000, 3], 0)];
+    for (shape, axis) in cases {
+        for scale in [1.0, 30.0] {
+            let x = random::<T>(&mut rng, &shape, scale);
+            for op in [&SOFTMAX, &LOG_SOFTMAX, &HARDMAX] {
+                let what = format!("{shape:?} along axis {axis}, scale {scale}");
+                let worst = check(gpu_forms, op, 13, &x, axis, &what);
+                println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
+            }
+        }
+    }
+}
+
+tests_per_dtype!(long_rows_in_a_gpus_forms: f32, f16, bf16);
 
 tests_per_dtype!(long_rows: f32, f16, bf16);
 
@@ -140,46 +182,58 @@ fn special_rows_follow_the_function_bodies() {
     assert_eq!(hardmax.row(9).to_vec(), [0.0, 1.0, 0.0, 0.0]);
 }
 
-/// The special rows again, each special element in its own part of a long row (a CPU adapter
-/// takes rows of 8192 in 8 chunks of 1024, each chunk's top and sums joined for the row): the
-/// first maximum where a later chunk ties it, NaN or +inf in one late chunk, a row masked to
-/// -inf but for one element, only -inf, and one term far above the rest (LogSoftmax near 0).
+/// The special rows again, each special element in its own part of a long row: rows of 8192 (a
+/// CPU adapter's vector chunks: 8 of 1024, each chunk's top and sums joined for the row) and of
+/// 8193 (a workgroup a row there), and both in a GPU's forms (chunks of 4096 held by a
+/// workgroup, each chunk's sums against its own maximum, rescaled once to the row's). The first maximum where a later chunk ties it,
+/// NaN or +inf in one late chunk, a row masked to -inf but for one element, only -inf, one term
+/// far above the rest (LogSoftmax near 0), and one so far above that the other chunks' sums are
+/// below 2^-100 of it (LogSoftmax's result at it subnormal).
 fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>() {
-    let ctx = gpu_or_skip!();
-    let n = 8192;
-    let mut rng = StdRng::seed_from_u64(0xc4a2);
-    let mut x = random::<T>(&mut rng, &[7, n], 1.0);
-    let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
-    set(0, 5 * 1024 + 17, 9.0);
-    set(0, 7 * 1024 + 2, 9.0);
-    set(0, 1024 + 5, 8.5);
-    set(1, 6 * 1024 + 3, f64::NAN);
-    set(1, 7 * 1024 + 1000, f64::NAN);
-    set(2, 3 * 1024 + 511, f64::INFINITY);
-    for i in 0..n {
-        set(3, i, f64::NEG_INFINITY);
-        set(4, i, f64::NEG_INFINITY);
+    let Some(contexts) = contexts() else { return };
+    let forms = contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]);
+    for ((ctx, form), n) in forms.flat_map(|c| [(c, 8192), (c, 8193)]) {
+        let mut rng = StdRng::seed_from_u64(0xc4a2);
+        let mut x = random::<T>(&mut rng, &[8, n], 1.0);
+        let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
+        set(0, 5 * 1024 + 17, 9.0);
+        set(0, 7 * 1024 + 2, 9.0);
+        set(0, n - 1, 9.0);
+        set(0, 1024 + 5, 8.5);
+        set(1, 6 * 1024 + 3, f64::NAN);
+        set(1, 7 * 1024 + 1000, f64::NAN);
+        set(2, 3 * 1024 + 511, f64::INFINITY);
+        for i in 0..n {
+            set(3, i, f64::NEG_INFINITY);
+            set(4, i, f64::NEG_INFINITY);
+        }
+        set(3, 4 * 1024 + 9, 0.5);
+        set(5, 3 * 1024 + 100, 40.0);
+        set(6, n - 1, 20.0);
+        set(7, 2, 101.0);
+        let what = format!("special elements in long rows of {n}, {form}");
+        for op in AXIS_OPS {
+            let worst = check(ctx, op, 13, &x, -1, &what);
+            println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
+        }
+        let row_of = |op, row: usize| -> Vec<f64> {
+            let y = axis_op(ctx, op, None, x.view(), -1).unwrap();
+            (0..n).map(|i| y[[row, i]].to_f64()).collect()
+        };
+        let marked = |row| row_of(&HARDMAX, row).iter().position(|&v| v == 1.0);
+        assert_eq!(
+            [0, 1, 2, 5, 6, 7].map(|row| marked(row).unwrap()),
+            [5 * 1024 + 17, 6 * 1024 + 3, 3 * 1024 + 511, 3 * 1024 + 100, n - 1, 2],
+            "{what}"
+        );
+        assert!([1, 2, 4].iter().all(|&row| row_of(&SOFTMAX, row).iter().all(|v| v.is_nan())));
+        assert!(row_of(&SOFTMAX, 3).iter().enumerate().all(|(i, &v)| v == if i == 4 * 1024 + 9 { 1.0 } else { 0.0 }));
+        let near_zero = row_of(&LOG_SOFTMAX, 5)[3 * 1024 + 100];
+        // About -5e-12: -0.0 in f16.
+        assert!(near_zero.is_sign_negative() && near_zero > -1e-9, "{what}: {near_zero:e}");
+        let nearer_zero = row_of(&LOG_SOFTMAX, 7)[2];
+        assert!(nearer_zero.is_sign_negative() && nearer_zero > -1e-35, "{what}: {nearer_zero:e}");
     }
-    set(3, 4 * 1024 + 9, 0.5);
-    set(5, 3 * 1024 + 100, 40.0);
-    set(6, n - 1, 20.0);
-    for op in AXIS_OPS {
-        check(ctx, op, 13, &x, -1, "special elements in long rows");
-    }
-    let row_of = |op, row: usize| -> Vec<f64> {
-        let y = axis_op(ctx, op, None, x.view(), -1).unwrap();
-        (0..n).map(|i| y[[row, i]].to_f64()).collect()
-    };
-    let marked = |row| row_of(&HARDMAX, row).iter().position(|&v| v == 1.0);
-    assert_eq!(
-        [0, 1, 2, 5, 6].map(|row| marked(row).unwrap()),
-        [5 * 1024 + 17, 6 * 1024 + 3, 3 * 1024 + 511, 3 * 1024 + 100, n - 1]
-    );
-    assert!([1, 2, 4].iter().all(|&row| row_of(&SOFTMAX, row).iter().all(|v| v.is_nan())));
-    assert!(row_of(&SOFTMAX, 3).iter().enumerate().all(|(i, &v)| v == if i == 4 * 1024 + 9 { 1.0 } else { 0.0 }));
-    let near_zero = row_of(&LOG_SOFTMAX, 5)[3 * 1024 + 100];
-    // About -5e-12: -0.0 in f16.
-    assert!(near_zero.is_sign_negative() && near_zero > -1e-9, "{near_zero:e}");
 }
 
 tests_per_dtype!(special_elements_in_long_rows: f32, f16);

@@ -1,7 +1,8 @@
 // The kernel over an axis: Softmax, LogSoftmax and Hardmax (src/ops/axis.rs), computed in the f32
 // arithmetic (compute/f32.wgsl, math/f32.wgsl) for f32, f16 and bf16 elements. The tensor is seen
 // as rows (src/axis.rs): element i of row r is at (r / inner * n + i) * inner + r % inner. The
-// entry points read each row three times (its maximum; its sum; its results):
+// entry points here read each row three times (its maximum; its sum; its results), but where a
+// workgroup holds it:
 //   rows               an invocation takes four rows, one per lane of Compute: short rows, and
 //                      rows along an axis that is not the last, where neighbouring invocations
 //                      read neighbouring elements (no transpose);
@@ -13,18 +14,13 @@
 //   strided_vectors    `rows` where four neighbouring rows lie side by side (an axis not the
 //                      last, inner a multiple of four), on CPU adapters: the four rows' element
 //                      i read and written as one vector;
-//   vector_chunk_*     longer rows of row_vectors' kind on CPU adapters, an invocation per chunk of
-//                      params.chunk elements, read as row_vectors reads, in three dispatches
-//                      (two for Hardmax) that pass each chunk's top and sums on through
-//                      scratch buffers: vector_chunk_tops, vector_chunk_sums (the row's
-//                      maximum joined from every chunk's top), vector_chunk_results (its top
-//                      and sums joined so); no workgroup barrier, which makes a kernel a
-//                      coroutine on llvmpipe (a row of 2^16 ran at 0.06 of the copy kernel a
-//                      workgroup a row);
 //   row_per_workgroup  a workgroup takes one row, each invocation four elements at a time,
-//                      joined in workgroup memory: long rows (llvmpipe also stops an invocation
-//                      after 65535 loop iterations in all); a row of up to 4096 elements is
-//                      held in registers and read once.
+//                      joined in workgroup memory (workgroup_top, workgroup_sums); a row of up
+//                      to 4096 elements is held in registers and read once. Longer rows take it
+//                      on CPU adapters alone (llvmpipe also stops an invocation after 65535 loop
+//                      iterations in all).
+// Longer rows go in chunks, driver/axis_chunks.wgsl: on CPU adapters vector_chunk_* (an
+// invocation a chunk), on GPUs held_chunk_* (a workgroup a chunk it holds, X read twice).
 // CPU twin: src/cpu/axis.rs.
 //
 // Placeholders, filled by src/kernel/axis.rs:
@@ -88,8 +84,13 @@ struct Term {
     s_err: Compute,
 }
 
+// The smallest d whose term the sums count: 2^-170, below which 2^20 terms do not reach the
+// smallest subnormal (LogSoftmax's result at a maximum, -others, is subnormal where the others
+// lie about 2^-150 below it; at 2^-150 a floor lost up to 79 ULP there over a row of 8192).
+const TERM_FLOOR: f32 = -117.8;
+
 fn term(d_hi: Compute, d_lo: Compute) -> Term {
-    let parts = exp_parts(max(d_hi, Compute(-104.0)));
+    let parts = exp_parts(max(d_hi, Compute(TERM_FLOOR)));
     let t = parts.p + (d_lo + parts.p * d_lo);
     let s = hidden(1.0 + t);
     return Term(parts.k, s, t - (s - 1.0));
@@ -183,14 +184,14 @@ fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
     }
     let d = difference(v, m);
     let e = term(d.hi, d.lo);
-    let counted = (d.hi > Compute(-104.0)) & live;
+    let counted = (d.hi > Compute(TERM_FLOOR)) & live;
     let large = counted & (e.k >= Compute(-100.0));
     let scale = power_of_two(max(e.k, Compute(-100.0)));
     var next = two_sum_into(sums, select(Compute(0.0), e.s * scale, large));
     next.compensation += select(Compute(0.0), e.s_err * scale, large);
-    let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-60.0), Compute(0.0)));
+    let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
     next.tiny += select(Compute(0.0), e.s * tiny_scale, counted & !large);
-    // A finite term below 2^-150 is not 0: at the maximum, LogSoftmax's -log1p(others) is then
+    // A finite term below 2^-170 is not 0: at the maximum, LogSoftmax's -log1p(others) is then
     // -0.0, not +0.0. 2^-120 (scaled) stands for it, below every subnormal result's rounding.
     let vanished = live & !counted & (f32_order(d.hi) > vec4(-ORDER_INFINITY));
     next.tiny += select(Compute(0.0), Compute(7.52316384526264e-37), vanished); // 2^-120
@@ -424,109 +425,53 @@ fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     store_vectors_results(first, first + vectors, 0u, row_top, sums);
 }
 
-// What the vector_chunk_* dispatches pass on, per chunk of each row: its top (nan 0 or 1) and
-// its sums.
-struct ChunkTop {
-    order: i32,
-    first: u32,
-    first_nan: u32,
-    nan: u32,
-}
-
-struct ChunkSums {
-    sum: f32,
-    compensation: f32,
-    tiny: f32,
-    pad: f32,
-}
-
-@group(0) @binding(3) var<storage, read_write> chunk_tops: array<ChunkTop>;
-@group(0) @binding(4) var<storage, read_write> chunk_sums: array<ChunkSums>;
-
-// Every binding of the vector_chunk_* entry points is in each one's layout, so that one bind
-// group serves them all.
-fn every_chunk_binding() {
-    _ = arrayLength(&x_vectors);
-    _ = arrayLength(&y_vectors);
-    _ = arrayLength(&chunk_tops);
-    _ = arrayLength(&chunk_sums);
-}
-
-// The chunk an invocation of vector_chunk_* takes: its number (its row's chunks first), its
-// vectors [first, end) (none past the last row), the index in the row of its first element, and
-// the number of its row's first chunk.
-struct VectorChunk {
-    number: u32,
-    first: u32,
-    end: u32,
-    start: u32,
-    first_chunk: u32,
-}
-
-fn vector_chunk_of(group: vec3<u32>, local: u32) -> VectorChunk {
-    opaque_zero = params.zero;
-    every_chunk_binding();
-    let number = (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
-    let row = number / params.chunks;
-    let start = number % params.chunks * params.chunk;
-    let end = select(start, min(start + params.chunk, params.n), row < params.rows);
-    let row_first = row * (params.n / 4u);
-    return VectorChunk(number, row_first + start / 4u, row_first + end / 4u, start, number - number % params.chunks);
-}
-
-// The top of the row chunk c is of, joined from every chunk's in `chunk_tops` (the first chunk
-// with the largest order holds the row's first maximum).
-fn row_top_of_chunks(c: VectorChunk) -> Top {
-    var order = -ORDER_INFINITY - 1;
-    var first = 0u;
-    var first_nan = params.n;
-    for (var k = 0u; k < params.chunks; k++) {
-        let chunk_top = chunk_tops[c.first_chunk + k];
-        first = select(first, chunk_top.first, chunk_top.order > order);
-        order = max(order, chunk_top.order);
-        first_nan = min(first_nan, chunk_top.first_nan);
-    }
-    return Top(vec4(order), vec4(first), vec4(first_nan < params.n), vec4(first_nan));
-}
-
-@compute @workgroup_size(AXIS_WORKGROUP)
-fn vector_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let c = vector_chunk_of(group, local);
-    if c.end == c.first {
-        return;
-    }
-    let top = vectors_top(c.first, c.end, c.start);
-    chunk_tops[c.number] = ChunkTop(top.order.x, top.first.x, top.first_nan.x, select(0u, 1u, top.nan.x));
-}
-
-@compute @workgroup_size(AXIS_WORKGROUP)
-fn vector_chunk_sums(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let c = vector_chunk_of(group, local);
-    if c.end == c.first {
-        return;
-    }
-    let sums = vectors_sums(c.first, c.end, row_maximum(row_top_of_chunks(c)));
-    chunk_sums[c.number] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
-}
-
-// The chunk's results, from its row's top and sums joined from every chunk's, in the chunks'
-// order (so every chunk of a row joins the same sums).
-@compute @workgroup_size(AXIS_WORKGROUP)
-fn vector_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let c = vector_chunk_of(group, local);
-    if c.end == c.first {
-        return;
-    }
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
-    if KIND != HARDMAX {
-        for (var k = 0u; k < params.chunks; k++) {
-            let chunk = chunk_sums[c.first_chunk + k];
-            sums = two_sum_into(sums, Compute(chunk.sum));
-            sums.compensation += Compute(chunk.compensation);
-            sums.tiny += Compute(chunk.tiny);
+// The top of a workgroup's elements (each invocation's top of a row of n), joined in workgroup
+// memory: the lanes, then the invocations pairwise; in every invocation. Once an entry point (no
+// barrier follows the reads of the result).
+fn workgroup_top(top: Top, local: u32, n: u32) -> Top {
+    let joined = lanes_joined(top);
+    shared_order[local] = joined.order.x;
+    shared_first[local] = joined.first.x;
+    shared_first_nan[local] = select(n, joined.first_nan.x, joined.nan.x);
+    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
+        workgroupBarrier();
+        if local < half {
+            let a = local;
+            let b = local + half;
+            let take_b = shared_order[b] > shared_order[a]
+                || (shared_order[b] == shared_order[a] && shared_first[b] < shared_first[a]);
+            if take_b {
+                shared_order[a] = shared_order[b];
+                shared_first[a] = shared_first[b];
+            }
+            shared_first_nan[a] = min(shared_first_nan[a], shared_first_nan[b]);
         }
     }
-    store_vectors_results(c.first, c.end, c.start, row_top_of_chunks(c), sums);
+    workgroupBarrier();
+    return Top(vec4(shared_order[0]), vec4(shared_first[0]), vec4(shared_first_nan[0] < n),
+        vec4(shared_first_nan[0]));
+}
+
+// A workgroup's sums: the lanes, then the invocations, joined pairwise by two-sums; in every
+// invocation. Once an entry point, as workgroup_top.
+fn workgroup_sums(sums: Sums, local: u32) -> Sums {
+    let lane_sums = lanes_summed(sums);
+    shared_sum[local] = lane_sums.sum.x;
+    shared_compensation[local] = lane_sums.compensation.x;
+    shared_tiny[local] = lane_sums.tiny.x;
+    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
+        workgroupBarrier();
+        if local < half {
+            let b = local + half;
+            var joined_sums = two_sum_into(Sums(Compute(shared_sum[local]), Compute(shared_compensation[local]),
+                Compute(0.0)), Compute(shared_sum[b]));
+            shared_sum[local] = joined_sums.sum.x;
+            shared_compensation[local] = joined_sums.compensation.x + shared_compensation[b];
+            shared_tiny[local] = shared_tiny[local] + shared_tiny[b];
+        }
+    }
+    workgroupBarrier();
+    return Sums(Compute(shared_sum[0]), Compute(shared_compensation[0]), Compute(shared_tiny[0]));
 }
 
 @compute @workgroup_size(ROW_WORKGROUP)
@@ -557,27 +502,7 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         chunk++;
         top = seen(top, v, i, live);
     }
-    let joined = lanes_joined(top);
-    shared_order[local] = joined.order.x;
-    shared_first[local] = joined.first.x;
-    shared_first_nan[local] = select(n, joined.first_nan.x, joined.nan.x);
-    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
-        workgroupBarrier();
-        if local < half {
-            let a = local;
-            let b = local + half;
-            let take_b = shared_order[b] > shared_order[a]
-                || (shared_order[b] == shared_order[a] && shared_first[b] < shared_first[a]);
-            if take_b {
-                shared_order[a] = shared_order[b];
-                shared_first[a] = shared_first[b];
-            }
-            shared_first_nan[a] = min(shared_first_nan[a], shared_first_nan[b]);
-        }
-    }
-    workgroupBarrier();
-    let row_top = Top(vec4(shared_order[0]), vec4(shared_first[0]), vec4(shared_first_nan[0] < n),
-        vec4(shared_first_nan[0]));
+    let row_top = workgroup_top(top, local, n);
     let paired = PAIRED_STORES && inner == 1u && n % 2u == 0u;
     if KIND == HARDMAX {
         let marked = select(row_top.first, row_top.first_nan, row_top.nan);
@@ -607,25 +532,7 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         chunk++;
         sums = summed(sums, v, m, live);
     }
-    // The lanes, then the invocations, joined pairwise by two-sums.
-    let lane_sums = lanes_summed(sums);
-    shared_sum[local] = lane_sums.sum.x;
-    shared_compensation[local] = lane_sums.compensation.x;
-    shared_tiny[local] = lane_sums.tiny.x;
-    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
-        workgroupBarrier();
-        if local < half {
-            let b = local + half;
-            var joined_sums = two_sum_into(Sums(Compute(shared_sum[local]), Compute(shared_compensation[local]),
-                Compute(0.0)), Compute(shared_sum[b]));
-            shared_sum[local] = joined_sums.sum.x;
-            shared_compensation[local] = joined_sums.compensation.x + shared_compensation[b];
-            shared_tiny[local] = shared_tiny[local] + shared_tiny[b];
-        }
-    }
-    workgroupBarrier();
-    let row_sums = Sums(Compute(shared_sum[0]), Compute(shared_compensation[0]), Compute(shared_tiny[0]));
-    let finished_row = finished(row_top, row_sums);
+    let finished_row = finished(row_top, workgroup_sums(sums, local));
     chunk = 0u;
     for (var first = local * 4u; first < n; first += step) {
         let i = vec4(first) + lanes;

@@ -302,6 +302,7 @@ fn axis_shapes(n: usize) -> Vec<(&'static str, Vec<usize>, i64, Option<f64>)> {
         ("rows of 1000", vec![(n / 1000).max(1), 1000], -1, Some(0.80)),
         ("rows of 2^16", vec![(n >> 16).max(1), 1 << 16], -1, Some(0.60)),
         ("axis 1 of [N, 1000, 8]", vec![(n / 8000).max(1), 1000, 8], 1, Some(0.80)),
+        ("axis 0 of [2^16, N]", vec![1 << 16, (n >> 16).max(1)], 0, Some(0.60)),
     ]
 }
 

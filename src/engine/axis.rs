@@ -162,9 +162,10 @@ impl Context {
         let inner = u32::try_from(layout.inner).map_err(|_| too_big("inner size", layout.inner))?;
         let mut key = AxisKernelKey::new(op.kind, x.dtype(), self.inner.tuning, x.buffer() == y.buffer(), native_f64);
         key.plain_body = plain_body && x.dtype() != DType::F64;
-        let on_cpu = self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu;
+        let on_cpu =
+            (self.inner.options.axis_cpu_forms).unwrap_or(self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu);
         let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
-        let chunk = key.chunk_len(layout.n);
+        let chunk = key.chunk_len(layout.n, entries[0]);
         let chunks = layout.n.div_ceil(chunk);
         let chunk_count = u64::from(rows) * chunks as u64;
         // The chunks' scratch (each chunk's maximum and sum of terms, for the dispatches after)
@@ -195,7 +196,8 @@ impl Context {
                     u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION))
                 }
                 AxisEntry::RowVectors => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP)),
-                AxisEntry::RowPerWorkgroup => u64::from(rows),
+                AxisEntry::RowPerWorkgroup | AxisEntry::HeldChunkJoin => u64::from(rows),
+                AxisEntry::HeldChunkTops | AxisEntry::HeldChunkResults => chunk_count,
                 AxisEntry::F64RowPerInvocation => u64::from(rows).div_ceil(u64::from(AXIS_F64_WORKGROUP)),
                 AxisEntry::F64ChunkSums => chunk_count.div_ceil(u64::from(AXIS_F64_WORKGROUP)),
                 AxisEntry::VectorChunkTops | AxisEntry::VectorChunkSums | AxisEntry::VectorChunkResults => {

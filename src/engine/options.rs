@@ -90,6 +90,7 @@ pub struct ContextOptions {
     pub(crate) contiguous_vectors: Option<bool>,
     pub(crate) straight_line: Option<bool>,
     pub(crate) step_programs: Option<bool>,
+    pub(crate) axis_cpu_forms: Option<bool>,
     pub(crate) fused_product_errors: Option<bool>,
     pub(crate) subnormal_products: SubnormalProducts,
     pub(crate) corrupt_results: bool,
@@ -121,6 +122,7 @@ impl Default for ContextOptions {
             contiguous_vectors: None,
             straight_line: None,
             step_programs: None,
+            axis_cpu_forms: None,
             fused_product_errors: None,
             subnormal_products: SubnormalProducts::ByProbe,
             corrupt_results: false,
@@ -326,6 +328,17 @@ impl ContextOptions {
     /// operator's own kernel.
     pub fn with_step_programs(mut self, step_programs: bool) -> Self {
         self.step_programs = Some(step_programs);
+        self
+    }
+
+    /// Whether the kernels over an axis (Softmax, LogSoftmax, Hardmax) take the forms chosen for
+    /// CPU adapters (`true`: rows along the last axis read a vector at a time, long ones in chunks
+    /// an invocation each, and other long rows a workgroup each, which reads them three times)
+    /// or a GPU's (`false`: a row longer than a workgroup holds in chunks a workgroup each, read
+    /// twice). The results are within the same bounds either way. Default: by the adapter's type;
+    /// set, to test one adapter's forms on the other.
+    pub fn with_axis_cpu_forms(mut self, cpu_forms: bool) -> Self {
+        self.axis_cpu_forms = Some(cpu_forms);
         self
     }
 

@@ -12,6 +12,7 @@ use crate::ops::AxisKind;
 use crate::repr::Repr;
 
 const AXIS: &str = include_str!("../../shaders/driver/axis.wgsl");
+const AXIS_CHUNKS: &str = include_str!("../../shaders/driver/axis_chunks.wgsl");
 const IO_F32: &str = include_str!("../../shaders/driver/axis_io_f32.wgsl");
 const IO_F16: &str = include_str!("../../shaders/driver/axis_io_f16.wgsl");
 const IO_BF16: &str = include_str!("../../shaders/driver/axis_io_bf16.wgsl");
@@ -53,8 +54,9 @@ pub(crate) const STRIDED_ROW_MAX: usize = 16384;
 /// See [`SHORT_ROW_MAX`].
 pub(crate) const MANY_ROWS: usize = 1024;
 /// The longest rows `row_per_workgroup` holds in registers (read once: `CACHED_CHUNKS` in the
-/// driver). On a GPU such rows take that entry point however many they are; a CPU adapter,
-/// whose workgroup barriers are costly, keeps four rows an invocation for many rows.
+/// driver). On a GPU such rows take that entry point however many they are, and longer ones
+/// chunks of this many, each held by a workgroup; a CPU adapter, whose workgroup barriers are
+/// costly, keeps four rows an invocation for many rows.
 pub(crate) const HELD_ROW_MAX: usize = ROW_WORKGROUP as usize * 4 * 4;
 
 /// The kernel's entry points.
@@ -77,6 +79,13 @@ pub(crate) enum AxisEntry {
     VectorChunkTops,
     VectorChunkSums,
     VectorChunkResults,
+    /// The dispatches for the other rows longer than [`HELD_ROW_MAX`] (every such row on a GPU),
+    /// a workgroup per chunk of [`HELD_ROW_MAX`] elements held in registers, X read twice: each
+    /// chunk's top and its sums against its own maximum; a workgroup per row joining them (each
+    /// chunk's sums rescaled once to the row's maximum); then the results (Hardmax: its marks).
+    HeldChunkTops,
+    HeldChunkJoin,
+    HeldChunkResults,
     /// The f64 kernel's for short rows: an invocation each.
     F64RowPerInvocation,
     /// The f64 kernel's dispatches for longer rows, a workgroup per chunk of [`F64_CHUNK`]:
@@ -111,6 +120,11 @@ impl AxisEntry {
             (true, false) if strided => AxisEntry::StridedVectors,
             (true, false) => AxisEntry::Rows,
             (false, true) => AxisEntry::VectorChunkTops,
+            // On a GPU, a row a workgroup read it three times where it was too long to hold; in
+            // held chunks, twice, and its chunks fill the device. A CPU adapter, whose workgroup
+            // barriers are coroutine switches, keeps a workgroup a row: over axis 0 of [2^16, 64],
+            // llvmpipe ran Softmax in 65-70 ms a workgroup a row, 96-99 ms in held chunks.
+            (false, false) if n > HELD_ROW_MAX && !on_cpu => AxisEntry::HeldChunkTops,
             (false, false) => AxisEntry::RowPerWorkgroup,
         }
     }
@@ -126,6 +140,9 @@ impl AxisEntry {
                 | AxisEntry::VectorChunkTops
                 | AxisEntry::VectorChunkSums
                 | AxisEntry::VectorChunkResults
+                | AxisEntry::HeldChunkTops
+                | AxisEntry::HeldChunkJoin
+                | AxisEntry::HeldChunkResults
         )
     }
 
@@ -139,6 +156,9 @@ impl AxisEntry {
             AxisEntry::VectorChunkTops => "vector_chunk_tops",
             AxisEntry::VectorChunkSums => "vector_chunk_sums",
             AxisEntry::VectorChunkResults => "vector_chunk_results",
+            AxisEntry::HeldChunkTops => "held_chunk_tops",
+            AxisEntry::HeldChunkJoin => "held_chunk_join",
+            AxisEntry::HeldChunkResults => "held_chunk_results",
             AxisEntry::F64RowPerInvocation => "row_per_invocation",
             AxisEntry::F64ChunkTops => "chunk_tops",
             AxisEntry::F64ChunkPartialSums => "chunk_partial_sums",
@@ -229,17 +249,24 @@ impl AxisKernelKey {
                 AxisEntry::VectorChunkTops => {
                     vec![AxisEntry::VectorChunkTops, AxisEntry::VectorChunkSums, AxisEntry::VectorChunkResults]
                 }
+                AxisEntry::HeldChunkTops => {
+                    vec![AxisEntry::HeldChunkTops, AxisEntry::HeldChunkJoin, AxisEntry::HeldChunkResults]
+                }
                 entry => vec![entry],
             },
         }
     }
 
-    /// The elements a chunk of a row of `n` takes, where its entry points are chunked: f64's
-    /// [`F64_CHUNK`]; the vector chunks' a share of the row, [`VECTOR_CHUNKS_A_ROW`] of them, in
-    /// whole vectors from [`VECTOR_CHUNK_MIN`] to [`VECTOR_CHUNK_MAX`] elements.
-    pub(crate) fn chunk_len(&self, n: usize) -> usize {
+    /// The elements a chunk of a row of `n` takes, where its entry points (`first`, the first of
+    /// its dispatches) are chunked: f64's [`F64_CHUNK`]; the held chunks' [`HELD_ROW_MAX`]; the
+    /// vector chunks' a share of the row, [`VECTOR_CHUNKS_A_ROW`] of them, in whole vectors from
+    /// [`VECTOR_CHUNK_MIN`] to [`VECTOR_CHUNK_MAX`] elements.
+    pub(crate) fn chunk_len(&self, n: usize, first: AxisEntry) -> usize {
         if self.dtype == DType::F64 {
             return F64_CHUNK;
+        }
+        if first == AxisEntry::HeldChunkTops {
+            return HELD_ROW_MAX;
         }
         n.div_ceil(VECTOR_CHUNKS_A_ROW).next_multiple_of(4).clamp(VECTOR_CHUNK_MIN, VECTOR_CHUNK_MAX)
     }
@@ -292,6 +319,7 @@ impl AxisKernelKey {
         ];
         src.push_str(AXIS_PARAMS);
         src.push_str(&fill(AXIS, &fills));
+        src.push_str(&fill(AXIS_CHUNKS, &fills));
         prune::prune_to_entry(&src, entry.name())
     }
 
@@ -382,6 +410,9 @@ mod tests {
                                 AxisEntry::VectorChunkTops,
                                 AxisEntry::VectorChunkSums,
                                 AxisEntry::VectorChunkResults,
+                                AxisEntry::HeldChunkTops,
+                                AxisEntry::HeldChunkJoin,
+                                AxisEntry::HeldChunkResults,
                             ],
                         };
                         for entry in entries {
@@ -412,18 +443,30 @@ mod tests {
         assert_eq!(key(AxisKind::Softmax).entries(1, 1 << 16, 1, true), chunked);
         assert_eq!(key(AxisKind::Hardmax).entries(3, 1 << 16, 1, true), [chunked[0], chunked[2]]);
         assert!(chunked.iter().all(|e| e.chunked()));
-        // Rows of odd length, along another axis, or on a GPU: a workgroup a row.
-        for (n, inner, on_cpu) in [((1 << 16) + 1, 1, true), (1 << 16, 2, true), (1 << 16, 1, false)] {
-            assert_eq!(key(AxisKind::Softmax).entries(1, n, inner, on_cpu), [AxisEntry::RowPerWorkgroup]);
+        // Rows of odd length or along another axis on a CPU adapter: a workgroup a row.
+        for (n, inner) in [((1 << 16) + 1, 1), (1 << 16, 2)] {
+            assert_eq!(key(AxisKind::Softmax).entries(1, n, inner, true), [AxisEntry::RowPerWorkgroup]);
         }
+        // Every long row on a GPU: a workgroup a chunk of HELD_ROW_MAX, read twice; a workgroup a
+        // row where it holds the row.
+        let held = [AxisEntry::HeldChunkTops, AxisEntry::HeldChunkJoin, AxisEntry::HeldChunkResults];
+        for (n, inner) in [((1 << 16) + 1, 1), (1 << 16, 2), (1 << 16, 1), (HELD_ROW_MAX + 1, 1)] {
+            for kind in [AxisKind::Softmax, AxisKind::Hardmax] {
+                assert_eq!(key(kind).entries(1, n, inner, false), held);
+            }
+            assert_eq!(key(AxisKind::Softmax).chunk_len(n, held[0]), HELD_ROW_MAX);
+        }
+        assert!(held.iter().all(|e| e.chunked()));
+        assert_eq!(key(AxisKind::Softmax).entries(1, HELD_ROW_MAX, 1, false), [AxisEntry::RowPerWorkgroup]);
         // Many rows of up to STRIDED_ROW_MAX: a row an invocation.
         assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 1000, 1, true), [AxisEntry::RowVectors]);
         // 64 chunks a row where the bounds allow, whole vectors.
-        let chunk_len = |n| key(AxisKind::Softmax).chunk_len(n);
+        let chunk_len = |n| key(AxisKind::Softmax).chunk_len(n, AxisEntry::VectorChunkTops);
         assert_eq!([1000, 1 << 16, 1 << 20, 1 << 26].map(chunk_len), [1024, 1024, 1 << 14, 1 << 16]);
         assert_eq!(chunk_len(100_004), 1564);
         assert_eq!(
-            AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true).chunk_len(8),
+            AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true)
+                .chunk_len(8, AxisEntry::F64ChunkTops),
             F64_CHUNK
         );
     }

@@ -1,0 +1,329 @@
+// Rows of the kernel over an axis (driver/axis.wgsl, whose functions these call) too long for
+// one invocation or one workgroup, in chunks: each chunk's top and sums go to scratch buffers
+// (bindings 3 and 4) for the dispatches after it.
+//   vector_chunk_*  on CPU adapters, rows along the last axis of a multiple of four elements: an
+//                   invocation a chunk of params.chunk elements, read a vector at a time, in three
+//                   dispatches (two for Hardmax): vector_chunk_tops, vector_chunk_sums (against
+//                   the row's maximum, joined from every chunk's top), vector_chunk_results; no
+//                   workgroup barrier, which makes a kernel a coroutine on llvmpipe (a row of 2^16
+//                   ran at 0.06 of the copy kernel a workgroup a row);
+//   held_chunk_*    the other rows longer than a workgroup holds (every long row on a GPU): a
+//                   workgroup a chunk of HELD_CHUNK elements, held in registers, X read twice:
+//                   held_chunk_tops (the chunk's top, and its sums against its own maximum),
+//                   held_chunk_join (a workgroup a row: the row's top, and its sums from its
+//                   chunks', each rescaled once by e^(the chunk's maximum - the row's), into the
+//                   row's first chunk's records), held_chunk_results (X read again; Hardmax
+//                   reads only the records). A row takes as many workgroups as it has chunks,
+//                   where row_per_workgroup gave it one and read it three times.
+// CPU twin: src/cpu/axis.rs (the results; how the sums are split and joined is the kernel's).
+
+// What the vector_chunk_* dispatches pass on, per chunk of each row: its top (nan 0 or 1) and
+// its sums.
+struct ChunkTop {
+    order: i32,
+    first: u32,
+    first_nan: u32,
+    nan: u32,
+}
+
+struct ChunkSums {
+    sum: f32,
+    compensation: f32,
+    tiny: f32,
+    pad: f32,
+}
+
+@group(0) @binding(3) var<storage, read_write> chunk_tops: array<ChunkTop>;
+@group(0) @binding(4) var<storage, read_write> chunk_sums: array<ChunkSums>;
+
+// Every binding of the vector_chunk_* entry points is in each one's layout, so that one bind
+// group serves them all.
+fn every_chunk_binding() {
+    _ = arrayLength(&x_vectors);
+    _ = arrayLength(&y_vectors);
+    _ = arrayLength(&chunk_tops);
+    _ = arrayLength(&chunk_sums);
+}
+
+// The chunk an invocation of vector_chunk_* takes: its number (its row's chunks first), its
+// vectors [first, end) (none past the last row), the index in the row of its first element, and
+// the number of its row's first chunk.
+struct VectorChunk {
+    number: u32,
+    first: u32,
+    end: u32,
+    start: u32,
+    first_chunk: u32,
+}
+
+fn vector_chunk_of(group: vec3<u32>, local: u32) -> VectorChunk {
+    opaque_zero = params.zero;
+    every_chunk_binding();
+    let number = (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+    let row = number / params.chunks;
+    let start = number % params.chunks * params.chunk;
+    let end = select(start, min(start + params.chunk, params.n), row < params.rows);
+    let row_first = row * (params.n / 4u);
+    return VectorChunk(number, row_first + start / 4u, row_first + end / 4u, start, number - number % params.chunks);
+}
+
+// The top of the row chunk c is of, joined from every chunk's in `chunk_tops` (the first chunk
+// with the largest order holds the row's first maximum).
+fn row_top_of_chunks(c: VectorChunk) -> Top {
+    var order = -ORDER_INFINITY - 1;
+    var first = 0u;
+    var first_nan = params.n;
+    for (var k = 0u; k < params.chunks; k++) {
+        let chunk_top = chunk_tops[c.first_chunk + k];
+        first = select(first, chunk_top.first, chunk_top.order > order);
+        order = max(order, chunk_top.order);
+        first_nan = min(first_nan, chunk_top.first_nan);
+    }
+    return Top(vec4(order), vec4(first), vec4(first_nan < params.n), vec4(first_nan));
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn vector_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = vector_chunk_of(group, local);
+    if c.end == c.first {
+        return;
+    }
+    let top = vectors_top(c.first, c.end, c.start);
+    chunk_tops[c.number] = ChunkTop(top.order.x, top.first.x, top.first_nan.x, select(0u, 1u, top.nan.x));
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn vector_chunk_sums(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = vector_chunk_of(group, local);
+    if c.end == c.first {
+        return;
+    }
+    let sums = vectors_sums(c.first, c.end, row_maximum(row_top_of_chunks(c)));
+    chunk_sums[c.number] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+}
+
+// The chunk's results, from its row's top and sums joined from every chunk's, in the chunks'
+// order (so every chunk of a row joins the same sums).
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn vector_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = vector_chunk_of(group, local);
+    if c.end == c.first {
+        return;
+    }
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    if KIND != HARDMAX {
+        for (var k = 0u; k < params.chunks; k++) {
+            let chunk = chunk_sums[c.first_chunk + k];
+            sums = two_sum_into(sums, Compute(chunk.sum));
+            sums.compensation += Compute(chunk.compensation);
+            sums.tiny += Compute(chunk.tiny);
+        }
+    }
+    store_vectors_results(c.first, c.end, c.start, row_top_of_chunks(c), sums);
+}
+
+// A held chunk: elements [start, end) of a row that one workgroup holds in registers, the row's
+// element 0 at base; at most HELD_CHUNK elements: ROW_WORKGROUP invocations, four lanes and
+// CACHED_CHUNKS vectors each, neighbouring invocations reading neighbouring elements (as
+// row_per_workgroup holds a row of up to HELD_CHUNK).
+struct Held {
+    start: u32,
+    end: u32,
+    base: vec4<u32>,
+}
+
+const HELD_CHUNK: u32 = ROW_WORKGROUP * 4u * CACHED_CHUNKS;
+
+fn held_of(row: u32, start: u32) -> Held {
+    let base = vec4((row / params.inner) * params.n * params.inner + row % params.inner);
+    return Held(start, min(start + HELD_CHUNK, params.n), base);
+}
+
+// The row indices of an invocation's k-th vector of h.
+fn held_lanes(h: Held, k: u32, local: u32) -> vec4<u32> {
+    return vec4(h.start + (k * ROW_WORKGROUP + local) * 4u) + vec4(0u, 1u, 2u, 3u);
+}
+
+// An invocation's elements of h.
+fn held_read(h: Held, local: u32) -> array<Compute, CACHED_CHUNKS> {
+    var v: array<Compute, CACHED_CHUNKS>;
+    for (var k = 0u; k < CACHED_CHUNKS; k++) {
+        let i = held_lanes(h, k, local);
+        v[k] = load(h.base + i * vec4(params.inner), i < vec4(h.end));
+    }
+    return v;
+}
+
+fn held_top(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>) -> Top {
+    var top = no_top(params.n);
+    for (var k = 0u; k < CACHED_CHUNKS; k++) {
+        let i = held_lanes(h, k, local);
+        top = seen(top, v[k], i, i < vec4(h.end));
+    }
+    return top;
+}
+
+fn held_sums(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>, m: Compute) -> Sums {
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    for (var k = 0u; k < CACHED_CHUNKS; k++) {
+        sums = summed(sums, v[k], m, held_lanes(h, k, local) < vec4(h.end));
+    }
+    return sums;
+}
+
+fn store_held_vector(h: Held, k: u32, local: u32, value: Compute) {
+    let i = held_lanes(h, k, local);
+    let index = h.base + i * vec4(params.inner);
+    if PAIRED_STORES && params.inner == 1u && params.n % 2u == 0u {
+        store_quad(index, i < vec4(h.end), value);
+    } else {
+        store_lanes(index, i < vec4(h.end), value);
+    }
+}
+
+// Hardmax's marks for h, from its row's top.
+fn store_held_marks(h: Held, local: u32, row_top: Top) {
+    let marked = select(row_top.first, row_top.first_nan, row_top.nan);
+    for (var k = 0u; k < CACHED_CHUNKS; k++) {
+        store_held_vector(h, k, local, select(Compute(0.0), Compute(1.0), marked == held_lanes(h, k, local)));
+    }
+}
+
+fn store_held_results(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>, row: Row) {
+    for (var k = 0u; k < CACHED_CHUNKS; k++) {
+        store_held_vector(h, k, local, results(v[k], row));
+    }
+}
+
+// Every binding of the held_chunk_* entry points is in each one's layout, so that one bind
+// group serves them all.
+fn every_held_chunk_binding() {
+    _ = arrayLength(&x);
+    _ = arrayLength(&y);
+    _ = arrayLength(&chunk_tops);
+    _ = arrayLength(&chunk_sums);
+}
+
+// A held chunk (params.chunk is HELD_CHUNK) and the number of its row's first chunk.
+struct HeldChunk {
+    held: Held,
+    first_chunk: u32,
+}
+
+fn held_chunk_of(number: u32) -> HeldChunk {
+    let row = number / params.chunks;
+    let first_chunk = number - number % params.chunks;
+    return HeldChunk(held_of(row, (number - first_chunk) * HELD_CHUNK), first_chunk);
+}
+
+fn held_chunk_number(group: vec3<u32>) -> u32 {
+    opaque_zero = params.zero;
+    every_held_chunk_binding();
+    return group.y * params.groups_x + group.x;
+}
+
+// top with a chunk's top seen after it (the earlier chunk keeps a tie).
+fn with_chunk_top(top: Top, t: ChunkTop) -> Top {
+    let above = vec4(t.order) > top.order;
+    return Top(select(top.order, vec4(t.order), above), select(top.first, vec4(t.first), above),
+        top.nan | vec4(t.nan != 0u), min(top.first_nan, vec4(t.first_nan)));
+}
+
+fn chunk_top_of(top: Top) -> ChunkTop {
+    return ChunkTop(top.order.x, top.first.x, top.first_nan.x, select(0u, 1u, top.nan.x));
+}
+
+fn top_of_chunk(t: ChunkTop) -> Top {
+    return Top(vec4(t.order), vec4(t.first), vec4(t.nan != 0u), vec4(t.first_nan));
+}
+
+// sums with a chunk's sums (against the chunk's own maximum, its top t) added for the row's
+// maximum m: rescaled once by e^(t's maximum - m) = 2^k (s + s_err) (term), its sum's product
+// with s kept with its error; as `summed` adds a term, 2^-100 of m and below into tiny (scaled
+// by 2^100), and a chunk below TERM_FLOOR of it by 2^-120 there, which stands for its vanished terms.
+// A chunk of -inf alone has no terms; a row holding NaN or +inf is NaN throughout anyway. In lane
+// x alone (the others' sums stay 0, as lanes_summed adds the lanes).
+fn with_chunk_sums(sums: Sums, t: ChunkTop, chunk: ChunkSums, m: Compute) -> Sums {
+    let defined = vec4((t.order > -ORDER_INFINITY) & (t.order < ORDER_INFINITY) & (t.nan == 0u), false, false, false);
+    let d = difference(select(Compute(0.0), from_order(vec4(t.order)), defined.x), m);
+    let e = term(d.hi, d.lo);
+    let counted = (d.hi > Compute(TERM_FLOOR)) & defined;
+    let large = counted & (e.k >= Compute(-100.0));
+    let scale = power_of_two(max(e.k, Compute(-100.0)));
+    let sum = Compute(chunk.sum);
+    let p = rounded_product(sum, e.s);
+    let p_err = product_error(sum, e.s, p) + (sum * e.s_err + Compute(chunk.compensation) * e.s);
+    var next = two_sum_into(sums, select(Compute(0.0), p * scale, large));
+    next.compensation += select(Compute(0.0), p_err * scale, large);
+    let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
+    next.tiny += select(Compute(0.0), (p + p_err) * tiny_scale, counted & !large);
+    next.tiny += select(Compute(0.0), Compute(chunk.tiny) * e.s * power_of_two(max(e.k, Compute(-126.0))), counted);
+    next.tiny += select(Compute(0.0), Compute(7.52316384526264e-37), defined & !counted); // 2^-120
+    return next;
+}
+
+@compute @workgroup_size(ROW_WORKGROUP)
+fn held_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let number = held_chunk_number(group);
+    // Uniform across the workgroup: every invocation returns, or none (barriers follow).
+    if number >= params.rows * params.chunks {
+        return;
+    }
+    let h = held_chunk_of(number).held;
+    let v = held_read(h, local);
+    let chunk_top = workgroup_top(held_top(h, local, v), local, params.n);
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    if KIND != HARDMAX {
+        sums = workgroup_sums(held_sums(h, local, v, row_maximum(chunk_top)), local);
+    }
+    if local == 0u {
+        chunk_tops[number] = chunk_top_of(chunk_top);
+        chunk_sums[number] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+    }
+}
+
+// A workgroup a row: its top and sums, from its chunks', into its first chunk's records (each
+// invocation joins every ROW_WORKGROUP-th chunk in order, then the workgroup joins them as
+// row_per_workgroup joins its invocations).
+@compute @workgroup_size(ROW_WORKGROUP)
+fn held_chunk_join(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let row = held_chunk_number(group);
+    if row >= params.rows {
+        return;
+    }
+    let first_chunk = row * params.chunks;
+    var top = no_top(params.n);
+    for (var j = local; j < params.chunks; j += ROW_WORKGROUP) {
+        top = with_chunk_top(top, chunk_tops[first_chunk + j]);
+    }
+    let row_top = workgroup_top(top, local, params.n);
+    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    if KIND != HARDMAX {
+        let m = row_maximum(row_top);
+        for (var j = local; j < params.chunks; j += ROW_WORKGROUP) {
+            sums = with_chunk_sums(sums, chunk_tops[first_chunk + j], chunk_sums[first_chunk + j], m);
+        }
+        sums = workgroup_sums(sums, local);
+    }
+    if local == 0u {
+        chunk_tops[first_chunk] = chunk_top_of(row_top);
+        chunk_sums[first_chunk] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+    }
+}
+
+@compute @workgroup_size(ROW_WORKGROUP)
+fn held_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let number = held_chunk_number(group);
+    if number >= params.rows * params.chunks {
+        return;
+    }
+    let c = held_chunk_of(number);
+    let row_top = top_of_chunk(chunk_tops[c.first_chunk]);
+    if KIND == HARDMAX {
+        store_held_marks(c.held, local, row_top);
+        return;
+    }
+    let record = chunk_sums[c.first_chunk];
+    let row_sums = Sums(Compute(record.sum), Compute(record.compensation), Compute(record.tiny));
+    store_held_results(c.held, local, held_read(c.held, local), finished(row_top, row_sums));
+}
