@@ -147,6 +147,28 @@ async fn axis<T: Sample + FloatElement>(ctx: Context, op: &'static AxisOp) -> Ve
     Ok(lines.join("; "))
 }
 
+/// The kernels over an axis in a GPU's forms on whatever adapter the page has (rows longer than
+/// a workgroup holds in chunks a workgroup each, read twice): the browser's shader compiler
+/// takes those entry points too, where its software adapter would choose a CPU's.
+async fn axis_in_a_gpus_forms(_ctx: Context) -> Verdict {
+    let ctx = page::context(ContextOptions::default().with_axis_cpu_forms(false)).await?;
+    let mut rng = page::Rng::new(4097);
+    let mut lines = Vec::new();
+    for (shape, axis) in [(&[2usize, 4100][..], -1i64), (&[3, 4097], -1), (&[4500, 3], 0)] {
+        let n = shape.iter().product();
+        let values: Vec<f32> = (0..n).map(|_| f32::typical(&mut rng)).collect();
+        let x = Array::from_shape_vec(IxDyn(shape), values).map_err(|e| e.to_string())?;
+        for &op in AXIS_OPS {
+            let what = format!("{} {shape:?} axis {axis}", op.onnx_name);
+            let y = axis_op_async(&ctx, op, None, x.view(), axis).await.map_err(failed(&what))?;
+            let want = reference::axis_op(op, None, x.view(), axis).map_err(failed(&what))?;
+            let verdict = compare(&what, &flat(&x), &flat(&y), &flat(&want), op.max_ulp.f32)?;
+            lines.push(format!("{what}: {verdict}"));
+        }
+    }
+    Ok(lines.join("; "))
+}
+
 /// SwiGLU with alphas 1 and 1.702 over A of samples of `T` and B of values like activations.
 async fn swiglu<T: Sample + FloatElement>(ctx: Context) -> Verdict {
     let mut rng = page::Rng::new(28 + T::DTYPE as u64);
@@ -606,6 +628,7 @@ fn tests(cases: Vec<CaseFiles>) -> Vec<Test> {
             }));
         }
     }
+    all.push(test("axis f32 in a GPU's forms".into(), axis_in_a_gpus_forms));
     all.push(test("validation mode".into(), validation));
     all.push(test("binding windows and buffer pieces".into(), windows_and_pieces));
     for case in cases {
