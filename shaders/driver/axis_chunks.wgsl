@@ -36,13 +36,17 @@ struct ChunkSums {
 @group(0) @binding(3) var<storage, read_write> chunk_tops: array<ChunkTop>;
 @group(0) @binding(4) var<storage, read_write> chunk_sums: array<ChunkSums>;
 
-// Every binding of the vector_chunk_* entry points is in each one's layout, so that one bind
-// group serves them all.
+// Every binding of the chunked entry points is in each one's layout, so that one bind group
+// serves all of a row's dispatches: the scratch here, X and Y as each family binds them.
+fn chunk_scratch_bindings() {
+    _ = arrayLength(&chunk_tops);
+    _ = arrayLength(&chunk_sums);
+}
+
 fn every_chunk_binding() {
     _ = arrayLength(&x_vectors);
     _ = arrayLength(&y_vectors);
-    _ = arrayLength(&chunk_tops);
-    _ = arrayLength(&chunk_sums);
+    chunk_scratch_bindings();
 }
 
 // The chunk an invocation of vector_chunk_* takes: its number (its row's chunks first), its
@@ -195,13 +199,10 @@ fn store_held_results(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>, row
     }
 }
 
-// Every binding of the held_chunk_* entry points is in each one's layout, so that one bind
-// group serves them all.
 fn every_held_chunk_binding() {
     _ = arrayLength(&x);
     _ = arrayLength(&y);
-    _ = arrayLength(&chunk_tops);
-    _ = arrayLength(&chunk_sums);
+    chunk_scratch_bindings();
 }
 
 // A held chunk (params.chunk is HELD_CHUNK) and the number of its row's first chunk.
