@@ -238,6 +238,29 @@ fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>()
 
 tests_per_dtype!(special_elements_in_long_rows: f32, f16);
 
+/// LogSoftmax near 0 over rows of 2^20 (and 2^20 + 1: other forms), one element dominating by
+/// 20, 40 and 101: at it the result is -log1p of the others' sum, whose terms lie about e^-20,
+/// e^-40 and (below 2^-100 of the maximum) e^-101 below it. A sum of the others that carried the
+/// maximum's 1, or the smallest terms summed plainly, was 8 and 70 ULP off here.
+#[test]
+fn log_softmax_near_zero_over_rows_of_a_million() {
+    let Some(contexts) = contexts() else { return };
+    let mut rng = StdRng::seed_from_u64(0x77);
+    for n in [1usize << 20, (1 << 20) + 1] {
+        let mut x = random::<f32>(&mut rng, &[3, n], 1.0);
+        for (row, above) in [20.0, 40.0, 101.0].into_iter().enumerate() {
+            x[[row, 5 + 1000 * row]] = above;
+        }
+        for (ctx, form) in contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]) {
+            for op in [&LOG_SOFTMAX, &SOFTMAX] {
+                let what = format!("rows of {n}, one element far above, {form}");
+                let worst = check(ctx, op, 13, &x, -1, &what);
+                println!("{} f32 {what}: worst {worst} ULP", op.onnx_name);
+            }
+        }
+    }
+}
+
 /// The special rows along the first axis, where neighbouring rows lie side by side (a CPU
 /// adapter reads four of them as one vector): columns of [12, 1024] holding NaN, +inf, only
 /// -inf, -inf but one element, a tie and one term far above the rest, beside random ones.

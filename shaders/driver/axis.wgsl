@@ -46,7 +46,8 @@
 // The numbers, per row with maximum m (decided on the bits, as the elementwise kernels decide
 // NaN): d = x - m split exactly into d_hi + d_lo (a two-sum), e^d = 2^k (1 + p)(1 + d_lo) from
 // exp_parts (p within 2^-29), its mantissa 1 + t kept as a two-sum (s, s_err); the row's sum
-// S = S_hi + S_lo compensated (Neumaier's); Softmax's result (s + s_err) / S by the device's
+// S = (elements at m) + (the others' terms, compensated: Neumaier's), the count apart so that the
+// others keep their own precision in rows of 2^20; Softmax's result (s + s_err) / S by the device's
 // quotient corrected by its residual, then scaled by 2^k in two exact steps (subnormal results
 // rounded once, by mul, exact on a device that flushes); LogSoftmax's d - log(S), log(S) as
 // log1p of the sum of the other terms where S < 2 (a row one term dominates), else
@@ -110,9 +111,8 @@ fn difference(v: Compute, m: Compute) -> Difference {
     return Difference(hi, select(lo, Compute(0.0), f32_order(absolute(hi)) >= vec4(ORDER_INFINITY)));
 }
 
-// log(S) for S = hi + lo >= 1, with others = S - 1 when S < 2.
-fn log_of_sum(hi: Compute, lo: Compute) -> Compute {
-    let others = (hi - 1.0) + lo;
+// log(S) for S = hi + lo >= 1, given others = S - 1 (to its own precision) where S < 2.
+fn log_of_sum(hi: Compute, lo: Compute, others: Compute) -> Compute {
     let bits = bitcast<vec4<u32>>(hi);
     let j = Compute(vec4<f32>(bitcast<vec4<i32>>(bits >> vec4(23u)) - vec4(127)));
     let mantissa = bitcast<Compute>((bits & vec4(0x7fffffu)) | vec4(0x3f800000u));
@@ -162,39 +162,97 @@ fn seen_in_rows(top: Top, v: Compute, i: vec4<u32>, live_rows: vec4<bool>) -> To
     return Top(max(top.order, order), select(top.first, i, order > top.order), top.nan, top.first_nan);
 }
 
-// The sums of a row's terms (see the top of the file).
-struct Sums {
+// A sum kept with its rounding errors (Neumaier's), to its own precision however many terms.
+struct Compensated {
     sum: Compute,
     compensation: Compute,
-    tiny: Compute,
 }
 
-// Neumaier's step: a + b as (sum, compensation), a's compensation carried.
-fn two_sum_into(a: Sums, b: Compute) -> Sums {
-    let added = hidden(a.sum + b);
+fn added(a: Compensated, b: Compute) -> Compensated {
+    let sum = hidden(a.sum + b);
     let big = select(b, a.sum, absolute(a.sum) >= absolute(b));
     let small = select(a.sum, b, absolute(a.sum) >= absolute(b));
-    return Sums(added, a.compensation + ((big - added) + small), a.tiny);
+    return Compensated(sum, a.compensation + ((big - sum) + small));
+}
+
+fn joined(a: Compensated, b: Compensated) -> Compensated {
+    var sum = added(a, b.sum);
+    sum.compensation += b.compensation;
+    return sum;
+}
+
+// The sums of a row's terms (see the top of the file): the elements at the maximum (terms of 1)
+// counted apart, so that the others' sum keeps its own precision (LogSoftmax at the maximum is
+// -log1p of it); the others from 2^-100 of the maximum on; and (LogSoftmax alone) those below,
+// times 2^100, down to TERM_FLOOR.
+struct Sums {
+    at_max: Compute,
+    others: Compensated,
+    tiny: Compensated,
+}
+
+// Sums of one row, lane x's, as workgroup memory and the chunks' scratch (driver/axis_chunks.wgsl)
+// hold them.
+struct SumsRecord {
+    at_max: f32,
+    sum: f32,
+    compensation: f32,
+    tiny: f32,
+    tiny_compensation: f32,
+}
+
+fn record_of(sums: Sums) -> SumsRecord {
+    return SumsRecord(sums.at_max.x, sums.others.sum.x, sums.others.compensation.x, sums.tiny.sum.x,
+        sums.tiny.compensation.x);
+}
+
+fn sums_of(r: SumsRecord) -> Sums {
+    return Sums(Compute(r.at_max), Compensated(Compute(r.sum), Compute(r.compensation)),
+        Compensated(Compute(r.tiny), Compute(r.tiny_compensation)));
+}
+
+fn no_sums() -> Sums {
+    return Sums(Compute(0.0), Compensated(Compute(0.0), Compute(0.0)), Compensated(Compute(0.0), Compute(0.0)));
+}
+
+fn joined_sums(a: Sums, b: Sums) -> Sums {
+    return Sums(a.at_max + b.at_max, joined(a.others, b.others), joined(a.tiny, b.tiny));
+}
+
+// Lane c of sums, in every lane.
+fn lane_of(sums: Sums, c: u32) -> Sums {
+    return Sums(Compute(sums.at_max[c]), Compensated(Compute(sums.others.sum[c]), Compute(sums.others.compensation[c])),
+        Compensated(Compute(sums.tiny.sum[c]), Compute(sums.tiny.compensation[c])));
 }
 
 // sums with the terms of elements v (where live) added, for the row's maximum m.
 fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
+    var next = sums;
     if PLAIN_BODY {
-        return Sums(sums.sum + select(Compute(0.0), exp(v - m), live), sums.compensation, sums.tiny);
+        next.others.sum += select(Compute(0.0), exp(v - m), live);
+        return next;
     }
     let d = difference(v, m);
     let e = term(d.hi, d.lo);
-    let counted = (d.hi > Compute(TERM_FLOOR)) & live;
+    let at_max = live & (d.hi == Compute(0.0));
+    let counted = (d.hi > Compute(TERM_FLOOR)) & live & !at_max;
     let large = counted & (e.k >= Compute(-100.0));
     let scale = power_of_two(max(e.k, Compute(-100.0)));
-    var next = two_sum_into(sums, select(Compute(0.0), e.s * scale, large));
-    next.compensation += select(Compute(0.0), e.s_err * scale, large);
-    let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
-    next.tiny += select(Compute(0.0), e.s * tiny_scale, counted & !large);
-    // A finite term below 2^-170 is not 0: at the maximum, LogSoftmax's -log1p(others) is then
-    // -0.0, not +0.0. 2^-120 (scaled) stands for it, below every subnormal result's rounding.
-    let vanished = live & !counted & (f32_order(d.hi) > vec4(-ORDER_INFINITY));
-    next.tiny += select(Compute(0.0), Compute(7.52316384526264e-37), vanished); // 2^-120
+    next.at_max += select(Compute(0.0), Compute(1.0), at_max);
+    next.others = added(next.others, select(Compute(0.0), e.s * scale, large));
+    next.others.compensation += select(Compute(0.0), e.s_err * scale, large);
+    // Softmax's quotients never see the terms below 2^-100 of the maximum.
+    if KIND == LOG_SOFTMAX {
+        let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
+        let small = counted & !large;
+        next.tiny = added(next.tiny, select(Compute(0.0), e.s * tiny_scale, small));
+        next.tiny.compensation += select(Compute(0.0), e.s_err * tiny_scale, small);
+        // A finite term below 2^-170 is not 0: at the maximum, LogSoftmax's -log1p(others) is
+        // then -0.0, not +0.0. 2^-120 (scaled) stands for it, below every subnormal result's
+        // rounding.
+        let vanished = live & !counted & !at_max & (f32_order(d.hi) > vec4(-ORDER_INFINITY));
+        next.tiny.compensation += select(Compute(0.0), Compute(7.52316384526264e-37), vanished); // 2^-120
+    }
     return next;
 }
 
@@ -221,19 +279,23 @@ fn row_undefined(top: Top) -> vec4<bool> {
 }
 
 fn finished(top: Top, sums: Sums) -> Row {
-    let total = hidden(sums.sum + sums.compensation);
-    let total_lo = sums.compensation - (total - sums.sum);
-    // The sum of the terms but the maximum's, times 2^100, where it is below 2^-24: there log1p
-    // of it rounds to it, and the results at the maximum are minus it, scaled in two exact steps
-    // (k hidden: with both its steps constant, a compiler folds 2^-100 2^-50 into 0).
-    let others_scaled = ((total - 1.0) + total_lo) * 1.2676506e30 + sums.tiny;
+    let head = two_sum(sums.at_max, sums.others.sum);
+    let tail = head.e + sums.others.compensation;
+    let total = hidden(head.s + tail);
+    let total_lo = tail - (total - head.s);
+    // The sum of the terms but the maximum's (exact but for the others' own rounding where one
+    // element holds the maximum), and times 2^100, where it is below 2^-24: there log1p of it
+    // rounds to it, and the results at the maximum are minus it, scaled in two exact steps (k
+    // hidden: with both its steps constant, a compiler folds 2^-100 2^-50 into 0).
+    let others = ((sums.at_max - 1.0) + sums.others.sum) + sums.others.compensation;
+    let others_scaled = others * 1.2676506e30 + (sums.tiny.sum + sums.tiny.compensation);
     let others_tiny = (total < Compute(1.0000001)) & (others_scaled < Compute(75557864e15));
     // Negated on the bits: 0 - a subnormal is flushed where the device flushes.
     var at_maximum = negate(scaled_once(others_scaled * 1125899906842624.0, hidden(Compute(-150.0))));
     // +0.0 where nothing else is in the row: (x - max) - log(1) is 0 - 0.
     at_maximum = select(at_maximum, Compute(0.0), others_scaled == Compute(0.0));
-    return Row(row_maximum(top), row_undefined(top), total, total_lo, log_of_sum(total, total_lo), others_tiny,
-        at_maximum);
+    return Row(row_maximum(top), row_undefined(top), total, total_lo, log_of_sum(total, total_lo, others),
+        others_tiny, at_maximum);
 }
 
 // Softmax's or LogSoftmax's results for elements v of the row.
@@ -290,7 +352,7 @@ fn rows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
         return;
     }
     let m = row_maximum(top);
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     for (var i = 0u; i < n; i++) {
         sums = summed(sums, load(base + vec4(i * inner), live), m, live);
     }
@@ -311,9 +373,7 @@ fn rows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
 var<workgroup> shared_order: array<i32, ROW_WORKGROUP>;
 var<workgroup> shared_first: array<u32, ROW_WORKGROUP>;
 var<workgroup> shared_first_nan: array<u32, ROW_WORKGROUP>;
-var<workgroup> shared_sum: array<f32, ROW_WORKGROUP>;
-var<workgroup> shared_compensation: array<f32, ROW_WORKGROUP>;
-var<workgroup> shared_tiny: array<f32, ROW_WORKGROUP>;
+var<workgroup> shared_sums: array<SumsRecord, ROW_WORKGROUP>;
 
 // The four lanes' Top joined into lane x (the first maximum: the smallest index at the largest
 // order; the first NaN: the smallest index).
@@ -327,13 +387,11 @@ fn lanes_joined(top: Top) -> Top {
 
 // A row's sums, from its lanes' (joined by two-sums), in every lane.
 fn lanes_summed(sums: Sums) -> Sums {
-    var joined = Sums(Compute(sums.sum.x), Compute(sums.compensation.x), Compute(sums.tiny.x));
+    var all = lane_of(sums, 0u);
     for (var c = 1u; c < 4u; c++) {
-        joined = two_sum_into(joined, Compute(sums.sum[c]));
-        joined.compensation += Compute(sums.compensation[c]);
-        joined.tiny += Compute(sums.tiny[c]);
+        all = joined_sums(all, lane_of(sums, c));
     }
-    return joined;
+    return all;
 }
 
 // `rows` where the axis is not the last and four neighbouring rows lie side by side (inner a
@@ -360,7 +418,7 @@ fn strided_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
         return;
     }
     let m = row_maximum(top);
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     for (var i = 0u; i < n; i++) {
         sums = summed(sums, load_vector(first + i * stride), m, vec4(true));
     }
@@ -385,7 +443,7 @@ fn vectors_top(first: u32, end: u32, start: u32) -> Top {
 
 // The sums of the terms of a row's vectors [first, end), for the row's maximum m, in every lane.
 fn vectors_sums(first: u32, end: u32, m: Compute) -> Sums {
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     for (var v = first; v < end; v++) {
         sums = summed(sums, load_vector(v), m, vec4(true));
     }
@@ -418,7 +476,7 @@ fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     let vectors = params.n / 4u;
     let first = row * vectors;
     let row_top = vectors_top(first, first + vectors, 0u);
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     if KIND != HARDMAX {
         sums = vectors_sums(first, first + vectors, row_maximum(row_top));
     }
@@ -455,23 +513,15 @@ fn workgroup_top(top: Top, local: u32, n: u32) -> Top {
 // A workgroup's sums: the lanes, then the invocations, joined pairwise by two-sums; in every
 // invocation. Once an entry point, as workgroup_top.
 fn workgroup_sums(sums: Sums, local: u32) -> Sums {
-    let lane_sums = lanes_summed(sums);
-    shared_sum[local] = lane_sums.sum.x;
-    shared_compensation[local] = lane_sums.compensation.x;
-    shared_tiny[local] = lane_sums.tiny.x;
+    shared_sums[local] = record_of(lanes_summed(sums));
     for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
         workgroupBarrier();
         if local < half {
-            let b = local + half;
-            var joined_sums = two_sum_into(Sums(Compute(shared_sum[local]), Compute(shared_compensation[local]),
-                Compute(0.0)), Compute(shared_sum[b]));
-            shared_sum[local] = joined_sums.sum.x;
-            shared_compensation[local] = joined_sums.compensation.x + shared_compensation[b];
-            shared_tiny[local] = shared_tiny[local] + shared_tiny[b];
+            shared_sums[local] = record_of(joined_sums(sums_of(shared_sums[local]), sums_of(shared_sums[local + half])));
         }
     }
     workgroupBarrier();
-    return Sums(Compute(shared_sum[0]), Compute(shared_compensation[0]), Compute(shared_tiny[0]));
+    return sums_of(shared_sums[0]);
 }
 
 @compute @workgroup_size(ROW_WORKGROUP)
@@ -518,7 +568,7 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         return;
     }
     let m = row_maximum(row_top);
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     chunk = 0u;
     for (var first = local * 4u; first < n; first += step) {
         let i = vec4(first) + lanes;

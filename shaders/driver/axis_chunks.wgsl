@@ -26,15 +26,8 @@ struct ChunkTop {
     nan: u32,
 }
 
-struct ChunkSums {
-    sum: f32,
-    compensation: f32,
-    tiny: f32,
-    pad: f32,
-}
-
 @group(0) @binding(3) var<storage, read_write> chunk_tops: array<ChunkTop>;
-@group(0) @binding(4) var<storage, read_write> chunk_sums: array<ChunkSums>;
+@group(0) @binding(4) var<storage, read_write> chunk_sums: array<SumsRecord>;
 
 // Every binding of the chunked entry points is in each one's layout, so that one bind group
 // serves all of a row's dispatches: the scratch here, X and Y as each family binds them.
@@ -103,7 +96,7 @@ fn vector_chunk_sums(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         return;
     }
     let sums = vectors_sums(c.first, c.end, row_maximum(row_top_of_chunks(c)));
-    chunk_sums[c.number] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+    chunk_sums[c.number] = record_of(sums);
 }
 
 // The chunk's results, from its row's top and sums joined from every chunk's, in the chunks'
@@ -114,13 +107,10 @@ fn vector_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_
     if c.end == c.first {
         return;
     }
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     if KIND != HARDMAX {
         for (var k = 0u; k < params.chunks; k++) {
-            let chunk = chunk_sums[c.first_chunk + k];
-            sums = two_sum_into(sums, Compute(chunk.sum));
-            sums.compensation += Compute(chunk.compensation);
-            sums.tiny += Compute(chunk.tiny);
+            sums = joined_sums(sums, sums_of(chunk_sums[c.first_chunk + k]));
         }
     }
     store_vectors_results(c.first, c.end, c.start, row_top_of_chunks(c), sums);
@@ -168,7 +158,7 @@ fn held_top(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>) -> Top {
 }
 
 fn held_sums(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>, m: Compute) -> Sums {
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     for (var k = 0u; k < CACHED_CHUNKS; k++) {
         sums = summed(sums, v[k], m, held_lanes(h, k, local) < vec4(h.end));
     }
@@ -239,27 +229,42 @@ fn top_of_chunk(t: ChunkTop) -> Top {
 }
 
 // sums with a chunk's sums (against the chunk's own maximum, its top t) added for the row's
-// maximum m: rescaled once by e^(t's maximum - m) = 2^k (s + s_err) (term), its sum's product
-// with s kept with its error; as `summed` adds a term, 2^-100 of m and below into tiny (scaled
-// by 2^100), and a chunk below TERM_FLOOR of it by 2^-120 there, which stands for its vanished terms.
-// A chunk of -inf alone has no terms; a row holding NaN or +inf is NaN throughout anyway. In lane
-// x alone (the others' sums stay 0, as lanes_summed adds the lanes).
-fn with_chunk_sums(sums: Sums, t: ChunkTop, chunk: ChunkSums, m: Compute) -> Sums {
+// maximum m. The chunk that holds the row's maximum adds its sums as they are; every other one
+// is rescaled once by e^(its maximum - m) = 2^k (s + s_err) (term), its whole sum being the
+// row's others, the product with s kept with its error; as `summed` adds a term, 2^-100 of m and
+// below into tiny (scaled by 2^100), and a chunk below TERM_FLOOR of it by 2^-120 there, which
+// stands for its vanished terms. A chunk of -inf alone has no terms; a row holding NaN or +inf
+// is NaN throughout anyway. In lane x alone (the others' sums stay 0, as lanes_summed adds the
+// lanes).
+fn with_chunk_sums(sums: Sums, t: ChunkTop, record: SumsRecord, m: Compute) -> Sums {
     let defined = vec4((t.order > -ORDER_INFINITY) & (t.order < ORDER_INFINITY) & (t.nan == 0u), false, false, false);
+    let chunk = sums_of(record);
     let d = difference(select(Compute(0.0), from_order(vec4(t.order)), defined.x), m);
+    let holds_max = defined & (d.hi == Compute(0.0));
+    var next = sums;
+    next.at_max += select(Compute(0.0), chunk.at_max, holds_max);
+    next.others = joined(next.others, Compensated(select(Compute(0.0), chunk.others.sum, holds_max),
+        select(Compute(0.0), chunk.others.compensation, holds_max)));
+    let below = defined & !holds_max;
     let e = term(d.hi, d.lo);
-    let counted = (d.hi > Compute(TERM_FLOOR)) & defined;
+    let counted = (d.hi > Compute(TERM_FLOOR)) & below;
     let large = counted & (e.k >= Compute(-100.0));
     let scale = power_of_two(max(e.k, Compute(-100.0)));
-    let sum = Compute(chunk.sum);
-    let p = rounded_product(sum, e.s);
-    let p_err = product_error(sum, e.s, p) + (sum * e.s_err + Compute(chunk.compensation) * e.s);
-    var next = two_sum_into(sums, select(Compute(0.0), p * scale, large));
-    next.compensation += select(Compute(0.0), p_err * scale, large);
-    let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
-    next.tiny += select(Compute(0.0), (p + p_err) * tiny_scale, counted & !large);
-    next.tiny += select(Compute(0.0), Compute(chunk.tiny) * e.s * power_of_two(max(e.k, Compute(-126.0))), counted);
-    next.tiny += select(Compute(0.0), Compute(7.52316384526264e-37), defined & !counted); // 2^-120
+    let head = two_sum(chunk.at_max, chunk.others.sum);
+    let tail = head.e + chunk.others.compensation;
+    let p = rounded_product(head.s, e.s);
+    let p_err = product_error(head.s, e.s, p) + (head.s * e.s_err + tail * e.s);
+    next.others = added(next.others, select(Compute(0.0), p * scale, large));
+    next.others.compensation += select(Compute(0.0), p_err * scale, large);
+    if KIND == LOG_SOFTMAX {
+        next.tiny = joined(next.tiny, Compensated(select(Compute(0.0), chunk.tiny.sum, holds_max),
+            select(Compute(0.0), chunk.tiny.compensation, holds_max)));
+        let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
+        next.tiny = added(next.tiny, select(Compute(0.0), (p + p_err) * tiny_scale, counted & !large));
+        let chunk_tiny = (chunk.tiny.sum + chunk.tiny.compensation) * e.s * power_of_two(max(e.k, Compute(-126.0)));
+        next.tiny.compensation += select(Compute(0.0), chunk_tiny, counted)
+            + select(Compute(0.0), Compute(7.52316384526264e-37), below & !counted); // 2^-120
+    }
     return next;
 }
 
@@ -273,13 +278,13 @@ fn held_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
     let h = held_chunk_of(number).held;
     let v = held_read(h, local);
     let chunk_top = workgroup_top(held_top(h, local, v), local, params.n);
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     if KIND != HARDMAX {
         sums = workgroup_sums(held_sums(h, local, v, row_maximum(chunk_top)), local);
     }
     if local == 0u {
         chunk_tops[number] = chunk_top_of(chunk_top);
-        chunk_sums[number] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+        chunk_sums[number] = record_of(sums);
     }
 }
 
@@ -298,7 +303,7 @@ fn held_chunk_join(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
         top = with_chunk_top(top, chunk_tops[first_chunk + j]);
     }
     let row_top = workgroup_top(top, local, params.n);
-    var sums = Sums(Compute(0.0), Compute(0.0), Compute(0.0));
+    var sums = no_sums();
     if KIND != HARDMAX {
         let m = row_maximum(row_top);
         for (var j = local; j < params.chunks; j += ROW_WORKGROUP) {
@@ -308,7 +313,7 @@ fn held_chunk_join(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
     }
     if local == 0u {
         chunk_tops[first_chunk] = chunk_top_of(row_top);
-        chunk_sums[first_chunk] = ChunkSums(sums.sum.x, sums.compensation.x, sums.tiny.x, 0.0);
+        chunk_sums[first_chunk] = record_of(sums);
     }
 }
 
@@ -324,7 +329,6 @@ fn held_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_in
         store_held_marks(c.held, local, row_top);
         return;
     }
-    let record = chunk_sums[c.first_chunk];
-    let row_sums = Sums(Compute(record.sum), Compute(record.compensation), Compute(record.tiny));
+    let row_sums = sums_of(chunk_sums[c.first_chunk]);
     store_held_results(c.held, local, held_read(c.held, local), finished(row_top, row_sums));
 }

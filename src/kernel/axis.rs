@@ -271,10 +271,10 @@ impl AxisKernelKey {
         n.div_ceil(VECTOR_CHUNKS_A_ROW).next_multiple_of(4).clamp(VECTOR_CHUNK_MIN, VECTOR_CHUNK_MAX)
     }
 
-    /// Bytes of scratch a chunk takes: its top's (`ChunkTop`) and its sums' (`ChunkSums`: f64's
+    /// Bytes of scratch a chunk takes: its top's (`ChunkTop`) and its sums' (`SumsRecord`; f64's
     /// invocations' partial sums, then its own).
     pub(crate) fn chunk_scratch_bytes(&self) -> [u64; 2] {
-        if self.dtype == DType::F64 { [16, 24 * (u64::from(AXIS_F64_WORKGROUP) + 1)] } else { [16, 16] }
+        if self.dtype == DType::F64 { [16, 24 * (u64::from(AXIS_F64_WORKGROUP) + 1)] } else { [16, 20] }
     }
 
     /// The pipeline's label.
