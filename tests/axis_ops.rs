@@ -238,6 +238,36 @@ fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>()
 
 tests_per_dtype!(special_elements_in_long_rows: f32, f16);
 
+/// Ties for a row's maximum in more chunks than a workgroup has invocations (a GPU's forms: 600
+/// chunks of 4096, each invocation of the join taking every 256th chunk, then the workgroup
+/// joining its invocations): the first maximum is in chunk 260 (invocation 4's second), tied
+/// later in its own invocation's third chunk (516), in another invocation's (300) and in an
+/// earlier invocation's third (515). Hardmax marks the first; Softmax and LogSoftmax count every
+/// tie once.
+#[test]
+fn ties_across_more_chunks_than_a_workgroup_has_invocations() {
+    let Some(contexts) = contexts() else { return };
+    const CHUNK: usize = 4096;
+    let n = 600 * CHUNK;
+    let mut rng = StdRng::seed_from_u64(0x600);
+    let mut x = random::<f32>(&mut rng, &[2, n], 1.0);
+    let first = 260 * CHUNK + 4000;
+    for i in [515 * CHUNK + 7, first, 300 * CHUNK, 516 * CHUNK + 1] {
+        x[[0, i]] = 50.0;
+    }
+    x[[1, n - 1]] = 50.0;
+    for (ctx, form) in contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]) {
+        let what = format!("ties across 600 chunks, {form}");
+        for op in AXIS_OPS {
+            let worst = check(ctx, op, 13, &x, -1, &what);
+            println!("{} f32 {what}: worst {worst} ULP", op.onnx_name);
+        }
+        let y = axis_op(ctx, &HARDMAX, None, x.view(), -1).unwrap();
+        let marked: Vec<Vec<usize>> = (0..2).map(|row| (0..n).filter(|&i| y[[row, i]] == 1.0).collect()).collect();
+        assert_eq!(marked, [vec![first], vec![n - 1]], "{what}");
+    }
+}
+
 /// LogSoftmax near 0 over rows of 2^20 (and 2^20 + 1: other forms), one element dominating by
 /// 20, 40 and 101: at it the result is -log1p of the others' sum, whose terms lie about e^-20,
 /// e^-40 and (below 2^-100 of the maximum) e^-101 below it. A sum of the others that carried the

@@ -29,6 +29,9 @@
 //                     word: a word may hold elements of two rows, which two invocations write)
 //   {{WORKGROUP}}     invocations per workgroup of `rows`
 //   {{ROW_WORKGROUP}} invocations per workgroup of `row_per_workgroup` (a power of two)
+//   {{CACHED_CHUNKS}} vectors of four elements each invocation of `row_per_workgroup` and the
+//                     held chunks hold in registers (so HELD_CHUNK, the longest row read once,
+//                     is src/kernel/axis.rs's HELD_ROW_MAX)
 //   {{PLAIN_BODY}}    false; true for the bench's yardstick alone (`wgpu-act bench`'s plain-body
 //                     column): Softmax's and LogSoftmax's function bodies in plain f32, exp(x -
 //                     max) summed plainly, then exp(x - max) / sum or (x - max) - log(sum), in
@@ -60,9 +63,7 @@ const HARDMAX: u32 = 2u;
 const AXIS_WORKGROUP: u32 = {{WORKGROUP}}u;
 const ROW_WORKGROUP: u32 = {{ROW_WORKGROUP}}u;
 const PLAIN_BODY: bool = {{PLAIN_BODY}};
-// Chunks of four elements an invocation of row_per_workgroup holds: a row of up to 4096 is read
-// once.
-const CACHED_CHUNKS: u32 = 4u;
+const CACHED_CHUNKS: u32 = {{CACHED_CHUNKS}}u;
 
 // `params`: driver/axis_params.wgsl.
 @group(0) @binding(1) var<storage, {{INPUT_ACCESS}}> x: array<u32>;

@@ -57,7 +57,10 @@ pub(crate) const MANY_ROWS: usize = 1024;
 /// driver). On a GPU such rows take that entry point however many they are, and longer ones
 /// chunks of this many, each held by a workgroup; a CPU adapter, whose workgroup barriers are
 /// costly, keeps four rows an invocation for many rows.
-pub(crate) const HELD_ROW_MAX: usize = ROW_WORKGROUP as usize * 4 * 4;
+pub(crate) const HELD_ROW_MAX: usize = ROW_WORKGROUP as usize * 4 * CACHED_CHUNKS as usize;
+/// Vectors of four elements each invocation holds in registers where a row or chunk is held
+/// (`CACHED_CHUNKS` in the driver).
+const CACHED_CHUNKS: u32 = 4;
 
 /// The kernel's entry points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -309,7 +312,9 @@ impl AxisKernelKey {
         }
         let kind = self.kind_code();
         let (workgroup, row_workgroup) = (AXIS_WORKGROUP.to_string(), ROW_WORKGROUP.to_string());
+        let cached_chunks = CACHED_CHUNKS.to_string();
         let fills = [
+            ("{{CACHED_CHUNKS}}", cached_chunks.as_str()),
             ("{{KIND}}", kind),
             ("{{Y_WORD}}", y_word),
             ("{{WORKGROUP}}", &workgroup),
