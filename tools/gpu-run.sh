@@ -10,14 +10,15 @@
 # Results go to $OUT (default ./gpu-out): log.txt, smi.csv (clocks, power and temperature every
 # 250 ms), and a JSON per bench part (at most 8 files come back from the device tool).
 #
-#   GPU_RUN_PARTS   which parts, in order (default: suite now26 before26 float26 sweep narrow26
-#                   engine now24 burn; also: suites, every GPU suite but the operators')
+#   GPU_RUN_PARTS   which parts, in order (default: suite axes axis24 axiscpu24 now26 float26
+#                   narrow26 now24 sweep engine burn before26; also: suites, every GPU suite but
+#                   the operators')
 #   NOMINAL_GBPS    the card's nominal bandwidth (default 4800, an H200; 3350 for an H100 SXM)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
-PARTS=${GPU_RUN_PARTS:-suite now26 before26 float26 sweep narrow26 engine now24 burn}
+PARTS=${GPU_RUN_PARTS:-suite axes axis24 axiscpu24 now26 float26 narrow26 now24 sweep engine burn before26}
 NOMINAL=${NOMINAL_GBPS:-4800}
 started=$(date +%s)
 say() { echo "== $(( $(date +%s) - started )) s: $*" | tee -a "$LOG"; }
@@ -67,6 +68,20 @@ for part in $PARTS; do
     suite)
         say "the operator suite, validation mode on (the guarded products and fma's errors by default)"
         WGPU_ACTIVATIONS_VALIDATE=1 limited 100 bin/unary_ops --test-threads 8
+        ;;
+    axes)
+        say "the kernels over an axis (issue 50; never on a GPU before), validation mode on"
+        WGPU_ACTIVATIONS_VALIDATE=1 limited 120 bin/axis_ops --test-threads 8
+        ;;
+    axis24)
+        # Issue 50's speed table: rows of 8, 1000 and 2^16, another axis, and long columns (the
+        # held chunks, read twice), with the spec's body in plain f32 beside ours.
+        bench axis24 90 bench --ops softmax,log-softmax,hardmax,swiglu,clip,shrink --dtypes f32,f16,bf16
+        ;;
+    axiscpu24)
+        # The same rows in the forms chosen for CPU adapters (a row an invocation read a vector
+        # at a time, chunks an invocation each), to see which a GPU should take.
+        WGPU_ACTIVATIONS_AXIS_FORMS=cpu bench axiscpu24 60 bench --ops softmax,log-softmax,hardmax --dtypes f32,f16
         ;;
     now26) bench now26 90 bench --elems 67108864 --dtypes f32 ;;
     before26)

@@ -20,6 +20,11 @@ pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
 /// [`ContextOptions::from_env`]: `on` or `off` (anything else: by the probe).
 pub const FMA_ENV: &str = "WGPU_ACTIVATIONS_FMA";
 
+/// Environment variable that sets [`ContextOptions::with_axis_cpu_forms`] under
+/// [`ContextOptions::from_env`]: `cpu` or `gpu` (anything else: by the adapter's type). The
+/// bench takes it to time both forms on one device.
+pub const AXIS_FORMS_ENV: &str = "WGPU_ACTIVATIONS_AXIS_FORMS";
+
 /// Where the f32-computing kernels (f32, f16, bf16) take products that involve subnormals.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,8 +138,10 @@ impl Default for ContextOptions {
 impl ContextOptions {
     /// The defaults, then the environment: `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and
     /// `WGPU_POWER_PREF` pick the adapter (as in wgpu's own examples), [`LIMITS_ENV`] lowers
-    /// the limits, [`VALIDATE_ENV`]`=1` turns validation on, and [`SUBNORMALS_ENV`] says
-    /// where products with subnormals go. Methods called after it override it.
+    /// the limits, [`VALIDATE_ENV`]`=1` turns validation on, [`SUBNORMALS_ENV`] says where
+    /// products with subnormals go, [`FMA_ENV`] where their errors come from, and
+    /// [`AXIS_FORMS_ENV`] which forms the kernels over an axis take. Methods called after it
+    /// override it.
     pub fn from_env() -> Self {
         Self {
             use_environment: true,
@@ -144,6 +151,11 @@ impl ContextOptions {
             fused_product_errors: match std::env::var(FMA_ENV).as_deref() {
                 Ok("on") => Some(true),
                 Ok("off") => Some(false),
+                _ => None,
+            },
+            axis_cpu_forms: match std::env::var(AXIS_FORMS_ENV).as_deref() {
+                Ok("cpu") => Some(true),
+                Ok("gpu") => Some(false),
                 _ => None,
             },
             ..Self::default()
