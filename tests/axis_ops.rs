@@ -141,6 +141,56 @@ fn long_rows_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking>() {
 
 tests_per_dtype!(long_rows_in_a_gpus_forms: f32, f16, bf16);
 
+/// Rows a workgroup holds, in a GPU's forms: four an invocation up to 32 elements, longer ones a
+/// segment of a workgroup's invocations a row, sized to it (16 invocations for rows of 33, 32 for
+/// 128, 64 for 129, the whole workgroup from 1000), with row counts that leave the last workgroup
+/// part empty; and rows along another axis. In each shape a row holds NaN, one +inf, one a tie for
+/// its maximum (Hardmax marks the first), one -inf but for one element.
+fn rows_in_segments_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking>() {
+    let Some([_, gpu_forms]) = contexts() else { return };
+    let mut rng = StdRng::seed_from_u64(0x5e9);
+    let cases = [
+        (vec![3, 1], -1),
+        (vec![7, 3], -1),
+        (vec![130, 8], -1),
+        (vec![9, 33], -1),
+        (vec![33, 64], -1),
+        (vec![17, 128], -1),
+        (vec![5, 129], -1),
+        (vec![6, 1000], -1),
+        (vec![5, 1025], -1),
+        (vec![4, 4096], -1),
+        (vec![3, 40, 5], 1),
+    ];
+    for (shape, axis) in cases {
+        let mut x = random::<T>(&mut rng, &shape, 3.0);
+        let n = shape[shape.len() - 1];
+        if axis == -1 && n >= 2 {
+            let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
+            set(0, n / 2, f64::NAN);
+            set(1, n - 1, f64::INFINITY);
+            set(2, n / 3, 40.0);
+            set(2, n - 1, 40.0);
+            for i in 0..n {
+                set(3 % shape[0], i, f64::NEG_INFINITY);
+            }
+            set(3 % shape[0], n - 2, 1.0);
+        }
+        for op in AXIS_OPS {
+            let what = format!("{shape:?} along axis {axis}, a GPU's forms");
+            let worst = check(gpu_forms, op, 13, &x, axis, &what);
+            println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
+        }
+        if axis == -1 && n >= 3 {
+            let y = axis_op(gpu_forms, &HARDMAX, None, x.view(), -1).unwrap();
+            let marked = (0..n).filter(|&i| y[[2, i]].to_f64() == 1.0).collect::<Vec<_>>();
+            assert_eq!(marked, [n / 3], "{shape:?}: the first of a tie");
+        }
+    }
+}
+
+tests_per_dtype!(rows_in_segments_in_a_gpus_forms: f32, f16, bf16);
+
 tests_per_dtype!(long_rows: f32, f16, bf16);
 
 /// The function bodies' special rows: NaN or +inf anywhere (NaN throughout), only -inf (NaN),

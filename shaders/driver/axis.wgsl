@@ -14,11 +14,15 @@
 //   strided_vectors    `rows` where four neighbouring rows lie side by side (an axis not the
 //                      last, inner a multiple of four), on CPU adapters: the four rows' element
 //                      i read and written as one vector;
-//   row_per_workgroup  a workgroup takes one row, each invocation four elements at a time,
-//                      joined in workgroup memory (workgroup_top, workgroup_sums); a row of up
-//                      to 4096 elements is held in registers and read once. Longer rows take it
-//                      on CPU adapters alone (llvmpipe also stops an invocation after 65535 loop
-//                      iterations in all).
+//   row_segments       a segment of a workgroup's invocations (params.segment of them, a power
+//                      of two up to the whole workgroup) takes one row, each invocation four
+//                      elements at a time, joined in workgroup memory (workgroup_top,
+//                      workgroup_sums); a row of up to 4096 elements is held in registers and
+//                      read once. On a GPU a segment has as many invocations as the row has
+//                      vectors of four, so that shorter rows leave no invocation idle (a row of
+//                      128 used 32 of 256); on CPU adapters a segment is the whole workgroup,
+//                      and longer rows take it there alone (llvmpipe also stops an invocation
+//                      after 65535 loop iterations in all).
 // Longer rows go in chunks, driver/axis_chunks.wgsl: on CPU adapters vector_chunk_* (an
 // invocation a chunk), on GPUs held_chunk_* (a workgroup a chunk it holds, X read twice).
 // CPU twin: src/cpu/axis.rs.
@@ -28,8 +32,8 @@
 //   {{Y_WORD}}        Y's storage word: u32 (f32 elements), atomic<u32> (16-bit elements, two per
 //                     word: a word may hold elements of two rows, which two invocations write)
 //   {{WORKGROUP}}     invocations per workgroup of `rows`
-//   {{ROW_WORKGROUP}} invocations per workgroup of `row_per_workgroup` (a power of two)
-//   {{CACHED_CHUNKS}} vectors of four elements each invocation of `row_per_workgroup` and the
+//   {{ROW_WORKGROUP}} invocations per workgroup of `row_segments` (a power of two)
+//   {{CACHED_CHUNKS}} vectors of four elements each invocation of `row_segments` and the
 //                     held chunks hold in registers (so HELD_CHUNK, the longest row read once,
 //                     is src/kernel/axis.rs's HELD_ROW_MAX)
 //   {{PLAIN_BODY}}    false; true for the bench's yardstick alone (`wgpu-act bench`'s plain-body
@@ -484,17 +488,20 @@ fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocatio
     store_vectors_results(first, first + vectors, 0u, row_top, sums);
 }
 
-// The top of a workgroup's elements (each invocation's top of a row of n), joined in workgroup
-// memory: the lanes, then the invocations pairwise; in every invocation. Once an entry point (no
-// barrier follows the reads of the result).
-fn workgroup_top(top: Top, local: u32, n: u32) -> Top {
+// The top of each segment's elements (each invocation's top of a row of n; a segment: `segment`
+// neighbouring invocations, a power of two, ROW_WORKGROUP for the whole workgroup), joined in
+// workgroup memory: the lanes, then the segment's invocations pairwise; in every invocation of
+// the segment. Once an entry point (no barrier follows the reads of the result). `segment` is
+// uniform: the barriers' loop.
+fn workgroup_top(top: Top, local: u32, n: u32, segment: u32) -> Top {
     let joined = lanes_joined(top);
     shared_order[local] = joined.order.x;
     shared_first[local] = joined.first.x;
     shared_first_nan[local] = select(n, joined.first_nan.x, joined.nan.x);
-    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
+    let in_segment = local & (segment - 1u);
+    for (var half = segment / 2u; half > 0u; half /= 2u) {
         workgroupBarrier();
-        if local < half {
+        if in_segment < half {
             let a = local;
             let b = local + half;
             let take_b = shared_order[b] > shared_order[a]
@@ -507,43 +514,51 @@ fn workgroup_top(top: Top, local: u32, n: u32) -> Top {
         }
     }
     workgroupBarrier();
-    return Top(vec4(shared_order[0]), vec4(shared_first[0]), vec4(shared_first_nan[0] < n),
-        vec4(shared_first_nan[0]));
+    let first = local - in_segment;
+    return Top(vec4(shared_order[first]), vec4(shared_first[first]), vec4(shared_first_nan[first] < n),
+        vec4(shared_first_nan[first]));
 }
 
-// A workgroup's sums: the lanes, then the invocations, joined pairwise by two-sums; in every
-// invocation. Once an entry point, as workgroup_top.
-fn workgroup_sums(sums: Sums, local: u32) -> Sums {
+// Each segment's sums (as workgroup_top's segments): the lanes, then the invocations, joined
+// pairwise by two-sums; in every invocation of the segment. Once an entry point, as
+// workgroup_top.
+fn workgroup_sums(sums: Sums, local: u32, segment: u32) -> Sums {
     shared_sums[local] = record_of(lanes_summed(sums));
-    for (var half = ROW_WORKGROUP / 2u; half > 0u; half /= 2u) {
+    let in_segment = local & (segment - 1u);
+    for (var half = segment / 2u; half > 0u; half /= 2u) {
         workgroupBarrier();
-        if local < half {
+        if in_segment < half {
             shared_sums[local] = record_of(joined_sums(sums_of(shared_sums[local]), sums_of(shared_sums[local + half])));
         }
     }
     workgroupBarrier();
-    return sums_of(shared_sums[0]);
+    return sums_of(shared_sums[local - in_segment]);
 }
 
 @compute @workgroup_size(ROW_WORKGROUP)
-fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+fn row_segments(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     opaque_zero = params.zero;
-    let row = group.y * params.groups_x + group.x;
+    let segment = params.segment;
+    let first_row = (group.y * params.groups_x + group.x) * (ROW_WORKGROUP / segment);
     // Uniform across the workgroup: every invocation returns, or none (barriers follow).
-    if row >= params.rows {
+    if first_row >= params.rows {
         return;
     }
+    let row = first_row + local / segment;
     let n = params.n;
+    // A segment past the last row reads and writes nothing, but takes part in the barriers.
+    let length = select(0u, n, row < params.rows);
     let inner = params.inner;
     let base = vec4((row / inner) * n * inner + row % inner);
     let lanes = vec4(0u, 1u, 2u, 3u);
-    let step = ROW_WORKGROUP * 4u;
-    // A row of up to ROW_WORKGROUP * 4 * CACHED_CHUNKS elements is read once, into registers.
+    let start = (local & (segment - 1u)) * 4u;
+    let step = segment * 4u;
+    // A row of up to segment * 4 * CACHED_CHUNKS elements is read once, into registers.
     let whole_row_cached = n <= step * CACHED_CHUNKS;
     var cached: array<Compute, CACHED_CHUNKS>;
     var top = no_top(n);
     var chunk = 0u;
-    for (var first = local * 4u; first < n; first += step) {
+    for (var first = start; first < length; first += step) {
         let i = vec4(first) + lanes;
         let live = i < vec4(n);
         let v = load(base + i * vec4(inner), live);
@@ -553,11 +568,11 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         chunk++;
         top = seen(top, v, i, live);
     }
-    let row_top = workgroup_top(top, local, n);
+    let row_top = workgroup_top(top, local, n, segment);
     let paired = PAIRED_STORES && inner == 1u && n % 2u == 0u;
     if KIND == HARDMAX {
         let marked = select(row_top.first, row_top.first_nan, row_top.nan);
-        for (var first = local * 4u; first < n; first += step) {
+        for (var first = start; first < length; first += step) {
             let i = vec4(first) + lanes;
             let value = select(Compute(0.0), Compute(1.0), marked == i);
             if paired {
@@ -571,7 +586,7 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
     let m = row_maximum(row_top);
     var sums = no_sums();
     chunk = 0u;
-    for (var first = local * 4u; first < n; first += step) {
+    for (var first = start; first < length; first += step) {
         let i = vec4(first) + lanes;
         let live = i < vec4(n);
         var v: Compute;
@@ -583,9 +598,9 @@ fn row_per_workgroup(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_inv
         chunk++;
         sums = summed(sums, v, m, live);
     }
-    let finished_row = finished(row_top, workgroup_sums(sums, local));
+    let finished_row = finished(row_top, workgroup_sums(sums, local, segment));
     chunk = 0u;
-    for (var first = local * 4u; first < n; first += step) {
+    for (var first = start; first < length; first += step) {
         let i = vec4(first) + lanes;
         let live = i < vec4(n);
         let index = base + i * vec4(inner);

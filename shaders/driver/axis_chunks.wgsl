@@ -14,7 +14,7 @@
 //                   chunks', each rescaled once by e^(the chunk's maximum - the row's), into the
 //                   row's first chunk's records), held_chunk_results (X read again; Hardmax
 //                   reads only the records). A row takes as many workgroups as it has chunks,
-//                   where row_per_workgroup gave it one and read it three times.
+//                   where row_segments gave it one and read it three times.
 // CPU twin: src/cpu/axis.rs (the results; how the sums are split and joined is the kernel's).
 
 // What the vector_chunk_* dispatches pass on, per chunk of each row: its top (nan 0 or 1) and
@@ -119,7 +119,7 @@ fn vector_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_
 // A held chunk: elements [start, end) of a row that one workgroup holds in registers, the row's
 // element 0 at base; at most HELD_CHUNK elements: ROW_WORKGROUP invocations, four lanes and
 // CACHED_CHUNKS vectors each, neighbouring invocations reading neighbouring elements (as
-// row_per_workgroup holds a row of up to HELD_CHUNK).
+// row_segments holds a row of up to HELD_CHUNK).
 struct Held {
     start: u32,
     end: u32,
@@ -277,10 +277,10 @@ fn held_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
     }
     let h = held_chunk_of(number).held;
     let v = held_read(h, local);
-    let chunk_top = workgroup_top(held_top(h, local, v), local, params.n);
+    let chunk_top = workgroup_top(held_top(h, local, v), local, params.n, ROW_WORKGROUP);
     var sums = no_sums();
     if KIND != HARDMAX {
-        sums = workgroup_sums(held_sums(h, local, v, row_maximum(chunk_top)), local);
+        sums = workgroup_sums(held_sums(h, local, v, row_maximum(chunk_top)), local, ROW_WORKGROUP);
     }
     if local == 0u {
         chunk_tops[number] = chunk_top_of(chunk_top);
@@ -290,7 +290,7 @@ fn held_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
 
 // A workgroup a row: its top and sums, from its chunks', into its first chunk's records (each
 // invocation joins every ROW_WORKGROUP-th chunk in order, then the workgroup joins them as
-// row_per_workgroup joins its invocations).
+// row_segments joins its invocations).
 @compute @workgroup_size(ROW_WORKGROUP)
 fn held_chunk_join(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let row = held_chunk_number(group);
@@ -302,14 +302,14 @@ fn held_chunk_join(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invoc
     for (var j = local; j < params.chunks; j += ROW_WORKGROUP) {
         top = with_chunk_top(top, chunk_tops[first_chunk + j]);
     }
-    let row_top = workgroup_top(top, local, params.n);
+    let row_top = workgroup_top(top, local, params.n, ROW_WORKGROUP);
     var sums = no_sums();
     if KIND != HARDMAX {
         let m = row_maximum(row_top);
         for (var j = local; j < params.chunks; j += ROW_WORKGROUP) {
             sums = with_chunk_sums(sums, chunk_tops[first_chunk + j], chunk_sums[first_chunk + j], m);
         }
-        sums = workgroup_sums(sums, local);
+        sums = workgroup_sums(sums, local, ROW_WORKGROUP);
     }
     if local == 0u {
         chunk_tops[first_chunk] = chunk_top_of(row_top);

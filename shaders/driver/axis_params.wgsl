@@ -11,7 +11,8 @@ struct AxisParams {
     // 0, read once per invocation into opaque_zero (compute/f32.wgsl's hidden(), compute/f64.wgsl's
     // d_opaque and d_hidden).
     zero: u32,
-    pad: u32,
+    // row_segments' invocations a row (a power of two, up to the workgroup; driver/axis.wgsl).
+    segment: u32,
     // The chunked entry points' (driver/axis_f64.wgsl's chunk_*, driver/axis.wgsl's vector_chunk_*):
     // elements a chunk, and chunks a row.
     chunk: u32,

@@ -299,6 +299,8 @@ const SWISH_TARGET: f64 = 0.90;
 fn axis_shapes(n: usize) -> Vec<(&'static str, Vec<usize>, i64, Option<f64>)> {
     vec![
         ("rows of 8", vec![(n / 8).max(1), 8], -1, Some(0.70)),
+        // An attention's rows (a sequence of 128): a GPU gives each row a segment of 32 invocations.
+        ("rows of 128", vec![(n / 128).max(1), 128], -1, Some(0.80)),
         ("rows of 1000", vec![(n / 1000).max(1), 1000], -1, Some(0.80)),
         ("rows of 2^16", vec![(n >> 16).max(1), 1 << 16], -1, Some(0.60)),
         ("axis 1 of [N, 1000, 8]", vec![(n / 8000).max(1), 1000, 8], 1, Some(0.80)),

@@ -13,7 +13,8 @@ use crate::axis::{AxisLayout, check_axis_dtype, version_of};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::axis::{
-    AXIS_F64_WORKGROUP, AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROWS_PER_INVOCATION,
+    AXIS_F64_WORKGROUP, AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROW_WORKGROUP,
+    ROWS_PER_INVOCATION, row_segment,
 };
 use crate::ops::AxisOp;
 use crate::repr::Repr;
@@ -69,7 +70,8 @@ struct AxisParams {
     rows: u32,
     groups_x: u32,
     zero: u32,
-    pad: u32,
+    /// `row_segments`' invocations a row ([`row_segment`]).
+    segment: u32,
     /// The chunked entry points' chunks: their elements, and how many a row has.
     chunk: u32,
     chunks: u32,
@@ -166,6 +168,7 @@ impl Context {
             (self.inner.options.axis_cpu_forms).unwrap_or(self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu);
         let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
         let chunk = key.chunk_len(layout.n, entries[0]);
+        let segment = row_segment(layout.n, on_cpu);
         let chunks = layout.n.div_ceil(chunk);
         let chunk_count = u64::from(rows) * chunks as u64;
         // The chunks' scratch (each chunk's maximum and sum of terms, for the dispatches after)
@@ -196,7 +199,8 @@ impl Context {
                     u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION))
                 }
                 AxisEntry::RowVectors => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP)),
-                AxisEntry::RowPerWorkgroup | AxisEntry::HeldChunkJoin => u64::from(rows),
+                AxisEntry::RowSegments => u64::from(rows).div_ceil(u64::from(ROW_WORKGROUP / segment)),
+                AxisEntry::HeldChunkJoin => u64::from(rows),
                 AxisEntry::HeldChunkTops | AxisEntry::HeldChunkResults => chunk_count,
                 AxisEntry::F64RowPerInvocation => u64::from(rows).div_ceil(u64::from(AXIS_F64_WORKGROUP)),
                 AxisEntry::F64ChunkSums => chunk_count.div_ceil(u64::from(AXIS_F64_WORKGROUP)),
@@ -212,7 +216,7 @@ impl Context {
                 rows,
                 groups_x,
                 zero: 0,
-                pad: 0,
+                segment,
                 chunk: chunk as u32,
                 chunks: u32::try_from(chunks).map_err(|_| too_big("chunks", chunks))?,
             };

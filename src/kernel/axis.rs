@@ -39,7 +39,8 @@ const F64_CPU_ROW_MAX_SOFTWARE: usize = 256;
 
 /// Invocations per workgroup of the `rows` entry point; each takes four rows.
 pub(crate) const AXIS_WORKGROUP: u32 = 64;
-/// Invocations per workgroup of the `row_per_workgroup` entry point, which takes one row.
+/// Invocations per workgroup of the `row_segments` entry point, which takes a row a segment of
+/// them ([`row_segment`]), and of the held chunks, a chunk a workgroup.
 pub(crate) const ROW_WORKGROUP: u32 = 256;
 
 /// The longest rows the `rows` entry point always takes; longer ones take a workgroup each,
@@ -53,11 +54,24 @@ pub(crate) const SHORT_ROW_MAX: usize = 32;
 pub(crate) const STRIDED_ROW_MAX: usize = 16384;
 /// See [`SHORT_ROW_MAX`].
 pub(crate) const MANY_ROWS: usize = 1024;
-/// The longest rows `row_per_workgroup` holds in registers (read once: `CACHED_CHUNKS` in the
+/// The longest rows `row_segments` holds in registers (read once: `CACHED_CHUNKS` in the
 /// driver). On a GPU such rows take that entry point however many they are, and longer ones
 /// chunks of this many, each held by a workgroup; a CPU adapter, whose workgroup barriers are
 /// costly, keeps four rows an invocation for many rows.
 pub(crate) const HELD_ROW_MAX: usize = ROW_WORKGROUP as usize * 4 * CACHED_CHUNKS as usize;
+
+/// The invocations of `row_segments` that take a row of `n` (a power of two, at most
+/// [`ROW_WORKGROUP`]): on a GPU, one per vector of four elements up to the whole workgroup, so
+/// that no invocation idles where the row is short (a workgroup a row of 128 left 224 of its
+/// 256 idle, and a GPU keeps too few loads in flight to stream); on a CPU adapter the whole
+/// workgroup (its barriers are coroutine switches, paid per workgroup).
+pub(crate) fn row_segment(n: usize, on_cpu: bool) -> u32 {
+    if on_cpu {
+        return ROW_WORKGROUP;
+    }
+    let vectors = u32::try_from(n.div_ceil(4)).unwrap_or(u32::MAX);
+    vectors.checked_next_power_of_two().unwrap_or(ROW_WORKGROUP).clamp(1, ROW_WORKGROUP)
+}
 /// Vectors of four elements each invocation holds in registers where a row or chunk is held
 /// (`CACHED_CHUNKS` in the driver).
 const CACHED_CHUNKS: u32 = 4;
@@ -74,8 +88,9 @@ pub(crate) enum AxisEntry {
     /// not the last, four neighbouring rows side by side (inner a multiple of four), on a CPU
     /// adapter.
     StridedVectors,
-    /// One row a workgroup.
-    RowPerWorkgroup,
+    /// One row a segment of a workgroup's invocations ([`row_segment`]): the whole workgroup on
+    /// a CPU adapter, as many as the row has vectors of four on a GPU.
+    RowSegments,
     /// The dispatches for longer rows of [`AxisEntry::RowVectors`]'s kind on a CPU adapter, an
     /// invocation per chunk of [`AxisKernelKey::chunk_len`] elements, without a workgroup's
     /// barriers: each chunk's top, each chunk's sums, then the results (Hardmax: its marks).
@@ -128,7 +143,7 @@ impl AxisEntry {
             // barriers are coroutine switches, keeps a workgroup a row: over axis 0 of [2^16, 64],
             // llvmpipe ran Softmax in 65-70 ms a workgroup a row, 96-99 ms in held chunks.
             (false, false) if n > HELD_ROW_MAX && !on_cpu => AxisEntry::HeldChunkTops,
-            (false, false) => AxisEntry::RowPerWorkgroup,
+            (false, false) => AxisEntry::RowSegments,
         }
     }
 
@@ -155,7 +170,7 @@ impl AxisEntry {
             AxisEntry::Rows => "rows",
             AxisEntry::RowVectors => "row_vectors",
             AxisEntry::StridedVectors => "strided_vectors",
-            AxisEntry::RowPerWorkgroup => "row_per_workgroup",
+            AxisEntry::RowSegments => "row_segments",
             AxisEntry::VectorChunkTops => "vector_chunk_tops",
             AxisEntry::VectorChunkSums => "vector_chunk_sums",
             AxisEntry::VectorChunkResults => "vector_chunk_results",
@@ -411,7 +426,7 @@ mod tests {
                                 AxisEntry::Rows,
                                 AxisEntry::RowVectors,
                                 AxisEntry::StridedVectors,
-                                AxisEntry::RowPerWorkgroup,
+                                AxisEntry::RowSegments,
                                 AxisEntry::VectorChunkTops,
                                 AxisEntry::VectorChunkSums,
                                 AxisEntry::VectorChunkResults,
@@ -450,7 +465,7 @@ mod tests {
         assert!(chunked.iter().all(|e| e.chunked()));
         // Rows of odd length or along another axis on a CPU adapter: a workgroup a row.
         for (n, inner) in [((1 << 16) + 1, 1), (1 << 16, 2)] {
-            assert_eq!(key(AxisKind::Softmax).entries(1, n, inner, true), [AxisEntry::RowPerWorkgroup]);
+            assert_eq!(key(AxisKind::Softmax).entries(1, n, inner, true), [AxisEntry::RowSegments]);
         }
         // Every long row on a GPU: a workgroup a chunk of HELD_ROW_MAX, read twice; a workgroup a
         // row where it holds the row.
@@ -462,7 +477,18 @@ mod tests {
             assert_eq!(key(AxisKind::Softmax).chunk_len(n, held[0]), HELD_ROW_MAX);
         }
         assert!(held.iter().all(|e| e.chunked()));
-        assert_eq!(key(AxisKind::Softmax).entries(1, HELD_ROW_MAX, 1, false), [AxisEntry::RowPerWorkgroup]);
+        assert_eq!(key(AxisKind::Softmax).entries(1, HELD_ROW_MAX, 1, false), [AxisEntry::RowSegments]);
+        // Shorter rows on a GPU, however many: segments of a workgroup sized to the row; rows of
+        // up to SHORT_ROW_MAX four an invocation.
+        for (n, inner) in [(33, 1), (128, 1), (1000, 1), (40, 5)] {
+            assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, n, inner, false), [AxisEntry::RowSegments]);
+        }
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, SHORT_ROW_MAX, 1, false), [AxisEntry::Rows]);
+        assert_eq!(
+            [1, 4, 5, 8, 128, 129, 1000, 1024, 1025, 4096].map(|n| row_segment(n, false)),
+            [1, 1, 2, 2, 32, 64, 256, 256, 256, 256]
+        );
+        assert_eq!(row_segment(8, true), ROW_WORKGROUP);
         // Many rows of up to STRIDED_ROW_MAX: a row an invocation.
         assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 1000, 1, true), [AxisEntry::RowVectors]);
         // 64 chunks a row where the bounds allow, whole vectors.
