@@ -44,9 +44,9 @@ pub(crate) const AXIS_WORKGROUP: u32 = 64;
 pub(crate) const ROW_WORKGROUP: u32 = 256;
 
 /// The longest rows the `rows` entry point always takes; longer ones take a workgroup each,
-/// unless there are [`MANY_ROWS`] of at most [`STRIDED_ROW_MAX`]: then four rows an invocation
-/// fill a device without the workgroup's barriers (on lavapipe, Softmax over rows of 1000 ran
-/// at 0.02 of the copy kernel a workgroup a row), and where the axis is not the last,
+/// unless a CPU adapter has [`MANY_ROWS`] of at most [`STRIDED_ROW_MAX`]: then four rows an
+/// invocation fill it without the workgroup's barriers (on lavapipe, Softmax over rows of 1000
+/// ran at 0.02 of the copy kernel a workgroup a row), and where the axis is not the last,
 /// neighbouring invocations read neighbouring elements. (llvmpipe stops an invocation after
 /// 65535 loop iterations: three passes of 16384.)
 pub(crate) const SHORT_ROW_MAX: usize = 32;
@@ -121,7 +121,9 @@ impl AxisEntry {
     pub(crate) fn for_rows(rows: usize, n: usize, inner: usize, on_cpu: bool) -> AxisEntry {
         let many = n <= STRIDED_ROW_MAX && rows >= MANY_ROWS;
         let held = !on_cpu && n <= HELD_ROW_MAX;
-        let four_rows = n <= SHORT_ROW_MAX || (many && !held);
+        // Many rows four an invocation is for CPU adapters alone: on a GPU, 1024 rows of 5000
+        // would have taken 256 invocations in all, each reading its rows three times.
+        let four_rows = n <= SHORT_ROW_MAX || (many && on_cpu);
         // On llvmpipe, Hardmax over rows of 8 ran at 0.22 of the copy kernel four rows an
         // invocation, each word gathered and scattered alone; a vector at a time, at 0.52 (Softmax
         // over rows of 1000: 0.23 -> 0.31; its f16 rows 0.08 -> 0.18).
@@ -474,6 +476,8 @@ mod tests {
             for kind in [AxisKind::Softmax, AxisKind::Hardmax] {
                 assert_eq!(key(kind).entries(1, n, inner, false), held);
             }
+            // However many rows.
+            assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, n, inner, false), held);
             assert_eq!(key(AxisKind::Softmax).chunk_len(n, held[0]), HELD_ROW_MAX);
         }
         assert!(held.iter().all(|e| e.chunked()));

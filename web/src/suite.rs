@@ -148,13 +148,14 @@ async fn axis<T: Sample + FloatElement>(ctx: Context, op: &'static AxisOp) -> Ve
 }
 
 /// The kernels over an axis in a GPU's forms on whatever adapter the page has (rows longer than
-/// a workgroup holds in chunks a workgroup each, read twice): the browser's shader compiler
-/// takes those entry points too, where its software adapter would choose a CPU's.
+/// a workgroup holds in chunks a workgroup each, read twice; shorter ones a segment of a
+/// workgroup sized to the row): the browser's shader compiler takes those entry points too, where
+/// its software adapter would choose a CPU's.
 async fn axis_in_a_gpus_forms(_ctx: Context) -> Verdict {
     let ctx = page::context(ContextOptions::default().with_axis_cpu_forms(false)).await?;
     let mut rng = page::Rng::new(4097);
     let mut lines = Vec::new();
-    for (shape, axis) in [(&[2usize, 4100][..], -1i64), (&[3, 4097], -1), (&[4500, 3], 0)] {
+    for (shape, axis) in [(&[2usize, 4100][..], -1i64), (&[3, 4097], -1), (&[4500, 3], 0), (&[37, 128], -1)] {
         let n = shape.iter().product();
         let values: Vec<f32> = (0..n).map(|_| f32::typical(&mut rng)).collect();
         let x = Array::from_shape_vec(IxDyn(shape), values).map_err(|e| e.to_string())?;
