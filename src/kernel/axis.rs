@@ -120,7 +120,6 @@ impl AxisEntry {
     /// [`AxisEntry::VectorChunkTops`] stands for the first of its dispatches.
     pub(crate) fn for_rows(rows: usize, n: usize, inner: usize, on_cpu: bool) -> AxisEntry {
         let many = n <= STRIDED_ROW_MAX && rows >= MANY_ROWS;
-        let held = !on_cpu && n <= HELD_ROW_MAX;
         // Many rows four an invocation is for CPU adapters alone: on a GPU, 1024 rows of 5000
         // would have taken 256 invocations in all, each reading its rows three times.
         let four_rows = n <= SHORT_ROW_MAX || (many && on_cpu);
