@@ -54,7 +54,8 @@
 // NaN): d = x - m split exactly into d_hi + d_lo (a two-sum), e^d = 2^k (1 + p)(1 + d_lo) from
 // exp_parts (p within 2^-29), its mantissa 1 + t kept as a two-sum (s, s_err); the row's sum
 // S = (elements at m) + (the others' terms, compensated: Neumaier's), the count apart so that the
-// others keep their own precision in rows of 2^20; Softmax's result (s + s_err) / S by the device's
+// others keep their own precision in rows of 2^20, and the others times 2^96, so that terms down
+// to TERM_FLOOR stay normal f32 in one sum; Softmax's result (s + s_err) / S by the device's
 // quotient corrected by its residual, then scaled by 2^k in two exact steps (subnormal results
 // rounded once, by mul, exact on a device that flushes); LogSoftmax's d - log(S), log(S) as
 // log1p of the sum of the other terms where S < 2 (a row one term dominates), else
@@ -188,13 +189,15 @@ fn joined(a: Compensated, b: Compensated) -> Compensated {
 
 // The sums of a row's terms (see the top of the file): the elements at the maximum (terms of 1)
 // counted apart, so that the others' sum keeps its own precision (LogSoftmax at the maximum is
-// -log1p of it); the others from 2^-100 of the maximum on; and (LogSoftmax alone) those below,
-// times 2^100, down to TERM_FLOOR.
+// -log1p of it); the others times OTHERS_SCALE, down to TERM_FLOOR (2^-170 of the maximum, 2^-74
+// scaled: normal, so a device that flushes keeps them; 2^32 terms of at most 1 stay finite).
 struct Sums {
     at_max: Compute,
     others: Compensated,
-    tiny: Compensated,
 }
+
+const OTHERS_SCALE: f32 = 0x1p96f;
+const OTHERS_UNSCALE: f32 = 0x1p-96f;
 
 // Sums of one row, lane x's, as workgroup memory and the chunks' scratch (driver/axis_chunks.wgsl)
 // hold them.
@@ -202,32 +205,27 @@ struct SumsRecord {
     at_max: f32,
     sum: f32,
     compensation: f32,
-    tiny: f32,
-    tiny_compensation: f32,
 }
 
 fn record_of(sums: Sums) -> SumsRecord {
-    return SumsRecord(sums.at_max.x, sums.others.sum.x, sums.others.compensation.x, sums.tiny.sum.x,
-        sums.tiny.compensation.x);
+    return SumsRecord(sums.at_max.x, sums.others.sum.x, sums.others.compensation.x);
 }
 
 fn sums_of(r: SumsRecord) -> Sums {
-    return Sums(Compute(r.at_max), Compensated(Compute(r.sum), Compute(r.compensation)),
-        Compensated(Compute(r.tiny), Compute(r.tiny_compensation)));
+    return Sums(Compute(r.at_max), Compensated(Compute(r.sum), Compute(r.compensation)));
 }
 
 fn no_sums() -> Sums {
-    return Sums(Compute(0.0), Compensated(Compute(0.0), Compute(0.0)), Compensated(Compute(0.0), Compute(0.0)));
+    return Sums(Compute(0.0), Compensated(Compute(0.0), Compute(0.0)));
 }
 
 fn joined_sums(a: Sums, b: Sums) -> Sums {
-    return Sums(a.at_max + b.at_max, joined(a.others, b.others), joined(a.tiny, b.tiny));
+    return Sums(a.at_max + b.at_max, joined(a.others, b.others));
 }
 
 // Lane c of sums, in every lane.
 fn lane_of(sums: Sums, c: u32) -> Sums {
-    return Sums(Compute(sums.at_max[c]), Compensated(Compute(sums.others.sum[c]), Compute(sums.others.compensation[c])),
-        Compensated(Compute(sums.tiny.sum[c]), Compute(sums.tiny.compensation[c])));
+    return Sums(Compute(sums.at_max[c]), Compensated(Compute(sums.others.sum[c]), Compute(sums.others.compensation[c])));
 }
 
 // sums with the terms of elements v (where live) added, for the row's maximum m.
@@ -241,24 +239,22 @@ fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
     let e = term(d.hi, d.lo);
     let at_max = live & (d.hi == Compute(0.0));
     let counted = (d.hi > Compute(TERM_FLOOR)) & live & !at_max;
-    let large = counted & (e.k >= Compute(-100.0));
-    let scale = power_of_two(max(e.k, Compute(-100.0)));
+    // e.k + 96 >= -74 where counted.
+    let scale = power_of_two(max(e.k + 96.0, Compute(-80.0)));
     next.at_max += select(Compute(0.0), Compute(1.0), at_max);
-    next.others = added(next.others, select(Compute(0.0), e.s * scale, large));
-    next.others.compensation += select(Compute(0.0), e.s_err * scale, large);
-    // Softmax's quotients never see the terms below 2^-100 of the maximum.
+    next.others = added(next.others, select(Compute(0.0), e.s * scale, counted));
+    next.others.compensation += select(Compute(0.0), e.s_err * scale, counted);
     if KIND == LOG_SOFTMAX {
-        let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
-        let small = counted & !large;
-        next.tiny = added(next.tiny, select(Compute(0.0), e.s * tiny_scale, small));
-        next.tiny.compensation += select(Compute(0.0), e.s_err * tiny_scale, small);
-        // A finite term below 2^-170 is not 0: at the maximum, LogSoftmax's -log1p(others) is
-        // then -0.0, not +0.0. 2^-120 (scaled) stands for it, below every subnormal result's
-        // rounding.
-        let vanished = live & !counted & !at_max & (f32_order(d.hi) > vec4(-ORDER_INFINITY));
-        next.tiny.compensation += select(Compute(0.0), Compute(7.52316384526264e-37), vanished); // 2^-120
+        next.others.compensation += vanished_mark(live & !counted & !at_max, v);
     }
     return next;
+}
+
+// The term of a finite element (or chunk maximum) v below TERM_FLOOR is not 0 (even where v - m
+// overflows to -inf): at the maximum, LogSoftmax's -log1p(others) is then -0.0, not +0.0.
+// 2^-124 (scaled: 2^-220) stands for it, below every subnormal result's rounding.
+fn vanished_mark(below_floor: vec4<bool>, v: Compute) -> Compute {
+    return select(Compute(0.0), Compute(0x1p-124f), below_floor & (f32_order(v) > vec4(-ORDER_INFINITY)));
 }
 
 // What a row's results need, from its maximum and sums (the same in every lane where the lanes
@@ -284,19 +280,26 @@ fn row_undefined(top: Top) -> vec4<bool> {
 }
 
 fn finished(top: Top, sums: Sums) -> Row {
-    let head = two_sum(sums.at_max, sums.others.sum);
-    let tail = head.e + sums.others.compensation;
+    if PLAIN_BODY {
+        let zero = Compute(0.0);
+        return Row(row_maximum(top), row_undefined(top), sums.others.sum, zero, zero, vec4(false), zero);
+    }
+    // The others unscaled: exact but where below 2^-126, far below the rounding of at_max >= 1.
+    let others_sum = sums.others.sum * OTHERS_UNSCALE;
+    let others_compensation = sums.others.compensation * OTHERS_UNSCALE;
+    let head = two_sum(sums.at_max, others_sum);
+    let tail = head.e + others_compensation;
     let total = hidden(head.s + tail);
     let total_lo = tail - (total - head.s);
     // The sum of the terms but the maximum's (exact but for the others' own rounding where one
-    // element holds the maximum), and times 2^100, where it is below 2^-24: there log1p of it
-    // rounds to it, and the results at the maximum are minus it, scaled in two exact steps (k
-    // hidden: with both its steps constant, a compiler folds 2^-100 2^-50 into 0).
-    let others = ((sums.at_max - 1.0) + sums.others.sum) + sums.others.compensation;
-    let others_scaled = others * 1.2676506e30 + (sums.tiny.sum + sums.tiny.compensation);
-    let others_tiny = (total < Compute(1.0000001)) & (others_scaled < Compute(75557864e15));
+    // element holds the maximum), and scaled, where it is below 2^-24 (2^72 scaled): there
+    // log1p of it rounds to it, and the results at the maximum are minus it, scaled in two exact
+    // steps (k hidden: with both its steps constant, a compiler folds 2^54 2^-150 into 0).
+    let others = ((sums.at_max - 1.0) + others_sum) + others_compensation;
+    let others_scaled = (sums.at_max - 1.0) * OTHERS_SCALE + (sums.others.sum + sums.others.compensation);
+    let others_tiny = (total < Compute(1.0000001)) & (others_scaled < Compute(0x1p72f));
     // Negated on the bits: 0 - a subnormal is flushed where the device flushes.
-    var at_maximum = negate(scaled_once(others_scaled * 1125899906842624.0, hidden(Compute(-150.0))));
+    var at_maximum = negate(scaled_once(others_scaled * 0x1p54f, hidden(Compute(-150.0))));
     // +0.0 where nothing else is in the row: (x - max) - log(1) is 0 - 0.
     at_maximum = select(at_maximum, Compute(0.0), others_scaled == Compute(0.0));
     return Row(row_maximum(top), row_undefined(top), total, total_lo, log_of_sum(total, total_lo, others),

@@ -230,12 +230,11 @@ fn top_of_chunk(t: ChunkTop) -> Top {
 
 // sums with a chunk's sums (against the chunk's own maximum, its top t) added for the row's
 // maximum m. The chunk that holds the row's maximum adds its sums as they are; every other one
-// is rescaled once by e^(its maximum - m) = 2^k (s + s_err) (term), its whole sum being the
-// row's others, the product with s kept with its error; as `summed` adds a term, 2^-100 of m and
-// below into tiny (scaled by 2^100), and a chunk below TERM_FLOOR of it by 2^-120 there, which
-// stands for its vanished terms. A chunk of -inf alone has no terms; a row holding NaN or +inf
-// is NaN throughout anyway. In lane x alone (the others' sums stay 0, as lanes_summed adds the
-// lanes).
+// is rescaled once by e^(its maximum - m) = 2^k (s + s_err) (term), its whole sum (times
+// OTHERS_SCALE) being the row's others, the product with s kept with its error, scaled in two
+// exact steps (k down to -170: the product is at least 2^96 2^-170); a chunk below TERM_FLOOR of m
+// counts as vanished terms. A chunk of -inf alone has no terms; a row holding NaN or +inf is NaN
+// throughout anyway. In lane x alone (the others' sums stay 0, as lanes_summed adds the lanes).
 fn with_chunk_sums(sums: Sums, t: ChunkTop, record: SumsRecord, m: Compute) -> Sums {
     let defined = vec4((t.order > -ORDER_INFINITY) & (t.order < ORDER_INFINITY) & (t.nan == 0u), false, false, false);
     let chunk = sums_of(record);
@@ -248,22 +247,16 @@ fn with_chunk_sums(sums: Sums, t: ChunkTop, record: SumsRecord, m: Compute) -> S
     let below = defined & !holds_max;
     let e = term(d.hi, d.lo);
     let counted = (d.hi > Compute(TERM_FLOOR)) & below;
-    let large = counted & (e.k >= Compute(-100.0));
-    let scale = power_of_two(max(e.k, Compute(-100.0)));
-    let head = two_sum(chunk.at_max, chunk.others.sum);
+    let head = two_sum(chunk.at_max * OTHERS_SCALE, chunk.others.sum);
     let tail = head.e + chunk.others.compensation;
     let p = rounded_product(head.s, e.s);
     let p_err = product_error(head.s, e.s, p) + (head.s * e.s_err + tail * e.s);
-    next.others = added(next.others, select(Compute(0.0), p * scale, large));
-    next.others.compensation += select(Compute(0.0), p_err * scale, large);
+    let first = power_of_two(max(e.k, Compute(-100.0)));
+    let second = power_of_two(min(e.k + 100.0, Compute(0.0)));
+    next.others = added(next.others, select(Compute(0.0), (p * first) * second, counted));
+    next.others.compensation += select(Compute(0.0), (p_err * first) * second, counted);
     if KIND == LOG_SOFTMAX {
-        next.tiny = joined(next.tiny, Compensated(select(Compute(0.0), chunk.tiny.sum, holds_max),
-            select(Compute(0.0), chunk.tiny.compensation, holds_max)));
-        let tiny_scale = power_of_two(clamp(e.k + 100.0, Compute(-80.0), Compute(0.0)));
-        next.tiny = added(next.tiny, select(Compute(0.0), (p + p_err) * tiny_scale, counted & !large));
-        let chunk_tiny = (chunk.tiny.sum + chunk.tiny.compensation) * e.s * power_of_two(max(e.k, Compute(-126.0)));
-        next.tiny.compensation += select(Compute(0.0), chunk_tiny, counted)
-            + select(Compute(0.0), Compute(7.52316384526264e-37), below & !counted); // 2^-120
+        next.others.compensation += vanished_mark(below & !counted, from_order(vec4(t.order)));
     }
     return next;
 }

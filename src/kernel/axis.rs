@@ -293,7 +293,7 @@ impl AxisKernelKey {
     /// Bytes of scratch a chunk takes: its top's (`ChunkTop`) and its sums' (`SumsRecord`; f64's
     /// invocations' partial sums, then its own).
     pub(crate) fn chunk_scratch_bytes(&self) -> [u64; 2] {
-        if self.dtype == DType::F64 { [16, 24 * (u64::from(AXIS_F64_WORKGROUP) + 1)] } else { [16, 20] }
+        if self.dtype == DType::F64 { [16, 24 * (u64::from(AXIS_F64_WORKGROUP) + 1)] } else { [16, 12] }
     }
 
     /// The pipeline's label.
