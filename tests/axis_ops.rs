@@ -146,10 +146,10 @@ fn long_rows_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking>() {
 
 tests_per_dtype!(long_rows_in_a_gpus_forms: f32, f16, bf16);
 
-/// Rows a workgroup holds, in a GPU's forms: four an invocation up to 32 elements, longer ones a
-/// segment of a workgroup's invocations a row, sized to it (16 invocations for rows of 33, 32 for
-/// 128, 64 for 129, the whole workgroup from 1000), with row counts that leave the last workgroup
-/// part empty; and rows along another axis. In each shape a row holds NaN, one +inf, one a tie for
+/// Rows a workgroup holds, in a GPU's forms: along the last axis a segment of a workgroup's
+/// invocations a row, sized to it (one invocation for rows of up to 4, two for 8, 16 for 33, 32
+/// for 128, 64 for 129, the whole workgroup from 1000), with row counts that leave the last
+/// workgroup part empty; and rows along another axis. In each shape a row holds NaN, one +inf, one a tie for
 /// its maximum (Hardmax marks the first), one -inf but for one element.
 fn rows_in_segments_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking>() {
     let Some([_, gpu_forms]) = contexts() else { return };
@@ -378,9 +378,9 @@ tests_per_dtype!(special_elements_in_rows_side_by_side: f32, f16);
 
 /// Hardmax's order among zeros of either sign (equal: the first marked), subnormals (the
 /// 16-bit kernels compare them without converting them exactly) and NaN (the first marked), in
-/// rows of 8 and of 7 along the last axis and in columns along the first.
+/// rows of 8 and of 7 along the last axis and in columns along the first, in both forms.
 fn hardmax_orders_zeros_subnormals_and_nan<T: FloatElement + wgpu_activations::Blocking>() {
-    let ctx = gpu_or_skip!();
+    let Some(contexts) = contexts() else { return };
     let (normal, s) = match T::DTYPE {
         DType::F16 => (2f64.powi(-14), 2f64.powi(-24)),
         DType::BF16 => (2f64.powi(-126), 2f64.powi(-133)),
@@ -407,7 +407,8 @@ fn hardmax_orders_zeros_subnormals_and_nan<T: FloatElement + wgpu_activations::B
     let x = ArrayD::from_shape_vec(IxDyn(&[rows.len(), 8]), values).unwrap();
     let odd = x.slice(ndarray::s![.., ..7]).to_owned().into_dyn();
     let columns = x.t().as_standard_layout().to_owned();
-    for (x, axis, what) in [(&x, -1, "rows of 8"), (&odd, -1, "rows of 7"), (&columns, 0, "columns")] {
+    let cases = [(&x, -1, "rows of 8"), (&odd, -1, "rows of 7"), (&columns, 0, "columns")];
+    for ((x, axis, what), ctx) in cases.into_iter().flat_map(|case| contexts.map(|ctx| (case, ctx))) {
         let y = axis_op(ctx, &HARDMAX, None, x.view(), axis).unwrap();
         let expected = reference::axis_op(&HARDMAX, None, x.view(), axis).unwrap();
         let y = if axis == 0 { y.t().to_owned() } else { y };

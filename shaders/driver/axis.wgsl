@@ -20,9 +20,10 @@
 //                      workgroup_sums); a row of up to 4096 elements is held in registers and
 //                      read once. On a GPU a segment has as many invocations as the row has
 //                      vectors of four, so that shorter rows leave no invocation idle (a row of
-//                      128 used 32 of 256); on CPU adapters a segment is the whole workgroup,
-//                      and longer rows take it there alone (llvmpipe also stops an invocation
-//                      after 65535 loop iterations in all).
+//                      128 used 32 of 256), and rows along the last axis take it however short;
+//                      on CPU adapters a segment is the whole workgroup, and longer rows take it
+//                      there alone (llvmpipe also stops an invocation after 65535 loop
+//                      iterations in all).
 // Longer rows go in chunks, driver/axis_chunks.wgsl: on CPU adapters vector_chunk_* (an
 // invocation a chunk), on GPUs held_chunk_* (a workgroup a chunk it holds, X read twice).
 // CPU twin: src/cpu/axis.rs.

@@ -120,9 +120,16 @@ impl AxisEntry {
     /// [`AxisEntry::VectorChunkTops`] stands for the first of its dispatches.
     pub(crate) fn for_rows(rows: usize, n: usize, inner: usize, on_cpu: bool) -> AxisEntry {
         let many = n <= STRIDED_ROW_MAX && rows >= MANY_ROWS;
+        // On a GPU, short rows along the last axis take segments too, sized to them (two
+        // invocations a row of 8, one up to 4), as GPU softmax kernels commonly give a short row
+        // as many lanes as it has elements: each element read once, neighbouring invocations
+        // reading neighbouring vectors, where four rows an invocation read each element alone,
+        // three times, 128 bytes from the next invocation's. Along another axis, short rows keep
+        // four an invocation, whose neighbouring invocations read neighbouring rows.
+        let gpu_segments = !on_cpu && inner == 1 && n <= HELD_ROW_MAX;
         // Many rows four an invocation is for CPU adapters alone: on a GPU, 1024 rows of 5000
         // would have taken 256 invocations in all, each reading its rows three times.
-        let four_rows = n <= SHORT_ROW_MAX || (many && on_cpu);
+        let four_rows = (n <= SHORT_ROW_MAX && !gpu_segments) || (many && on_cpu);
         // On llvmpipe, Hardmax over rows of 8 ran at 0.22 of the copy kernel four rows an
         // invocation, each word gathered and scattered alone; a vector at a time, at 0.52 (Softmax
         // over rows of 1000: 0.23 -> 0.31; its f16 rows 0.08 -> 0.18).
@@ -481,12 +488,12 @@ mod tests {
         }
         assert!(held.iter().all(|e| e.chunked()));
         assert_eq!(key(AxisKind::Softmax).entries(1, HELD_ROW_MAX, 1, false), [AxisEntry::RowSegments]);
-        // Shorter rows on a GPU, however many: segments of a workgroup sized to the row; rows of
-        // up to SHORT_ROW_MAX four an invocation.
-        for (n, inner) in [(33, 1), (128, 1), (1000, 1), (40, 5)] {
+        // Shorter rows on a GPU, however many: segments of a workgroup sized to the row; along
+        // another axis, rows of up to SHORT_ROW_MAX four an invocation.
+        for (n, inner) in [(1, 1), (8, 1), (SHORT_ROW_MAX, 1), (33, 1), (128, 1), (1000, 1), (40, 5)] {
             assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, n, inner, false), [AxisEntry::RowSegments]);
         }
-        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, SHORT_ROW_MAX, 1, false), [AxisEntry::Rows]);
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, SHORT_ROW_MAX, 3, false), [AxisEntry::Rows]);
         assert_eq!(
             [1, 4, 5, 8, 128, 129, 1000, 1024, 1025, 4096].map(|n| row_segment(n, false)),
             [1, 1, 2, 2, 32, 64, 256, 256, 256, 256]
