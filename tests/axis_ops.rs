@@ -155,6 +155,8 @@ fn rows_in_segments_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking
     let Some([_, gpu_forms]) = contexts() else { return };
     let mut rng = StdRng::seed_from_u64(0x5e9);
     let cases = [
+        (vec![2, 0], -1),
+        (vec![0, 5], -1),
         (vec![3, 1], -1),
         (vec![7, 3], -1),
         (vec![130, 8], -1),
@@ -170,23 +172,23 @@ fn rows_in_segments_in_a_gpus_forms<T: FloatElement + wgpu_activations::Blocking
     for (shape, axis) in cases {
         let mut x = random::<T>(&mut rng, &shape, 3.0);
         let n = shape[shape.len() - 1];
-        if axis == -1 && n >= 2 {
+        if axis == -1 && n >= 2 && shape[0] >= 4 {
             let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
             set(0, n / 2, f64::NAN);
             set(1, n - 1, f64::INFINITY);
             set(2, n / 3, 40.0);
             set(2, n - 1, 40.0);
             for i in 0..n {
-                set(3 % shape[0], i, f64::NEG_INFINITY);
+                set(3, i, f64::NEG_INFINITY);
             }
-            set(3 % shape[0], n - 2, 1.0);
+            set(3, n - 2, 1.0);
         }
         for op in AXIS_OPS {
             let what = format!("{shape:?} along axis {axis}, a GPU's forms");
             let worst = check(gpu_forms, op, 13, &x, axis, &what);
             println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
         }
-        if axis == -1 && n >= 3 {
+        if axis == -1 && n >= 3 && shape[0] >= 4 {
             let y = axis_op(gpu_forms, &HARDMAX, None, x.view(), -1).unwrap();
             let marked = (0..n).filter(|&i| y[[2, i]].to_f64() == 1.0).collect::<Vec<_>>();
             assert_eq!(marked, [n / 3], "{shape:?}: the first of a tie");
