@@ -436,5 +436,6 @@ async fn swiglu_impl<T: FloatElement, D: Dimension>(
     if ctx.runs_on_cpu(T::DTYPE) {
         return crate::cpu::gated::swiglu(a.view(), b.view(), alpha);
     }
-    run_into_new(ctx, a, &[Step::Swiglu(HostSlope::Host(b.into_dyn()), [alpha, 0.0, 0.0, 0.0])], wait).await
+    run_into_new(ctx, a, &[Step::Swiglu(HostSlope::Host(b.into_dyn()), crate::ops::attributes_from(&[alpha]))], wait)
+        .await
 }

@@ -241,44 +241,29 @@ pub(crate) fn f32_pair_exactly(integer: i128) -> Option<(f32, f32)> {
     Some((f32_exactly(leading)?, f32_exactly(integer - leading)?))
 }
 
-/// The top three bits of an f64 bound's residual ([`f64_bound_pair`]): as an f32 they give a
-/// magnitude of at least 2^65 (or an infinity or NaN), which no integer bound's residual reaches
-/// (those stay below 2^40), so the two kinds of residual never meet.
-const F64_RESIDUAL_TAG: u32 = 0x6000_0000;
-const F64_RESIDUAL_TAG_MASK: u32 = 0xe000_0000;
+/// The residual word of an f64 bound held in full in its bound words ([`f64_bound_slots`]): as
+/// an f32 it is 2^65, which no integer bound's residual reaches (those stay below 2^40), so the
+/// two kinds of residual never meet.
+const F64_BOUND_TAG: u32 = 0x6000_0000;
 
-/// An f64 bound (Clip's, of an f64 X) that no f32 holds, as two f32 words: its leading bits
-/// truncated to an f32 (its value, to within one f32 unit) and, tagged, the low 29 bits of its
-/// significand, which the f32 lacks. `lanes_from_bound` in `shaders/shared/float_lanes.wgsl` and
-/// [`f64_from_bound_pair`] rebuild it exactly. `None` where f32 holds `v` (it needs no pair) and
-/// where the truncation is no normal f32: 0, subnormal, infinite and NaN bounds are f32 values,
-/// and the rest lie beyond f32's normal range (below 2^-126 or from 2^128).
-pub(crate) fn f64_bound_pair(v: f64) -> Option<(f32, f32)> {
+/// An f64 bound (Clip's, of an f64 X) that no f32 holds, as its attribute's slots: its nearest
+/// f32 (what `Activation::attribute` gives), the tag for its residual slot, and its bits as two
+/// f32 words (low, high) for its bound words (`UnaryOp::bound_word_slot`), which the host hands
+/// an f64 kernel (`UnaryOp::parameter_block`) and [`f64_from_bound_slots`] reads back. `None`
+/// where f32 holds `v`: the f32 alone is then the bound.
+pub(crate) fn f64_bound_slots(v: f64) -> Option<(f32, f32, [f32; 2])> {
     if f64::from(v as f32).to_bits() == v.to_bits() {
         return None;
     }
     let bits = v.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i64 - 1023 + 127;
-    if !(1..=254).contains(&biased) {
-        return None;
-    }
-    let sign = ((bits >> 63) as u32) << 31;
-    let leading = sign | ((biased as u32) << 23) | ((bits >> 29) as u32 & 0x7f_ffff);
-    let residual = F64_RESIDUAL_TAG | (bits as u32 & 0x1fff_ffff);
-    Some((f32::from_bits(leading), f32::from_bits(residual)))
+    Some((v as f32, f32::from_bits(F64_BOUND_TAG), [f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)]))
 }
 
-/// The f64 bound an [`f64_bound_pair`] holds; `None` where `residual` is no such pair's (0, or an
-/// integer bound's residual).
-pub(crate) fn f64_from_bound_pair(leading: f32, residual: f32) -> Option<f64> {
-    let (leading, residual) = (leading.to_bits(), residual.to_bits());
-    if residual & F64_RESIDUAL_TAG_MASK != F64_RESIDUAL_TAG {
-        return None;
-    }
-    let sign = u64::from(leading >> 31) << 63;
-    let biased = u64::from((leading >> 23) & 0xff) + 1023 - 127;
-    let significand = (u64::from(leading & 0x7f_ffff) << 29) | u64::from(residual & 0x1fff_ffff);
-    Some(f64::from_bits(sign | (biased << 52) | significand))
+/// The f64 bound of [`f64_bound_slots`] from its residual and bound words; `None` where the
+/// residual is no such bound's (0, or an integer bound's residual).
+pub(crate) fn f64_from_bound_slots(residual: f32, words: [f32; 2]) -> Option<f64> {
+    (residual.to_bits() == F64_BOUND_TAG)
+        .then(|| f64::from_bits(u64::from(words[0].to_bits()) | (u64::from(words[1].to_bits()) << 32)))
 }
 
 /// `v` as an f32 rounded to odd: exact where f32 holds it, else its neighbour toward zero with
@@ -383,35 +368,33 @@ mod tests {
     }
 
     #[test]
-    fn f64_bound_pairs_hold_their_bound_and_never_look_like_an_integer_residual() {
+    fn f64_bound_slots_hold_their_bound_and_never_look_like_an_integer_residual() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut held = 0;
         for _ in 0..200_000 {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let v = f64::from_bits(state);
-            match f64_bound_pair(v) {
-                Some((leading, residual)) => {
+            match f64_bound_slots(v) {
+                Some((nearest, residual, words)) => {
                     held += 1;
-                    assert_eq!(f64_from_bound_pair(leading, residual).map(f64::to_bits), Some(v.to_bits()));
-                    assert!(residual.is_nan() || residual.abs() >= 2f32.powi(65), "{v:e}");
-                    assert!((f64::from(leading) - v).abs() <= v.abs() * 2f64.powi(-23), "{v:e}");
+                    assert_eq!(f64_from_bound_slots(residual, words).map(f64::to_bits), Some(v.to_bits()));
+                    assert_eq!(nearest.to_bits(), (v as f32).to_bits());
                 }
-                None => {
-                    let exact = f64::from(v as f32).to_bits() == v.to_bits();
-                    assert!(exact || !(2f64.powi(-126)..2f64.powi(128)).contains(&v.abs()), "{v:e}");
-                }
+                None => assert_eq!(f64::from(v as f32).to_bits(), v.to_bits(), "{v:e}"),
             }
         }
-        assert!(held > 20_000, "{held}");
-        for v in [0.1, -0.7, 1.0 + 2f64.powi(-52), f64::from(f32::MAX) * (1.0 + 2f64.powi(-40))] {
-            let (leading, residual) = f64_bound_pair(v).unwrap();
-            assert_eq!(f64_from_bound_pair(leading, residual), Some(v));
+        assert!(held > 190_000, "{held}");
+        let (_, tag, _) = f64_bound_slots(0.1).unwrap();
+        assert!(tag.abs() >= 2f32.powi(65));
+        for v in [0.1, -0.7, 1e300, -1e-300, f64::MAX, f64::MIN_POSITIVE, -f64::from_bits(1), 1.0 + 2f64.powi(-52)] {
+            let (_, residual, words) = f64_bound_slots(v).unwrap();
+            assert_eq!(f64_from_bound_slots(residual, words), Some(v));
         }
-        for v in [0.5, -0.0, f64::INFINITY, f64::NAN, 1e300, 1e-300] {
-            assert_eq!(f64_bound_pair(v), None, "{v:e}");
+        for v in [0.5, -0.0, f64::INFINITY, f64::NAN, f64::from(f32::MAX)] {
+            assert_eq!(f64_bound_slots(v), None, "{v:e}");
         }
-        for (integer, residual) in [(0.0, 0.0), (2147483520.0, 127.0), (-(2f32.powi(60)), -(2f32.powi(36)))] {
-            assert_eq!(f64_from_bound_pair(integer, residual), None);
+        for residual in [0.0, 127.0, -(2f32.powi(36))] {
+            assert_eq!(f64_from_bound_slots(residual, [1.0, 2.0]), None);
         }
     }
 

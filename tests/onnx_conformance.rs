@@ -419,8 +419,8 @@ fn each_version_refuses_the_dtypes_it_does_not_allow() {
 /// integer's with a residual: as an initializer and as a Constant, int64 2^31 - 1 and uint64
 /// 2^64 - 2^20 run exactly, and so do the types' largest values as max (an exporter's "no
 /// bound", which no f32 holds), and 2^53 + 1, which f64 would round to 2^53; a bound beyond that is
-/// refused, never rounded (int64 2^53 + 2^25 + 1; a double 1e300); 2^53 itself runs, and so does
-/// a double 0.1 (a truncated f32 and a tagged residual).
+/// refused, never rounded (int64 2^53 + 2^25 + 1); 2^53 itself runs, and so do a double 0.1
+/// and a double 1e300 (in full, in the bound's words).
 #[test]
 fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     let Some(ctx) = common::ctx() else { return };
@@ -458,10 +458,6 @@ fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     let constant = OnnxModel::from_bytes(&clip_model(int64, beyond, true)).map(|_| ());
     refusal(constant, "an int64 Constant 2^53 + 2^25 + 1", "not the sum of two float32");
     let double = zeros(DType::F64).to_proto("X").data_type.unwrap_or_default();
-    let beyond_f32 = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 1e300));
-    let loaded = OnnxModel::from_bytes(&clip_model(double, beyond_f32, false)).unwrap();
-    let doubles = HashMap::from([("X".to_string(), zeros(DType::F64))]);
-    refusal(loaded.run(ctx, &doubles).map(|_| ()), "a double initializer 1e300", "not a float32 value");
     let clipped = |code: i32, bound: HostTensor, feeds: &HashMap<String, HostTensor>, as_constant: bool| {
         let loaded = OnnxModel::from_bytes(&clip_model(code, bound, as_constant)).unwrap();
         let outputs = loaded.run(ctx, feeds).unwrap();
@@ -489,7 +485,14 @@ fn clip_bounds_no_f32_holds_run_exactly_or_are_refused_not_rounded() {
     let tenths: Vec<f64> = (-3i64..=3).map(|d| f64::from_bits(0.1f64.to_bits().wrapping_add_signed(d))).collect();
     let tenths = ArrayD::from_shape_vec(IxDyn(&[tenths.len()]), tenths).unwrap();
     let tenth_feeds = HashMap::from([("X".to_string(), HostTensor::F64(tenths.clone()))]);
+    let beyond_f32 = [2e300, 1e300, -5.0, f64::MAX, f64::from_bits(1e300f64.to_bits() - 1)];
+    let beyond_f32 = ArrayD::from_shape_vec(IxDyn(&[beyond_f32.len()]), beyond_f32.to_vec()).unwrap();
+    let beyond_feeds = HashMap::from([("X".to_string(), HostTensor::F64(beyond_f32.clone()))]);
     for as_constant in [false, true] {
+        let bound = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 1e300));
+        let y = clipped(double, bound, &beyond_feeds, as_constant);
+        let expected = beyond_f32.mapv(|v| if 1e300 < v { 1e300 } else { v });
+        assert_eq!(y, Some(HostTensor::F64(expected)), "a double 1e300: {as_constant}");
         let tenth = HostTensor::F64(ArrayD::from_elem(IxDyn(&[]), 0.1));
         let y = clipped(double, tenth, &tenth_feeds, as_constant);
         assert_eq!(

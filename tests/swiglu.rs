@@ -8,7 +8,7 @@ mod common;
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use wgpu_activations::ops::{SWIGLU, SWISH};
+use wgpu_activations::ops::{SWIGLU, SWISH, attributes_from};
 use wgpu_activations::{FloatElement, reference, swiglu, ulp};
 
 fn check<T: FloatElement + wgpu_activations::Blocking>(a: &ArrayD<T>, b: &ArrayD<T>, alpha: f32, what: &str) -> u64 {
@@ -179,7 +179,7 @@ fn fused_in_chains<T: FloatElement + wgpu_activations::Blocking>() {
     }
     let steps: Vec<ChainStep<'_, T>> = vec![
         chain[0].reference_step().unwrap(),
-        ChainStep::Swiglu(b.view(), [1.702, 0.0, 0.0, 0.0]),
+        ChainStep::Swiglu(b.view(), attributes_from(&[1.702])),
         ChainStep::Prelu(slope.view()),
         chain[3].reference_step().unwrap(),
     ];
@@ -297,6 +297,7 @@ fn large_arrays_run_in_binding_windows_and_host_pieces() {
     let device_b = ctx.upload(b.slice(ndarray::s![..1000]).view()).unwrap();
     let fused = activations(&ctx, &[Activation::elu(1.0), Activation::swiglu(&device_b, 1.0)], small.view()).unwrap();
     let b_small = b.slice(ndarray::s![..1000]).into_dyn();
-    let steps = [ChainStep::Unary(&ELU, [1.0, 0.0, 0.0, 0.0]), ChainStep::Swiglu(b_small.view(), [1.0, 0.0, 0.0, 0.0])];
+    let steps =
+        [ChainStep::Unary(&ELU, attributes_from(&[1.0])), ChainStep::Swiglu(b_small.view(), attributes_from(&[1.0]))];
     reference::check_chain(small.view(), &steps, fused.view()).unwrap();
 }

@@ -165,7 +165,9 @@ fn wrong<T: Element>(x: &ArrayD<T>, chain: &[Step<T>], got: &ArrayD<T>) -> Optio
         .filter_map(|step| match step {
             Step::Unary(activation) => activation.reference_step(),
             Step::Prelu(slope) => Some(ChainStep::Prelu(slope.view())),
-            Step::Swiglu(b, alpha) => Some(ChainStep::Swiglu(b.view(), [*alpha, 0.0, 0.0, 0.0])),
+            Step::Swiglu(b, alpha) => {
+                Some(ChainStep::Swiglu(b.view(), wgpu_activations::ops::attributes_from(&[*alpha])))
+            }
         })
         .collect();
     check_chain(x.view(), &steps, got.view()).err().map(|e| e.to_string())

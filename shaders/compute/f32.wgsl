@@ -19,9 +19,9 @@ fn from_f64_attribute(bits: vec2<u32>, nearest_f32: f32) -> Compute {
     return Compute(nearest_f32);
 }
 
-// An f64 bound's leading f32 and low significand bits (shared/float_lanes.wgsl's
-// lanes_from_bound): f32 arithmetic never has one (low is 0), and takes the f32.
-fn from_f64_bound(a: f32, low: u32) -> Compute {
+// Clip's bound as an f32 `a` or as the bits of an f64 (shared/float_lanes.wgsl's
+// lanes_from_bound): f32 arithmetic is never handed bits, and takes the f32.
+fn from_bound(a: f32, bits: vec2<u32>) -> Compute {
     return Compute(a);
 }
 

@@ -94,17 +94,26 @@ fn d_from_bits(bits: vec2<u32>, nearest_f32: f32) -> F64 {
     return select(f64(nearest_f32), value, biased != 0u && biased != 0x7ffu);
 }
 
-// The f64 whose leading bits are the f32 a (truncated) and whose low 29 significand bits are
-// low (src/dtype.rs, f64_bound_pair), or a itself where low is 0: a plus low units of the f64's
-// last place, 2^(a's exponent - 52), signed like a. Every step is exact: low has 29 bits, the
-// scale is a power of two, and the sum has at most 53 significant bits. No branch and no
-// ldexp: a CPU adapter runs both sides of a branch, and an ldexp lane by lane, for every
-// element (Clip f64 on lavapipe fell from 0.96 to 0.87 of copy with d_from_bits).
-// The scale's exponent stops below f32's infinity, so that 0 times it stays a zero of a's sign.
-fn d_from_bound(a: f32, low: u32) -> F64 {
-    let leading = bitcast<u32>(a);
-    let scale = bitcast<f32>(min(leading & 0x7f800000u, 0x7f000000u) | (leading & 0x80000000u));
-    return f64(a) + f64(low) * (f64(scale) * 0x1p-52);
+// Clip's bound from its f64 bits (low, high word), exactly, every f64 (a subnormal one where
+// the device keeps f64 subnormals): its significand as an integer (below 2^53, exact in f64)
+// times 2^k, k = max(biased exponent, 1) - 1075, in [-1074, 971], as 2^r times (2^q)^8: q
+// within f32's normal exponents, so that 2^q, 2^r and (2^q)^8 are exact, and the one product
+// that could round is the bound itself. No branch and no ldexp: a CPU adapter runs both sides
+// of a branch, and an ldexp lane by lane, for every element (Clip f64 on lavapipe fell from
+// 0.96 to 0.87 of copy with ldexp).
+fn d_from_bound(bits: vec2<u32>) -> F64 {
+    let biased = (bits.y >> 20u) & 0x7ffu;
+    let implicit = select(0u, 0x100000u, biased != 0u);
+    let significand = f64((bits.y & 0xfffffu) | implicit) * 4294967296.0 + f64(bits.x);
+    let k = i32(max(biased, 1u)) - 1075;
+    let q = max(k >> 3u, -126);
+    let power = f64(bitcast<f32>(u32(q + 127) << 23u));
+    let squared = power * power;
+    let fourth = squared * squared;
+    let magnitude = significand * f64(bitcast<f32>(u32(k - 8 * q + 127) << 23u)) * (fourth * fourth);
+    let special = f64(bitcast<f32>(select(0x7f800000u, 0x7fc00000u, ((bits.y & 0xfffffu) | bits.x) != 0u)));
+    let value = select(magnitude, special, biased == 0x7ffu);
+    return select(value, -value, (bits.y >> 31u) == 1u);
 }
 
 // ONNX Greater: false when either is NaN; -0.0 equals +0.0.

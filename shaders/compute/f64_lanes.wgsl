@@ -14,8 +14,8 @@ fn from_f64_attribute(bits: vec2<u32>, nearest_f32: f32) -> Compute {
     return splat(d_from_bits(bits, nearest_f32));
 }
 
-fn from_f64_bound(a: f32, low: u32) -> Compute {
-    return splat(d_from_bound(a, low));
+fn from_bound(a: f32, bits: vec2<u32>) -> Compute {
+    return splat(d_from_bound(bits));
 }
 
 fn add(a: Compute, b: Compute) -> Compute {

@@ -78,13 +78,9 @@ fn d_opaque(a: F64) -> F64 {
     return a;
 }
 
-// The f64 whose leading bits are the f32 a (truncated) and whose low 29 significand bits are
-// low (src/dtype.rs, f64_bound_pair), or a itself where low is 0: a's exponent rebiased, its
-// significand widened.
-fn d_from_bound(a: f32, low: u32) -> F64 {
-    let leading = bitcast<u32>(a);
-    let high = (leading & 0x80000000u) | (((leading & 0x7fffffffu) >> 3u) + (896u << 20u));
-    return select(d_from_f32(a), F64((leading << 29u) | low, high), low != 0u);
+// Clip's bound from its f64 bits (low, high word): the software f64 is those bits.
+fn d_from_bound(bits: vec2<u32>) -> F64 {
+    return bits;
 }
 
 // An f64 attribute derived on the host, from its (low, high) bits.

@@ -7,11 +7,12 @@
 // (the floats in shared/float_lanes.wgsl, exact there), and `lanes_from_bound`: an integer bound
 // no f32 holds comes as the f32 of its leading bits (attributes.x, .y) plus a residual
 // (attributes.z, .w; UnaryOp::residual_slot), added exactly where the type is 32 or 64 bits wide
-// (0 elsewhere). CPU twin: src/ops/clip.rs, the residuals added in src/cpu/mod.rs.
+// (0 elsewhere); an f64 X's bounds come as their own bits (min in .xy, max in .zw). CPU twin:
+// src/ops/clip.rs, the residuals added in src/cpu/mod.rs.
 
 fn clip(x: Lanes, attributes: vec4<f32>) -> Lanes {
-    let low = lanes_from_bound(attributes.x, attributes.z);
-    let high = lanes_from_bound(attributes.y, attributes.w);
+    let low = lanes_from_bound(attributes, 0u);
+    let high = lanes_from_bound(attributes, 1u);
     let raised = select(x, low, less(x, low));
     return select(raised, high, less(high, raised));
 }

@@ -37,7 +37,8 @@ fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return Mask(false);
 }
 
-// Clip's bound: every bound of this type is an f32, so there is no residual.
-fn lanes_from_bound(a: f32, residual: f32) -> Lanes {
-    return lanes_from_attribute(a);
+// Clip's bound `slot` (0 min, 1 max): every bound of this type is an f32 (attributes.x, .y),
+// so there is no residual.
+fn lanes_from_bound(attributes: vec4<f32>, slot: u32) -> Lanes {
+    return lanes_from_attribute(attributes[slot]);
 }

@@ -26,13 +26,11 @@ fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
     return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
 }
 
-// Clip's bound: an f32 (residual 0), or for an f64 X an f64 bound that no f32 holds, as its
-// leading bits truncated to a normal f32 `a` and the low 29 bits of its significand in the
-// residual, tagged with 0b011 in its top bits (src/dtype.rs, f64_bound_pair; the other float
-// types never have one), which the Compute interface's from_f64_bound joins. No branch: a CPU
-// adapter would run both sides for every element.
-fn lanes_from_bound(a: f32, residual: f32) -> Lanes {
-    let rest = bitcast<u32>(residual);
-    let low = select(0u, rest & 0x1fffffffu, (rest & 0xe0000000u) == 0x60000000u);
-    return from_compute(from_f64_bound(a, low));
+// Clip's bound `slot` (0 min, 1 max): an f32 (attributes.x, .y) for the 16- and 32-bit floats;
+// for an f64 X the host sends each bound's own bits instead, two words a bound (min's low and
+// high word in .xy, max's in .zw; UnaryOp::parameter_block in src/ops/entry.rs), so that every
+// f64 is a bound, 0.1 and 1e300 included, which the Compute interface's from_bound rebuilds.
+fn lanes_from_bound(attributes: vec4<f32>, slot: u32) -> Lanes {
+    let words = bitcast<vec4<u32>>(attributes);
+    return from_compute(from_bound(attributes[slot], vec2(words[2u * slot], words[2u * slot + 1u])));
 }

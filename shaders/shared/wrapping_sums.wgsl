@@ -10,7 +10,8 @@ fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
     return a - b;
 }
 
-// Clip's bound: the f32 of its leading bits plus the residual, exactly (both cast like X).
-fn lanes_from_bound(a: f32, residual: f32) -> Lanes {
-    return lanes_add(lanes_from_attribute(a), lanes_from_attribute(residual));
+// Clip's bound `slot` (0 min, 1 max): the f32 of its leading bits (attributes.x, .y) plus its
+// residual (.z, .w), exactly (both cast like X).
+fn lanes_from_bound(attributes: vec4<f32>, slot: u32) -> Lanes {
+    return lanes_add(lanes_from_attribute(attributes[slot]), lanes_from_attribute(attributes[slot + 2u]));
 }

@@ -301,7 +301,7 @@ impl<'a> Meter<'a> {
         let a = self.tensor(dtype, &[n], 8)?;
         let b = self.tensor(dtype, &[n], 9)?;
         let y = self.tensor(dtype, &[n], 10)?;
-        let steps = [Step::Swiglu(SlopeWindow::whole(&b), [1.0, 0.0, 0.0, 0.0])];
+        let steps = [Step::Swiglu(SlopeWindow::whole(&b), crate::ops::attributes_from(&[1.0]))];
         let bytes = a.size_bytes();
         self.kernel_row(
             ("SwiGLU", dtype, ""),
@@ -323,7 +323,7 @@ impl<'a> Meter<'a> {
         let x = self.tensor(DType::F32, &[n], 6)?;
         let y = self.tensor(DType::F32, &[n], 7)?;
         let steps: Vec<JobStep<'_>> =
-            chain.iter().map(|&(op, alpha)| Step::Unary(op, [alpha, 0.0, 0.0, 0.0])).collect();
+            chain.iter().map(|&(op, alpha)| Step::Unary(op, crate::ops::attributes_from(&[alpha]))).collect();
         let unfused: Box<Record<'_>> = Box::new(|encoder, timestamps, keep| {
             for (i, step) in steps.iter().enumerate() {
                 let source = if i == 0 { &x } else { &y };

@@ -200,7 +200,7 @@ mod tests {
     use ndarray::{ArrayD, IxDyn, arr1};
 
     fn leaky<'a>(alpha: f32) -> ChainStep<'a, f16> {
-        ChainStep::Unary(&LEAKY_RELU, [alpha, 0.0, 0.0, 0.0])
+        ChainStep::Unary(&LEAKY_RELU, crate::ops::attributes_from(&[alpha]))
     }
 
     #[test]

@@ -554,7 +554,7 @@ mod tests {
     /// Gelu's own twin in f64 (the operator's reference) in form `approximate`: 0 the erf
     /// form, 1 the tanh form.
     fn gelu_twin(x: f64, approximate: f32) -> f64 {
-        (crate::ops::GELU.twin.fast)(x, &[approximate, 0.0, 0.0, 0.0]).unwrap_or(x)
+        (crate::ops::GELU.twin.fast)(x, &crate::ops::attributes_from(&[approximate])).unwrap_or(x)
     }
 
     fn exact_normal_cdf_product(x: f64) -> f64 {
@@ -568,7 +568,7 @@ mod tests {
     /// HardSwish, the operator's own twin in exact arithmetic.
     fn exact_hard_swish(x: f64) -> f64 {
         use crate::real::{Exact, Real};
-        let attributes = [0.0; crate::ops::MAX_ATTRIBUTES];
+        let attributes = crate::ops::attributes_from(&[]);
         (crate::ops::HARD_SWISH.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
     }
 
@@ -579,7 +579,7 @@ mod tests {
     /// operator's own twin in exact arithmetic.
     fn exact_hard_sigmoid<const LINE: usize>(x: f64) -> f64 {
         use crate::real::{Exact, Real};
-        let attributes = crate::ops::HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO[LINE];
+        let attributes = crate::ops::attributes_from(&crate::ops::HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO[LINE]);
         (crate::ops::HARD_SIGMOID.twin.exact)(Exact::from_f64(x), &attributes).map_or(f64::NAN, Real::to_f64)
     }
 

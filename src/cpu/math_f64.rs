@@ -538,7 +538,7 @@ mod tests {
     /// Gelu's own twin in Exact (the operator's f64 reference) in form `approximate`: 0 the
     /// erf form, 1 the tanh form.
     fn gelu_twin(x: f64, approximate: f32) -> f64 {
-        let attributes = [approximate, 0.0, 0.0, 0.0];
+        let attributes = crate::ops::attributes_from(&[approximate]);
         (crate::ops::GELU.twin.exact)(Exact::from_f64(x), &attributes).map_or(x, Exact::to_f64)
     }
 

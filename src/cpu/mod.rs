@@ -141,8 +141,9 @@ fn integer_element<T: Element>(v: i128) -> Option<T> {
 }
 
 /// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body
-/// casts them like X ([`UnaryOp::attributes_like_x`]). Residual slots keep their bits: an f64
-/// bound's residual is a tagged word, not a value (`crate::dtype::f64_bound_pair`).
+/// casts them like X ([`UnaryOp::attributes_like_x`]). Residual and bound-word slots keep their
+/// bits: an f64 bound's residual is a tag and its words are bits, not values
+/// (`crate::dtype::f64_bound_slots`).
 fn attributes_for<T: Element>(op: &UnaryOp, attributes: &Attributes) -> Attributes {
     let mut cast = *attributes;
     if op.attributes_like_x {
@@ -180,7 +181,7 @@ pub fn elu_scalar<T: FloatElement>(x: T, alpha: f32) -> T {
 }
 
 fn attributes(alpha: f32) -> Attributes {
-    [alpha, 0.0, 0.0, 0.0]
+    crate::ops::attributes_from(&[alpha])
 }
 
 /// Applies `f` in logical order, so the result is in standard layout whatever X's strides

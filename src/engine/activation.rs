@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::tensor::GpuTensor;
 use crate::dtype::DType;
-use crate::ops::{CLIP, ELU, LEAKY_RELU, SHRINK, SWIGLU, Step, UnaryOp};
+use crate::ops::{Attributes, CLIP, ELU, LEAKY_RELU, SHRINK, SWIGLU, Step, UnaryOp};
 
 /// One step of a chain: a unary operator with its attribute values, PRelu with its slope
 /// tensor, or SwiGLU with its B tensor and alpha. A slice of these runs as one fused kernel (one read and one write of X), each step
@@ -20,7 +20,7 @@ impl fmt::Debug for Activation {
                 let mut s = f.debug_struct(op.onnx_name);
                 for (slot, (attribute, value)) in op.attributes.iter().zip(attributes).enumerate() {
                     let residual = op.residual_slot(slot).map_or(0.0, |r| attributes[r]);
-                    let f64_bound = crate::dtype::f64_from_bound_pair(*value, residual);
+                    let f64_bound = op.f64_bound(attributes, slot);
                     match (attribute.choice_name(*value), f64_bound) {
                         (Some(choice), _) => s.field(attribute.name, &choice),
                         (None, Some(bound)) => s.field(attribute.name, &bound),
@@ -44,7 +44,7 @@ impl fmt::Debug for Activation {
 /// gives either sign), and an f64 bound's residual is a word, not a value.
 impl PartialEq for Activation {
     fn eq(&self, other: &Self) -> bool {
-        let same = |x: &[f32; 4], y: &[f32; 4]| x.map(f32::to_bits) == y.map(f32::to_bits);
+        let same = |x: &Attributes, y: &Attributes| x.map(f32::to_bits) == y.map(f32::to_bits);
         match (&self.0, &other.0) {
             (Step::Prelu(a), Step::Prelu(b)) => a.same_view(b),
             (Step::Swiglu(a, x), Step::Swiglu(b, y)) => a.same_view(b) && same(x, y),
@@ -92,7 +92,7 @@ impl Activation {
     /// the device; the host-array chain functions run an f64 chain holding it on the CPU
     /// reference. The step keeps the tensor alive.
     pub fn swiglu(b: &GpuTensor, alpha: f32) -> Self {
-        Activation(Step::Swiglu(b.clone(), [alpha, 0.0, 0.0, 0.0]))
+        Activation(Step::Swiglu(b.clone(), crate::ops::attributes_from(&[alpha])))
     }
 
     /// `op` with every attribute at its ONNX default.
@@ -125,8 +125,9 @@ impl Activation {
         let index = op.attribute_index(name)?;
         op.attributes[index].admits(value).then_some(())?;
         attributes[index] = value;
-        if let Some(residual) = op.residual_slot(index) {
+        if let (Some(residual), Some(words)) = (op.residual_slot(index), op.bound_word_slot(index)) {
             attributes[residual] = 0.0;
+            attributes[words..words + 2].fill(0.0);
         }
         Some(Activation(Step::Unary(op, attributes)))
     }
@@ -141,28 +142,25 @@ impl Activation {
     pub fn set_integer(&self, name: &str, value: i128) -> Option<Self> {
         let Step::Unary(op, mut attributes) = self.0 else { return None };
         let index = op.attribute_index(name)?;
-        let residual = op.residual_slot(index)?;
+        let (residual, words) = (op.residual_slot(index)?, op.bound_word_slot(index)?);
         (attributes[index], attributes[residual]) = crate::dtype::f32_pair_exactly(value)?;
+        attributes[words..words + 2].fill(0.0);
         Some(Activation(Step::Unary(op, attributes)))
     }
 
     /// This step with attribute `name`, one that may come as an input of X's type (Clip's
-    /// bounds), set to the f64 `value` exactly, for an f64 X (0.1, say, which no f32 holds): as
-    /// its leading bits truncated to an f32 plus a tagged word of the rest, which the kernels
-    /// and the CPU reference rebuild exactly ([`Activation::attribute`] gives that f32). `None`
-    /// if the operator has no such attribute, or `value` is neither an f32 nor within f32's
-    /// normal range (2^-126 to 2^128).
+    /// bounds), set to the f64 `value` exactly, for an f64 X: any f64, 0.1 and 1e300 and
+    /// `f64::MAX` included, which no f32 holds. The kernels and the CPU reference read it in full
+    /// ([`Activation::attribute`] gives its nearest f32). `None` if the operator has no such
+    /// attribute.
     pub fn set_f64(&self, name: &str, value: f64) -> Option<Self> {
         let Step::Unary(op, mut attributes) = self.0 else { return None };
         let index = op.attribute_index(name)?;
-        let residual = op.residual_slot(index)?;
-        let narrowed = value as f32;
-        (attributes[index], attributes[residual]) =
-            if f64::from(narrowed).to_bits() == value.to_bits() || value.is_nan() {
-                (narrowed, 0.0)
-            } else {
-                crate::dtype::f64_bound_pair(value)?
-            };
+        let (residual, words) = (op.residual_slot(index)?, op.bound_word_slot(index)?);
+        let (nearest, tag, bits) =
+            crate::dtype::f64_bound_slots(value).filter(|_| !value.is_nan()).unwrap_or((value as f32, 0.0, [0.0; 2]));
+        (attributes[index], attributes[residual]) = (nearest, tag);
+        attributes[words..words + 2].copy_from_slice(&bits);
         Some(Activation(Step::Unary(op, attributes)))
     }
 
@@ -232,10 +230,10 @@ impl Activation {
         }
         let Step::Unary(op, attributes) = &self.0 else { return Ok(()) };
         for slot in 0..op.attributes.len() {
-            let Some(residual) = op.residual_slot(slot).map(|r| attributes[r]).filter(|r| r.to_bits() != 0) else {
+            let Some(_) = op.residual_slot(slot).map(|r| attributes[r]).filter(|r| r.to_bits() != 0) else {
                 continue;
             };
-            let reason = match crate::dtype::f64_from_bound_pair(attributes[slot], residual) {
+            let reason = match op.f64_bound(attributes, slot) {
                 Some(_) if dtype == DType::F64 => continue,
                 Some(_) => format!("a float64 bound no float32 holds applies to float64 X, not to {dtype}"),
                 None if !dtype.is_float() => continue,

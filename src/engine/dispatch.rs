@@ -296,7 +296,7 @@ impl Context {
             pieces.push(Piece::Tail { from_vector: full, elements: len % lanes });
         }
         let mut slots = self.take_param_slots(pieces.len(), params_size, "wgpu-activations.params")?;
-        let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes);
+        let mut template = base_params(segment, self.inner.tuning.vector_stride() * lanes, repr.dtype());
         template.max_listed_groups = limits.max_compute_workgroups_per_dimension.max(1);
         let kernel = kernels.first;
         if kernel.key.tuning.step_program {

@@ -266,9 +266,13 @@ fn kernels_hold_only_the_math_they_call() {
         (gelu(0).label(), gelu(1).label()),
         ("wgpu-activations.gelu.f64".into(), "wgpu-activations.gelu_tanh.f64".into())
     );
-    let tanh_attributes = [1.0, 0.0, 0.0, 0.0];
+    let tanh_attributes = crate::ops::attributes_from(&[1.0]);
     assert_eq!(crate::ops::GELU.kernel_variant(&tanh_attributes), 1);
-    assert_eq!(crate::ops::GELU.kernel_variant(&[0.5, 0.0, 0.0, 0.0]), 0, "no choice: the default's kernel");
+    assert_eq!(
+        crate::ops::GELU.kernel_variant(&crate::ops::attributes_from(&[0.5])),
+        0,
+        "no choice: the default's kernel"
+    );
 }
 
 #[test]

@@ -307,7 +307,7 @@ fn recognise(graph_nodes: &[NodeProto], opset: i64, outputs: &[String]) -> OnnxR
                 )));
             }
             let name = node.name().to_string();
-            let step = Step::Swiglu((), [alpha, 0.0, 0.0, 0.0]);
+            let step = Step::Swiglu((), crate::ops::attributes_from(&[alpha]));
             let (attribute_inputs, constant_dtypes, axis) = (Vec::new(), Vec::new(), None);
             nodes.push(Node { step, axis, version, inputs, attribute_inputs, constant_dtypes, output, name });
             continue;
@@ -483,10 +483,10 @@ pub(super) struct AttributeInputs {
 ///   its leading 1 to its last, and some wider);
 /// - a bound at the end of its type's range that never clips there (Clip's max at the type's
 ///   largest value, its min at the smallest), as the infinity it acts as;
-/// - an f64 bound of an f64 X that no f32 holds, within f32's normal range, as its truncated
-///   f32 plus a tagged residual (`crate::dtype::f64_bound_pair`).
+/// - an f64 bound of an f64 X that no f32 holds, in full in its bound words
+///   (`crate::dtype::f64_bound_slots`).
 ///
-/// Anything else (an f64 beyond that range, an integer of more bits) is refused, never rounded.
+/// Anything else (an integer of more bits) is refused, never rounded.
 pub(crate) fn set_attribute_input(
     op: &UnaryOp,
     slot: usize,
@@ -495,26 +495,25 @@ pub(crate) fn set_attribute_input(
     attributes: &mut Attributes,
 ) -> Result<(), String> {
     let residual_slot = op.residual_slot(slot);
-    let (leading, residual) = match (value, value.exact_f32(), dtype.and_then(IntegerType::of)) {
-        (_, Some(exact), _) => (exact, 0.0),
+    let no_words = [0.0; 2];
+    let (leading, residual, words) = match (value, value.exact_f32(), dtype.and_then(IntegerType::of)) {
+        (_, Some(exact), _) => (exact, 0.0, no_words),
         (Scalar::Integer(v), None, Some(integer)) => match crate::ops::bound_without_effect(op, slot, v, integer) {
-            Some(infinity) => (infinity, 0.0),
-            None => crate::dtype::f32_pair_exactly(v).filter(|_| residual_slot.is_some()).ok_or_else(|| {
-                format!(
-                    "{}'s {} {value} is not the sum of two float32 values: integer bounds that wide are not supported yet \
-                     (the largest and smallest of the type are: they clip nothing)",
-                    op.onnx_name, op.attributes[slot].name
-                )
-            })?,
+            Some(infinity) => (infinity, 0.0, no_words),
+            None => {
+                let (leading, residual) =
+                    crate::dtype::f32_pair_exactly(v).filter(|_| residual_slot.is_some()).ok_or_else(|| {
+                        format!(
+                            "{}'s {} {value} is not the sum of two float32 values: integer bounds that wide are not \
+                             supported yet (the largest and smallest of the type are: they clip nothing)",
+                            op.onnx_name, op.attributes[slot].name
+                        )
+                    })?;
+                (leading, residual, no_words)
+            }
         },
         (Scalar::Float(v), None, _) if dtype == Some(DType::F64) && residual_slot.is_some() => {
-            crate::dtype::f64_bound_pair(v).ok_or_else(|| {
-                format!(
-                    "{}'s {} {value} is not a float32 value, nor within float32's normal range (2^-126 to 2^128): \
-                     float64 bounds beyond it are not supported yet",
-                    op.onnx_name, op.attributes[slot].name
-                )
-            })?
+            crate::dtype::f64_bound_slots(v).unwrap_or((v as f32, 0.0, no_words))
         }
         (Scalar::Integer(_), None, _) => {
             return Err(format!(
@@ -531,8 +530,9 @@ pub(crate) fn set_attribute_input(
         }
     };
     attributes[slot] = leading;
-    if let Some(residual_slot) = residual_slot {
+    if let (Some(residual_slot), Some(word_slot)) = (residual_slot, op.bound_word_slot(slot)) {
         attributes[residual_slot] = residual;
+        attributes[word_slot..word_slot + 2].copy_from_slice(&words);
     }
     Ok(())
 }

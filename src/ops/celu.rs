@@ -1,6 +1,6 @@
 //! CPU twin of `shaders/ops/celu.wgsl`: `alpha * Elu(X / alpha)`.
 
-use super::Attributes;
+use super::{Attributes, ParameterBlock};
 use crate::real::Real;
 
 /// Below this magnitude of `X / alpha`, `alpha * expm1(X / alpha)` rounds to X in every dtype.
@@ -24,7 +24,7 @@ pub(crate) fn celu<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
 
 /// The kernel's parameters: alpha; 1 / alpha rounded once to f64, as the bits of its low and high
 /// words (carried in f32 slots); and 1 / alpha's nearest f32.
-pub(crate) fn celu_parameters(attributes: &Attributes) -> Attributes {
+pub(crate) fn celu_parameters(attributes: &Attributes) -> ParameterBlock {
     let reciprocal = 1.0 / f64::from(attributes[0]);
     let bits = reciprocal.to_bits();
     [attributes[0], f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32), reciprocal as f32]

@@ -23,13 +23,11 @@ pub(crate) fn bound_without_effect(op: &super::UnaryOp, slot: usize, bound: i128
 }
 
 /// Clip of one element, with min and max already cast to X's dtype (the table's
-/// `attributes_like_x`), or rebuilt from an f64 bound's pair (an f64 X's,
-/// `crate::dtype::f64_bound_pair`): min where X is below it, then max where that is above max;
+/// `attributes_like_x`), or an f64 X's bound in full in its bound words
+/// (`crate::dtype::f64_bound_slots`): min where X is below it, then max where that is above max;
 /// `None` (X passes through) elsewhere, NaN included.
 pub(crate) fn clip<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
-    let bound = |slot: usize| {
-        crate::dtype::f64_from_bound_pair(attributes[slot], attributes[slot + 2]).unwrap_or(f64::from(attributes[slot]))
-    };
+    let bound = |slot: usize| crate::ops::CLIP.f64_bound(attributes, slot).unwrap_or(f64::from(attributes[slot]));
     let (low, high) = (bound(0), bound(1));
     let value = x.to_f64();
     let raised = (value < low).then_some(low);
@@ -48,7 +46,9 @@ mod tests {
     use super::*;
 
     fn clipped(x: f64, low: f32, high: f32) -> Option<f64> {
-        clip(x, &[low, high, 0.0, 0.0])
+        let mut attributes = crate::ops::CLIP.default_attributes();
+        attributes[..2].copy_from_slice(&[low, high]);
+        clip(x, &attributes)
     }
 
     #[test]

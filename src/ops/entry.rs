@@ -190,11 +190,11 @@ pub struct UnaryOp {
     pub attribute_inputs_since: Option<u32>,
     /// The kernel's parameter block from the attribute values (what the WGSL function receives
     /// as `attributes`): the values themselves unless the kernel wants something derived.
-    pub(crate) kernel_parameters: fn(&Attributes) -> Attributes,
+    pub(crate) kernel_parameters: fn(&Attributes) -> ParameterBlock,
     /// The magnitudes of x, from the kernel parameters, for which a device that flushes
     /// subnormals may take the kernel's products on its float unit without a check
     /// (`src/ops/plain_products.rs`, `Products::Guarded`).
-    pub(crate) plain_products: fn(&Attributes) -> super::PlainRange,
+    pub(crate) plain_products: fn(&ParameterBlock) -> super::PlainRange,
     /// The bench's target for the kernel, as a share of the copy kernel's speed.
     pub speed_target: SpeedTarget,
     /// The inputs the operator suites sweep, log-spaced: where the operator computes something.
@@ -355,7 +355,7 @@ impl UnaryOp {
 
     /// The default attribute values of operator version `version`, in parameter-block order.
     pub fn default_attributes_at(&self, version: u32) -> Attributes {
-        let mut values = [0.0; MAX_ATTRIBUTES];
+        let mut values = [0.0; MAX_ATTRIBUTES + BOUND_WORD_SLOTS];
         for (slot, attribute) in values.iter_mut().zip(self.attributes) {
             *slot = attribute.default_at(version);
         }
@@ -374,6 +374,35 @@ impl UnaryOp {
     /// exactly (`lanes_from_bound`); the floats never have one (it stays 0).
     pub(crate) fn residual_slot(&self, slot: usize) -> Option<usize> {
         self.attribute_inputs_since.map(|_| slot + self.attributes.len())
+    }
+
+    /// Where attribute `slot`'s [`BOUND_WORD_SLOTS`] sit, for an operator whose attributes may
+    /// come as inputs of X's type: the low word's slot, the high word's after it.
+    pub(crate) fn bound_word_slot(&self, slot: usize) -> Option<usize> {
+        self.residual_slot(slot).map(|_| MAX_ATTRIBUTES + 2 * slot)
+    }
+
+    /// Attribute `slot` as the f64 bound that [`crate::Activation::set_f64`] left in full in its
+    /// bound words; `None` for any other value.
+    pub(crate) fn f64_bound(&self, attributes: &Attributes, slot: usize) -> Option<f64> {
+        let (residual, words) = (self.residual_slot(slot)?, self.bound_word_slot(slot)?);
+        crate::dtype::f64_from_bound_slots(attributes[residual], [attributes[words], attributes[words + 1]])
+    }
+
+    /// What the kernel's WGSL function receives as `attributes` for X of type `dtype`: the
+    /// operator's [`UnaryOp::kernel_parameters`], except that an f64 kernel of an operator whose
+    /// attributes come as inputs of X's type (Clip) takes each as its f64 bits, in two words
+    /// (low, high; min in `.xy`, max in `.zw`), which `lanes_from_bound` rebuilds exactly.
+    pub(crate) fn parameter_block(&self, attributes: &Attributes, dtype: DType) -> ParameterBlock {
+        if dtype != DType::F64 || self.attribute_inputs_since.is_none() {
+            return (self.kernel_parameters)(attributes);
+        }
+        let mut block = [0.0; MAX_ATTRIBUTES];
+        for (slot, words) in block.chunks_exact_mut(2).enumerate().take(self.attributes.len()) {
+            let bits = self.f64_bound(attributes, slot).unwrap_or(f64::from(attributes[slot])).to_bits();
+            words.copy_from_slice(&[f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)]);
+        }
+        block
     }
 
     /// Attribute `name`, if the operator has it.

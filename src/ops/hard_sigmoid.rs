@@ -1,6 +1,6 @@
 //! CPU twin of `shaders/ops/hard_sigmoid.wgsl`: `Max(Min(alpha * X + beta, 1), 0)`.
 
-use super::Attributes;
+use super::{Attributes, ParameterBlock};
 use crate::real::Real;
 
 /// HardSigmoid of one element: `max(0, min(1, alpha * x + beta))` with the f32 attributes,
@@ -46,7 +46,7 @@ pub(crate) fn runs_through_zero(attributes: &Attributes) -> bool {
 /// however the compute type would overflow alpha X, and beta decides, as in real arithmetic
 /// (inf - inf must not come of it), while an infinite X still gives the body's inf + inf or inf
 /// - inf.
-pub(crate) fn hard_sigmoid_parameters(attributes: &Attributes) -> Attributes {
+pub(crate) fn hard_sigmoid_parameters(attributes: &Attributes) -> ParameterBlock {
     if let Some(line) = line_through_zero(attributes) {
         return line;
     }
@@ -73,6 +73,6 @@ mod tests {
             assert_eq!(f64::from(alpha) * f64::from(z) + f64::from(beta), f64::from(at_zero), "{alpha} {beta}");
         }
         assert!(runs_through_zero(&crate::ops::HARD_SIGMOID.default_attributes()));
-        assert!(!runs_through_zero(&[0.2, 0.6, 0.0, 0.0]));
+        assert!(!runs_through_zero(&crate::ops::attributes_from(&[0.2, 0.6])));
     }
 }

@@ -11,5 +11,5 @@ const ALPHA: f32 = 0.166_666_67;
 /// HardSwish of one element: `x * max(0, min(1, alpha * x + 0.5))`, `None` (X passes through)
 /// for NaN.
 pub(crate) fn hard_swish<R: Real>(x: R, _attributes: &Attributes) -> Option<R> {
-    hard_sigmoid(x, &[ALPHA, 0.5, 0.0, 0.0]).map(|gate| x * gate)
+    hard_sigmoid(x, &super::attributes_from(&[ALPHA, 0.5])).map(|gate| x * gate)
 }

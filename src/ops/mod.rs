@@ -35,11 +35,22 @@ use crate::real::Exact;
 /// formula within them.
 pub const FORMULA_FUNCTIONS: &[&str] = &["abs", "erfc", "exp", "expm1", "log1p", "max", "min", "pi", "sqrt", "tanh"];
 
-/// Most attributes a unary operator has: the size of its parameter block in the kernel.
+/// Most attributes a unary operator has, their residuals included: the size of its parameter
+/// block in the kernel.
 pub const MAX_ATTRIBUTES: usize = 4;
 
-/// A unary operator's attribute values, in the order of [`UnaryOp::attributes`].
-pub type Attributes = [f32; MAX_ATTRIBUTES];
+/// Slots after the first [`MAX_ATTRIBUTES`] that hold a bound of X's type in full, two a bound
+/// (its low and high words, as the bits of two f32): Clip's min and max of an f64 X where no f32
+/// holds them (`Activation::set_f64`). The host packs them into the parameter block of an f64
+/// kernel in place of the f32 bounds (`UnaryOp::parameter_block`).
+pub const BOUND_WORD_SLOTS: usize = 4;
+
+/// A unary operator's attribute values, in the order of [`UnaryOp::attributes`], then the
+/// residuals of attributes that come as inputs of X's type, then [`BOUND_WORD_SLOTS`].
+pub type Attributes = [f32; MAX_ATTRIBUTES + BOUND_WORD_SLOTS];
+
+/// What a kernel's WGSL function receives as `attributes`, from [`UnaryOp::parameter_block`].
+pub(crate) type ParameterBlock = [f32; MAX_ATTRIBUTES];
 
 /// The [`Twin`] of a generic twin function.
 macro_rules! twin {
@@ -73,8 +84,23 @@ macro_rules! unary_ops {
 pub(crate) use hard_sigmoid::LINES_THROUGH_THEIR_ZERO as HARD_SIGMOID_LINES_THROUGH_THEIR_ZERO;
 
 /// [`UnaryOp::kernel_parameters`] of a kernel that takes the attribute values as they are.
-fn same_parameters(attributes: &Attributes) -> Attributes {
-    *attributes
+fn same_parameters(attributes: &Attributes) -> ParameterBlock {
+    leading_slots(attributes)
+}
+
+/// [`Attributes`] of `values` in their order (those beyond the slots are left out), the slots
+/// after them 0: a [`Step`]'s attributes, `[alpha]` for LeakyRelu.
+pub fn attributes_from(values: &[f32]) -> Attributes {
+    let mut attributes = [0.0; MAX_ATTRIBUTES + BOUND_WORD_SLOTS];
+    for (slot, value) in attributes.iter_mut().zip(values) {
+        *slot = *value;
+    }
+    attributes
+}
+
+/// The attributes and their residuals: the slots of `attributes` that fit the parameter block.
+pub(crate) fn leading_slots(attributes: &Attributes) -> ParameterBlock {
+    std::array::from_fn(|slot| attributes[slot])
 }
 
 const FLOATS: &[DType] = &[DType::F16, DType::F32, DType::F64];

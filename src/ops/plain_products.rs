@@ -8,7 +8,7 @@
 //! to a 16-bit X): a lane outside only costs the check. A product whose lane the operator
 //! discards (the other side of a select) may be anything.
 
-use super::Attributes;
+use super::ParameterBlock;
 
 /// Magnitudes `lo..=hi` of x (as f32 bits in the kernel: a NaN lies above every range).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,18 +69,18 @@ fn max_floor(floors: &[Option<f64>]) -> Option<f64> {
 }
 
 /// LeakyRelu: x alpha.
-pub(crate) fn leaky_relu(p: &Attributes) -> PlainRange {
+pub(crate) fn leaky_relu(p: &ParameterBlock) -> PlainRange {
     PlainRange::new(normal_product_floor(p[0], 2.0), f64::INFINITY)
 }
 
 /// Elu: alpha expm1(x), |expm1(x)| >= min(|x|, 1) / 2 for x < 0.
-pub(crate) fn elu(p: &Attributes) -> PlainRange {
+pub(crate) fn elu(p: &ParameterBlock) -> PlainRange {
     PlainRange::new(normal_product_floor(p[0], 4.0), f64::INFINITY)
 }
 
 /// Selu: gamma x, and outer (inner expm1(x)) with inner = gamma alpha, outer = 1 where the
 /// product is finite (`p[2]`), else inner = alpha, outer = gamma.
-pub(crate) fn selu(p: &Attributes) -> PlainRange {
+pub(crate) fn selu(p: &ParameterBlock) -> PlainRange {
     let [alpha, gamma, product_first, _] = *p;
     let (inner, outer) = if product_first != 0.0 { (alpha * gamma, 1.0) } else { (alpha, gamma) };
     let lost = alpha != 0.0 && gamma != 0.0 && product_first != 0.0 && (inner == 0.0 || inner.is_subnormal());
@@ -93,7 +93,7 @@ pub(crate) fn selu(p: &Attributes) -> PlainRange {
 }
 
 /// Celu: q = x / alpha (x times the f32 nearest 1 / alpha, `p[3]`), then alpha expm1(q).
-pub(crate) fn celu(p: &Attributes) -> PlainRange {
+pub(crate) fn celu(p: &ParameterBlock) -> PlainRange {
     let [alpha, _, _, reciprocal] = *p;
     let q = normal_product_floor(reciprocal, 2.0);
     let back = normal_product_floor((f64::from(alpha) * f64::from(reciprocal)) as f32, 8.0);
@@ -102,32 +102,32 @@ pub(crate) fn celu(p: &Attributes) -> PlainRange {
 
 /// HardSigmoid: x alpha in `mul_add` (none in the line through its zero, whose alpha bounds it
 /// all the same).
-pub(crate) fn hard_sigmoid(p: &Attributes) -> PlainRange {
+pub(crate) fn hard_sigmoid(p: &ParameterBlock) -> PlainRange {
     PlainRange::new(normal_product_floor(p[0], 2.0), f64::INFINITY)
 }
 
 /// HardSwish: x gate, the gate 0 or above 2^-26 (its line through -3).
-pub(crate) fn hard_swish(_: &Attributes) -> PlainRange {
+pub(crate) fn hard_swish(_: &ParameterBlock) -> PlainRange {
     PlainRange::new(Some(NORMAL * 4.0), f64::INFINITY)
 }
 
 /// Softsign: x y with y in (1/2, 1] below |x| = 1.
-pub(crate) fn softsign(_: &Attributes) -> PlainRange {
+pub(crate) fn softsign(_: &ParameterBlock) -> PlainRange {
     PlainRange::new(Some(NORMAL * 4.0), f64::INFINITY)
 }
 
 /// Sigmoid and Softplus: scaled_once's product, a result of about e^-|x|, normal to |x| = 87.
-pub(crate) fn exp_scaled(_: &Attributes) -> PlainRange {
+pub(crate) fn exp_scaled(_: &ParameterBlock) -> PlainRange {
     PlainRange { lo: 0.0, hi: 86.0 }
 }
 
 /// Tanh: no checked product.
-pub(crate) fn always(_: &Attributes) -> PlainRange {
+pub(crate) fn always(_: &ParameterBlock) -> PlainRange {
     PlainRange::ALWAYS
 }
 
 /// Shrink: its sums' product (add_keeping_subnormals) where |x| and |bias| are below 2^-100.
-pub(crate) fn shrink(p: &Attributes) -> PlainRange {
+pub(crate) fn shrink(p: &ParameterBlock) -> PlainRange {
     if f64::from(p[1]).abs() >= 2f64.powi(-100) {
         return PlainRange::ALWAYS;
     }
@@ -136,20 +136,20 @@ pub(crate) fn shrink(p: &Attributes) -> PlainRange {
 
 /// Swish: t = alpha x, x 2^64 below |x| = 2^-100, and the result |x| sigmoid(alpha x), at least
 /// |x| 2^-29 for |alpha x| <= 20 (alpha 1's own kernel takes fewer, within the same range).
-pub(crate) fn swish(p: &Attributes) -> PlainRange {
+pub(crate) fn swish(p: &ParameterBlock) -> PlainRange {
     let alpha = f64::from(p[0]).abs();
     let hi = if alpha == 0.0 { f64::INFINITY } else { 20.0 / alpha };
     PlainRange::new(max_floor(&[normal_product_floor(p[0], 4.0), Some(2f64.powi(-96))]), hi)
 }
 
 /// Mish: the result about |x| e^x, normal to x = -80; x times a gate below |x| = 2^-100.
-pub(crate) fn mish(_: &Attributes) -> PlainRange {
+pub(crate) fn mish(_: &ParameterBlock) -> PlainRange {
     PlainRange::new(Some(2f64.powi(-96)), 80.0)
 }
 
 /// Gelu, both forms: the result |x| Phi(x) or |x| sigmoid(t), normal to x = -10 in both; x times
 /// about 1/2 (or 2^64) for the smallest.
-pub(crate) fn gelu(_: &Attributes) -> PlainRange {
+pub(crate) fn gelu(_: &ParameterBlock) -> PlainRange {
     PlainRange::new(Some(2f64.powi(-96)), 10.0)
 }
 
@@ -168,8 +168,14 @@ mod tests {
         let range = swish(&[1.702, 0.0, 0.0, 0.0]);
         assert!(range.holds(-5.0) && range.holds(11.0) && !range.holds(12.0) && !range.holds(1e-30));
         // Selu's defaults: gamma alpha is normal; a subnormal product of its attributes is never plain.
-        assert!(selu(&super::super::selu::selu_parameters(&[1.673_263_2, 1.050_701, 0.0, 0.0])).holds(-3.0));
-        assert_eq!(selu(&super::super::selu::selu_parameters(&[1e-20, 1e-20, 0.0, 0.0])), PlainRange::NEVER);
+        assert!(
+            selu(&super::super::selu::selu_parameters(&crate::ops::attributes_from(&[1.673_263_2, 1.050_701])))
+                .holds(-3.0)
+        );
+        assert_eq!(
+            selu(&super::super::selu::selu_parameters(&crate::ops::attributes_from(&[1e-20, 1e-20]))),
+            PlainRange::NEVER
+        );
         assert_eq!(round_up(0.1), f32::from_bits(0.1f32.to_bits() + u32::from(f64::from(0.1f32) < 0.1)));
     }
 }

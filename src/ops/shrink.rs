@@ -40,7 +40,7 @@ mod tests {
 
     #[test]
     fn follows_the_spec() {
-        let shrunk = |x: f64| shrink(x, &[0.5, 0.25, 0.0, 0.0]);
+        let shrunk = |x: f64| shrink(x, &crate::ops::attributes_from(&[0.5, 0.25]));
         assert_eq!(shrunk(-2.0), Some(-1.75));
         assert_eq!(shrunk(2.0), Some(1.75));
         assert_eq!(shrunk(0.5), Some(0.0));

@@ -189,7 +189,10 @@ async fn swiglu<T: Sample + FloatElement>(ctx: Context) -> Verdict {
     let (a, b, y) = (a.into_dyn(), b.into_dyn(), y.into_dyn());
     let chain: Vec<ChainStep<'_, T>> = steps
         .iter()
-        .map(|s| s.reference_step().unwrap_or_else(|| ChainStep::Swiglu(b.view(), [1.702, 0.0, 0.0, 0.0])))
+        .map(|s| {
+            s.reference_step()
+                .unwrap_or_else(|| ChainStep::Swiglu(b.view(), wgpu_activations::ops::attributes_from(&[1.702])))
+        })
         .collect();
     check_chain(a.view(), &chain, y.view()).map_err(|e| format!("fused chain with SwiGLU: {e}"))?;
     lines.push("fused between Elu and LeakyRelu".into());

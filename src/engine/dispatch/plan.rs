@@ -182,19 +182,19 @@ pub(super) fn channel_grid(groups: u64, run_groups: u64, channels: u64) -> (u32,
 }
 
 /// The parameters every dispatch of a segment shares; `jump` is the elements between the
-/// Vectors of one invocation, over which a channel cursor moves.
-pub(super) fn base_params(segment: &[Planned<'_>], jump: u64) -> Params {
+/// Vectors of one invocation, over which a channel cursor moves; `dtype` is X's.
+pub(super) fn base_params(segment: &[Planned<'_>], jump: u64, dtype: DType) -> Params {
     let mut params: Params = bytemuck::Zeroable::zeroed();
     for (k, p) in segment.iter().enumerate() {
         match (p.step, &p.plan) {
             (Step::Unary(op, attributes), _) => {
-                let parameters = (op.kernel_parameters)(attributes);
+                let parameters = op.parameter_block(attributes, dtype);
                 let [lo, hi] = (op.plain_products)(&parameters).words();
                 params.steps[k] = StepParams { attributes: parameters, slope: [0, lo, hi, 0], ..Default::default() }
             }
             (Step::Prelu(_) | Step::Swiglu(..), Some(plan)) => {
                 if let Step::Swiglu(_, attributes) = p.step {
-                    params.steps[k].attributes = *attributes;
+                    params.steps[k].attributes = crate::ops::leading_slots(attributes);
                 }
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
                 params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];
