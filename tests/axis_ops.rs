@@ -42,8 +42,21 @@ fn check<T: FloatElement + wgpu_activations::Blocking>(
     axis: i64,
     what: &str,
 ) -> u64 {
-    let y = axis_op(ctx, op, Some(version), x.view(), axis).unwrap_or_else(|e| panic!("{what}: {e}"));
     let expected = reference::axis_op(op, Some(version), x.view(), axis).unwrap();
+    check_against(ctx, op, version, x, axis, what, &expected)
+}
+
+/// [`check`] against the reference's `expected`, computed once for the adapters that share it.
+fn check_against<T: FloatElement + wgpu_activations::Blocking>(
+    ctx: &Context,
+    op: &'static AxisOp,
+    version: u32,
+    x: &ArrayD<T>,
+    axis: i64,
+    what: &str,
+    expected: &ArrayD<T>,
+) -> u64 {
+    let y = axis_op(ctx, op, Some(version), x.view(), axis).unwrap_or_else(|e| panic!("{what}: {e}"));
     let bound = op.max_ulp.for_dtype(T::DTYPE);
     let mut worst = 0;
     for (i, (&a, &e)) in y.iter().zip(expected.iter()).enumerate() {
@@ -244,8 +257,7 @@ fn special_rows_follow_the_function_bodies() {
 /// below 2^-100 of it (LogSoftmax's result at it subnormal).
 fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>() {
     let Some(contexts) = contexts() else { return };
-    let forms = contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]);
-    for ((ctx, form), n) in forms.flat_map(|c| [(c, 8192), (c, 8193)]) {
+    for n in [8192, 8193] {
         let mut rng = StdRng::seed_from_u64(0xc4a2);
         let mut x = random::<T>(&mut rng, &[8, n], 1.0);
         let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
@@ -264,29 +276,49 @@ fn special_elements_in_long_rows<T: FloatElement + wgpu_activations::Blocking>()
         set(5, 3 * 1024 + 100, 40.0);
         set(6, n - 1, 20.0);
         set(7, 2, 101.0);
-        let what = format!("special elements in long rows of {n}, {form}");
-        for op in AXIS_OPS {
-            let worst = check(ctx, op, 13, &x, -1, &what);
-            println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
+        let expected: Vec<_> =
+            AXIS_OPS.iter().map(|op| reference::axis_op(op, Some(13), x.view(), -1).unwrap()).collect();
+        for (ctx, form) in contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]) {
+            special_elements_in_a_long_row(
+                ctx,
+                &x,
+                &expected,
+                &format!("special elements in long rows of {n}, {form}"),
+            );
         }
-        let row_of = |op, row: usize| -> Vec<f64> {
-            let y = axis_op(ctx, op, None, x.view(), -1).unwrap();
-            (0..n).map(|i| y[[row, i]].to_f64()).collect()
-        };
-        let marked = |row| row_of(&HARDMAX, row).iter().position(|&v| v == 1.0);
-        assert_eq!(
-            [0, 1, 2, 5, 6, 7].map(|row| marked(row).unwrap()),
-            [5 * 1024 + 17, 6 * 1024 + 3, 3 * 1024 + 511, 3 * 1024 + 100, n - 1, 2],
-            "{what}"
-        );
-        assert!([1, 2, 4].iter().all(|&row| row_of(&SOFTMAX, row).iter().all(|v| v.is_nan())));
-        assert!(row_of(&SOFTMAX, 3).iter().enumerate().all(|(i, &v)| v == if i == 4 * 1024 + 9 { 1.0 } else { 0.0 }));
-        let near_zero = row_of(&LOG_SOFTMAX, 5)[3 * 1024 + 100];
-        // About -5e-12: -0.0 in f16.
-        assert!(near_zero.is_sign_negative() && near_zero > -1e-9, "{what}: {near_zero:e}");
-        let nearer_zero = row_of(&LOG_SOFTMAX, 7)[2];
-        assert!(nearer_zero.is_sign_negative() && nearer_zero > -1e-35, "{what}: {nearer_zero:e}");
     }
+}
+
+/// [`special_elements_in_long_rows`] on one context, `expected` the reference of each of
+/// `AXIS_OPS`.
+fn special_elements_in_a_long_row<T: FloatElement + wgpu_activations::Blocking>(
+    ctx: &Context,
+    x: &ArrayD<T>,
+    expected: &[ArrayD<T>],
+    what: &str,
+) {
+    let n = x.shape()[1];
+    for (op, expected) in AXIS_OPS.iter().zip(expected) {
+        let worst = check_against(ctx, op, 13, x, -1, what, expected);
+        println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
+    }
+    let row_of = |op, row: usize| -> Vec<f64> {
+        let y = axis_op(ctx, op, None, x.view(), -1).unwrap();
+        (0..n).map(|i| y[[row, i]].to_f64()).collect()
+    };
+    let marked = |row| row_of(&HARDMAX, row).iter().position(|&v| v == 1.0);
+    assert_eq!(
+        [0, 1, 2, 5, 6, 7].map(|row| marked(row).unwrap()),
+        [5 * 1024 + 17, 6 * 1024 + 3, 3 * 1024 + 511, 3 * 1024 + 100, n - 1, 2],
+        "{what}"
+    );
+    assert!([1, 2, 4].iter().all(|&row| row_of(&SOFTMAX, row).iter().all(|v| v.is_nan())));
+    assert!(row_of(&SOFTMAX, 3).iter().enumerate().all(|(i, &v)| v == if i == 4 * 1024 + 9 { 1.0 } else { 0.0 }));
+    let near_zero = row_of(&LOG_SOFTMAX, 5)[3 * 1024 + 100];
+    // About -5e-12: -0.0 in f16.
+    assert!(near_zero.is_sign_negative() && near_zero > -1e-9, "{what}: {near_zero:e}");
+    let nearer_zero = row_of(&LOG_SOFTMAX, 7)[2];
+    assert!(nearer_zero.is_sign_negative() && nearer_zero > -1e-35, "{what}: {nearer_zero:e}");
 }
 
 tests_per_dtype!(special_elements_in_long_rows: f32, f16);
@@ -332,10 +364,11 @@ fn log_softmax_near_zero_over_rows_of_a_million() {
         for (row, above) in [20.0, 40.0, 101.0].into_iter().enumerate() {
             x[[row, 5 + 1000 * row]] = above;
         }
-        for (ctx, form) in contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]) {
-            for op in [&LOG_SOFTMAX, &SOFTMAX] {
+        for op in [&LOG_SOFTMAX, &SOFTMAX] {
+            let expected = reference::axis_op(op, Some(13), x.view(), -1).unwrap();
+            for (ctx, form) in contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]) {
                 let what = format!("rows of {n}, one element far above, {form}");
-                let worst = check(ctx, op, 13, &x, -1, &what);
+                let worst = check_against(ctx, op, 13, &x, -1, &what, &expected);
                 println!("{} f32 {what}: worst {worst} ULP", op.onnx_name);
             }
         }

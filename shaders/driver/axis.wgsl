@@ -197,8 +197,11 @@ struct Sums {
     others: Compensated,
 }
 
+const OTHERS_EXPONENT: f32 = 96.0;
 const OTHERS_SCALE: f32 = 0x1p96f;
 const OTHERS_UNSCALE: f32 = 0x1p-96f;
+// 2^-24, scaled like the others: below it log1p of the others rounds to them.
+const OTHERS_TINY_SCALED: f32 = 0x1p-24f * OTHERS_SCALE;
 
 // Sums of one row, lane x's, as workgroup memory and the chunks' scratch (driver/axis_chunks.wgsl)
 // hold them.
@@ -240,8 +243,8 @@ fn summed(sums: Sums, v: Compute, m: Compute, live: vec4<bool>) -> Sums {
     let e = term(d.hi, d.lo);
     let at_max = live & (d.hi == Compute(0.0));
     let counted = (d.hi > Compute(TERM_FLOOR)) & live & !at_max;
-    // e.k + 96 >= -74 where counted.
-    let scale = power_of_two(max(e.k + 96.0, Compute(-80.0)));
+    // e.k + OTHERS_EXPONENT >= -74 where counted.
+    let scale = power_of_two(max(e.k + OTHERS_EXPONENT, Compute(-80.0)));
     next.at_max += select(Compute(0.0), Compute(1.0), at_max);
     next.others = added(next.others, select(Compute(0.0), e.s * scale, counted));
     next.others.compensation += select(Compute(0.0), e.s_err * scale, counted);
@@ -298,8 +301,9 @@ fn finished(top: Top, sums: Sums) -> Row {
     // steps (k hidden: with both its steps constant, a compiler folds 2^54 2^-150 into 0).
     let others = ((sums.at_max - 1.0) + others_sum) + others_compensation;
     let others_scaled = (sums.at_max - 1.0) * OTHERS_SCALE + (sums.others.sum + sums.others.compensation);
-    let others_tiny = (total < Compute(1.0000001)) & (others_scaled < Compute(0x1p72f));
-    // Negated on the bits: 0 - a subnormal is flushed where the device flushes.
+    let others_tiny = (total < Compute(1.0000001)) & (others_scaled < Compute(OTHERS_TINY_SCALED));
+    // Negated on the bits: 0 - a subnormal is flushed where the device flushes. 2^54 2^-150 is
+    // OTHERS_UNSCALE.
     var at_maximum = negate(scaled_once(others_scaled * 0x1p54f, hidden(Compute(-150.0))));
     // +0.0 where nothing else is in the row: (x - max) - log(1) is 0 - 0.
     at_maximum = select(at_maximum, Compute(0.0), others_scaled == Compute(0.0));

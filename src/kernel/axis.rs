@@ -72,6 +72,7 @@ pub(crate) fn row_segment(n: usize, on_cpu: bool) -> u32 {
     let vectors = u32::try_from(n.div_ceil(4)).unwrap_or(u32::MAX);
     vectors.checked_next_power_of_two().unwrap_or(ROW_WORKGROUP).clamp(1, ROW_WORKGROUP)
 }
+
 /// Vectors of four elements each invocation holds in registers where a row or chunk is held
 /// (`CACHED_CHUNKS` in the driver).
 const CACHED_CHUNKS: u32 = 4;
