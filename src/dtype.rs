@@ -266,6 +266,37 @@ pub(crate) fn f64_from_bound_slots(residual: f32, words: [f32; 2]) -> Option<f64
         .then(|| f64::from_bits(u64::from(words[0].to_bits()) | (u64::from(words[1].to_bits()) << 32)))
 }
 
+/// The residual word of an integer bound held in full in its bound words
+/// ([`integer_bound_slots`]): as an f32 it is -2^65, which no integer bound's residual reaches
+/// and which differs from [`F64_BOUND_TAG`] in its sign.
+const INTEGER_BOUND_TAG: u32 = 0xe000_0000;
+
+/// An integer bound (Clip's, of a 64-bit X) that is not the sum of two f32 ([`f32_pair_exactly`]),
+/// as its attribute's slots: its nearest f32 (of its sign, what `Activation::attribute`
+/// gives), the tag for its residual slot, and its 64 bits, two's complement, as two f32 words
+/// (low, high) for its bound words, which the host hands a 64-bit kernel
+/// (`UnaryOp::parameter_block`) and [`integer_from_bound_slots`] reads back. `None` beyond the
+/// 64-bit types' range (-2^63 to 2^64 - 1).
+pub(crate) fn integer_bound_slots(v: i128) -> Option<(f32, f32, [f32; 2])> {
+    if !(-(1i128 << 63)..(1i128 << 64)).contains(&v) {
+        return None;
+    }
+    let bits = v as u64;
+    Some((
+        v as f32,
+        f32::from_bits(INTEGER_BOUND_TAG),
+        [f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)],
+    ))
+}
+
+/// The integer bound of [`integer_bound_slots`] from its slots; `None` where the residual is no
+/// such bound's.
+pub(crate) fn integer_from_bound_slots(leading: f32, residual: f32, words: [f32; 2]) -> Option<i128> {
+    let bits = u64::from(words[0].to_bits()) | (u64::from(words[1].to_bits()) << 32);
+    (residual.to_bits() == INTEGER_BOUND_TAG)
+        .then(|| if leading.is_sign_negative() { i128::from(bits as i64) } else { i128::from(bits) })
+}
+
 /// `v` as an f32 rounded to odd: exact where f32 holds it, else its neighbour toward zero with
 /// the last bit set. Rounding that once more to a type of at most 22 bits of precision (f16,
 /// bf16) is then correctly rounded: no double rounding. (half's own f64 conversions drop the
@@ -396,6 +427,18 @@ mod tests {
         for residual in [0.0, 127.0, -(2f32.powi(36))] {
             assert_eq!(f64_from_bound_slots(residual, [1.0, 2.0]), None);
         }
+    }
+
+    #[test]
+    fn integer_bound_slots_hold_every_64_bit_integer() {
+        for v in [(1i128 << 53) + (1 << 25) + 1, -(1 << 63), (1 << 63) - 1, (1 << 64) - 1, -((1 << 62) + 3), 5] {
+            let (nearest, residual, words) = integer_bound_slots(v).unwrap();
+            assert_eq!(integer_from_bound_slots(nearest, residual, words), Some(v));
+            assert!(residual.abs() >= 2f32.powi(65) && f64_from_bound_slots(residual, words).is_none());
+        }
+        assert_eq!(integer_bound_slots(1 << 64), None);
+        assert_eq!(integer_bound_slots(-(1 << 63) - 1), None);
+        assert_eq!(integer_from_bound_slots(1.0, 127.0, [1.0, 2.0]), None);
     }
 
     #[test]

@@ -85,6 +85,17 @@ impl IntegerType {
         Some(IntegerType { bits, signed })
     }
 
+    /// `v` cast to the type as Rust's `as` casts a float: toward zero, saturated at the type's
+    /// ends, NaN to 0 (the kernels' `lanes_from_attribute`).
+    pub(crate) fn saturated(self, v: f64) -> i128 {
+        let (smallest, largest) = if self.signed {
+            (-(1i128 << (self.bits - 1)), (1i128 << (self.bits - 1)) - 1)
+        } else {
+            (0, (1i128 << self.bits) - 1)
+        };
+        (v as i128).clamp(smallest, largest)
+    }
+
     /// `v` modulo 2^bits, as the dtype reads those bits.
     pub(crate) const fn wrapped(self, v: i128) -> i128 {
         let shift = 128 - self.bits;

@@ -423,7 +423,7 @@ fn wide_bounds_exact<T: Sample + TryFrom<i128> + Into<i128>>(ctx: &Context, path
         let len = x.len();
         let x = to_dyn(x, &[len]);
         let clip = Activation::clip(f32::NEG_INFINITY, f32::INFINITY);
-        let clip = clip.set_integer("min", min).and_then(|c| c.set_integer("max", max)).expect("two f32 hold each");
+        let clip = clip.set_integer("min", min).and_then(|c| c.set_integer("max", max)).expect("64-bit bounds");
         assert!(format!("{clip:?}").contains(&format!("max: {max}")), "{clip:?}");
         let what = format!("Clip({min}, {max}) on {} {path}", T::DTYPE);
         clip_is_the_clamp(ctx, &what, &clip, &x, |v| element(v.into().max(min).min(max)).expect("within the type"));
@@ -431,9 +431,19 @@ fn wide_bounds_exact<T: Sample + TryFrom<i128> + Into<i128>>(ctx: &Context, path
     let float = Activation::clip(0.0, 1.0).set_integer("max", (1 << 31) - 1).unwrap();
     let refused = activations(ctx, &[float], ndarray::arr1(&[0.5f32]).into_dyn().view()).unwrap_err();
     assert!(matches!(refused, Error::InvalidAttribute { .. }), "a residual on f32: {refused}");
+    let full = Activation::clip(0.0, 1.0).set_integer("max", (1 << 53) + (1 << 25) + 1).unwrap();
+    let refused = activations(ctx, &[full], ndarray::arr1(&[5i32]).into_dyn().view()).unwrap_err();
+    assert!(matches!(refused, Error::InvalidAttribute { .. }), "a 64-bit bound on int32: {refused}");
+    let negative = Activation::clip(0.0, 1.0).set_integer("min", -(1 << 60) - (1 << 31) - 3).unwrap();
+    let refused = activations(ctx, &[negative], ndarray::arr1(&[5u64]).into_dyn().view()).unwrap_err();
+    assert!(matches!(refused, Error::InvalidAttribute { .. }), "a negative bound on uint64: {refused}");
+    assert!(
+        Activation::clip(0.0, 1.0).set_integer("max", (1 << 70) + (1 << 40) + 1).is_none(),
+        "beyond the 64-bit types"
+    );
 }
 
-/// Clip's integer bounds that no f32 holds (2^31 - 1, 2^53 + 1, 2^64 - 2^20...) on the 32- and
+/// Clip's integer bounds that no f32 holds (2^31 - 1, 2^53 + 1, 2^64 - 2^20, and in full 2^53 + 2^25 + 1...) on the 32- and
 /// 64-bit integers, on every path (the 64-bit ones native and on u32 pairs), exactly.
 #[test]
 fn clip_bounds_no_f32_holds_are_exact_on_every_path() {
@@ -443,9 +453,17 @@ fn clip_bounds_no_f32_holds_are_exact_on_every_path() {
         let new = |dtype| new_path(&contexts, i, dtype);
         new(DType::I32).then(|| wide_bounds_exact::<i32>(ctx, path, &[(-i31, i31), (-i31 + 200, -i31 + 100)]));
         new(DType::U32).then(|| wide_bounds_exact::<u32>(ctx, path, &[(4294967197, 4294967294), (i31, i31 + 2)]));
-        let wide = [(-i53, i53), (-i31 - 2, i31), (i53 + 4, i53 + 2)];
+        // No two f32 sum to these: they run in full (a low word with its top bit set among them).
+        let (full, low_top) = ((1i128 << 53) + (1 << 25) + 1, (1i128 << 53) + (1 << 31) + 1);
+        let wide =
+            [(-i53, i53), (-i31 - 2, i31), (i53 + 4, i53 + 2), (-full, low_top), (i128::from(i64::MIN) + 1, -full)];
         new(DType::I64).then(|| wide_bounds_exact::<i64>(ctx, path, &wide));
-        let words = [(i53, (1 << 64) - (1 << 20)), ((1 << 64) - (1 << 20), (1 << 64) - (1 << 21))];
+        let words = [
+            (i53, (1 << 64) - (1 << 20)),
+            ((1 << 64) - (1 << 20), (1 << 64) - (1 << 21)),
+            (low_top, (1 << 64) - 3),
+            ((1 << 63) + 5, full),
+        ];
         new(DType::U64).then(|| wide_bounds_exact::<u64>(ctx, path, &words));
     }
 }

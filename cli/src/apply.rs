@@ -82,7 +82,7 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
         })?;
         let Some(value) = attribute.value_of(&text) else {
             // Clip's bound of an integer X that no f32 holds (2147483647): its leading f32 and a
-            // residual; refused later on a float X.
+            // residual, or in full; refused later on a float X.
             let integer = text.parse::<i128>().ok();
             if let Some(exact) = integer.and_then(|integer| step.set_integer(&name, integer)) {
                 step = exact;
@@ -90,8 +90,7 @@ fn plan(args: &ApplyArgs) -> Result<Plan, Failure> {
             }
             if integer.is_some() && op.attribute_inputs_since.is_some() {
                 return Err(Failure::input(format!(
-                    "{}'s attribute {name} {text} is not the sum of two float32 values: integer bounds that wide are not \
-                     supported yet (leave a bound out for none)",
+                    "{}'s attribute {name} {text} lies beyond the 64-bit integers (leave a bound out for none)",
                     op.onnx_name
                 )));
             }

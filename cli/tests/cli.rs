@@ -319,6 +319,13 @@ fn clip_takes_integer_bounds_no_float32_holds() {
         return;
     }
     assert_eq!(read_npy::<_, ArrayD<i64>>(&y_path).unwrap(), x.mapv(|v| v.clamp(min, max)));
+    // No two float32 sum to these: they run in full.
+    let (min, max) = (-(1i64 << 31) - (1 << 55) - 1, (1i64 << 53) + (1 << 25) + 1);
+    let x: Vec<i64> = near(min).chain(near(max)).chain([i64::MIN, i64::MAX, 0]).collect();
+    let x = common::to_dyn(x, &[163]);
+    write_npy(&x_path, &x).unwrap();
+    assert!(ran_on_gpu(&clip([&format!("min={min}"), &format!("max={max}")])));
+    assert_eq!(read_npy::<_, ArrayD<i64>>(&y_path).unwrap(), x.mapv(|v| v.clamp(min, max)));
     let words = common::to_dyn((0..64).map(|d| u32::MAX - d * 3).collect(), &[64]);
     write_npy(&x_path, &words).unwrap();
     assert!(ran_on_gpu(&clip(["min=4294967197", "max=4294967294"])));
@@ -483,7 +490,7 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
     write_npy(int8_path, &common::to_dyn(vec![-3i8, 0, 5], &[3])).unwrap();
     let [x, int_slope, slope3, int_x, y, int8_x] =
         [x_path, int_slope_path, slope3_path, int_x_path, y_path, int8_path].map(|path| p(path));
-    let refusals: [(&[&str], &str); 14] = [
+    let refusals: [(&[&str], &str); 15] = [
         (
             &["--op", "gelu", "--attr", "approximate=erf", x, y],
             r#"attribute approximate must be one of "none", "tanh""#,
@@ -502,7 +509,8 @@ fn apply_refuses_what_does_not_fit_the_operator_and_writes_nothing() {
         // A bound no float32 is exactly is refused on a float X, not rounded to 16777216 (an
         // integer X takes it exactly: clip_takes_integer_bounds_no_float32_holds).
         (&["--op", "clip", "--attr", "max=16777217", x, y], "an integer bound no float32 holds applies to integer X"),
-        (&["--op", "clip", "--attr", "max=9007199288295425", int_x, y], "not the sum of two float32 values"),
+        (&["--op", "clip", "--attr", "max=9007199288295425", int_x, y], "applies to an int64 or uint64 X"),
+        (&["--op", "clip", "--attr", "max=1180591621816922931201", int_x, y], "beyond the 64-bit integers"),
         (&["--op", "elu", "--attr", "alpha=16777217", x, y], "an integer written out: one a float32 is exactly"),
     ];
     for (args, expected) in refusals {

@@ -30,3 +30,12 @@ fn lanes_from_attribute(a: f32) -> Lanes {
 fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return less(x, Lanes() - b);
 }
+
+// Clip's bound `slot` (0 min, 1 max): the host sends a 64-bit X each bound's own bits, two
+// words a bound (min's low and high word in .xy, max's in .zw; UnaryOp::parameter_block), so
+// that every integer of the type is a bound.
+fn lanes_from_bound(attributes: vec4<f32>, slot: u32) -> Lanes {
+    let words = bitcast<vec4<u32>>(attributes);
+    // The low word masked: naga's u32 to i64 conversion extends its sign.
+    return Lanes((i64(words[2u * slot + 1u]) << 32u) | (i64(words[2u * slot]) & 0xffffffffli));
+}

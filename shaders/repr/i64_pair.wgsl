@@ -45,8 +45,11 @@ fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return less(x, Lanes(pair_negated(b.xy), pair_negated(b.zw)));
 }
 
-// Clip's bound `slot` (0 min, 1 max): the f32 of its leading bits (attributes.x, .y) plus its
-// residual (.z, .w), exactly (both cast like X).
+// Clip's bound `slot` (0 min, 1 max): the host sends a 64-bit X each bound's own bits, two
+// words a bound (min's low and high word in .xy, max's in .zw; UnaryOp::parameter_block), so
+// that every integer of the type is a bound.
 fn lanes_from_bound(attributes: vec4<f32>, slot: u32) -> Lanes {
-    return lanes_add(lanes_from_attribute(attributes[slot]), lanes_from_attribute(attributes[slot + 2u]));
+    let words = bitcast<vec4<u32>>(attributes);
+    let bound = vec2(words[2u * slot], words[2u * slot + 1u]);
+    return Lanes(bound, bound);
 }

@@ -26,3 +26,9 @@ fn lanes_from_attribute(a: f32) -> Lanes {
 fn below_negated(x: Lanes, b: Lanes) -> Mask {
     return Mask(false);
 }
+
+// Clip's bound `slot` (0 min, 1 max): the f32 of its leading bits (attributes.x, .y) plus its
+// residual (.z, .w), exactly (both cast like X).
+fn lanes_from_bound(attributes: vec4<f32>, slot: u32) -> Lanes {
+    return lanes_add(lanes_from_attribute(attributes[slot]), lanes_from_attribute(attributes[slot + 2u]));
+}

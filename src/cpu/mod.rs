@@ -101,10 +101,11 @@ fn integer_result<T: Element>(op: &UnaryOp, attributes: &Attributes, x: T) -> Op
     for (value, &attribute) in cast.iter_mut().zip(attributes) {
         *value = integer_value(T::narrowed(f64::from(attribute)))?;
     }
-    // An integer bound no f32 holds: its leading f32 plus the residual, both cast exactly.
+    // A bound of X's type: its leading f32 plus its residual, both cast, or its bound words.
     for slot in 0..op.attributes.len() {
         if let Some(residual) = op.residual_slot(slot) {
-            cast[slot] += std::mem::take(&mut cast[residual]);
+            cast[slot] = op.integer_bound(attributes, slot, dtype);
+            cast[residual] = 0;
         }
     }
     integer_element(dtype.wrapped(twin(integer_value(x)?, &cast, dtype)?))

@@ -6,6 +6,7 @@ use std::fmt;
 use super::tensor::GpuTensor;
 use crate::dtype::DType;
 use crate::ops::{Attributes, CLIP, ELU, LEAKY_RELU, SHRINK, SWIGLU, Step, UnaryOp};
+use crate::real::IntegerType;
 
 /// One step of a chain: a unary operator with its attribute values, PRelu with its slope
 /// tensor, or SwiGLU with its B tensor and alpha. A slice of these runs as one fused kernel (one read and one write of X), each step
@@ -20,10 +21,14 @@ impl fmt::Debug for Activation {
                 let mut s = f.debug_struct(op.onnx_name);
                 for (slot, (attribute, value)) in op.attributes.iter().zip(attributes).enumerate() {
                     let residual = op.residual_slot(slot).map_or(0.0, |r| attributes[r]);
-                    let f64_bound = op.f64_bound(attributes, slot);
+                    let (f64_bound, integer_bound) =
+                        (op.f64_bound(attributes, slot), op.integer_bound_in_words(attributes, slot));
                     match (attribute.choice_name(*value), f64_bound) {
                         (Some(choice), _) => s.field(attribute.name, &choice),
                         (None, Some(bound)) => s.field(attribute.name, &bound),
+                        (None, None) if integer_bound.is_some() => {
+                            s.field(attribute.name, &integer_bound.unwrap_or_default())
+                        }
                         (None, None) if residual != 0.0 => {
                             s.field(attribute.name, &(*value as i128).saturating_add(residual as i128))
                         }
@@ -135,16 +140,20 @@ impl Activation {
     /// This step with attribute `name`, one that may come as an input of X's type (Clip's
     /// bounds), set to the integer `value` exactly, for an integer X: where no f32 is `value`
     /// (2^31 - 1, say), as the f32 of its leading bits plus a residual, which the kernels and the
-    /// CPU reference add back exactly ([`Activation::attribute`] gives the leading f32). `None`
-    /// if the operator has no such attribute, or `value` is not the sum of two f32 (any integer
-    /// of at most 48 bits from its leading 1 to its last is; i64::MAX is not: to leave a bound
-    /// out, use an infinity).
+    /// CPU reference add back exactly ([`Activation::attribute`] gives the leading f32); where
+    /// no two f32 sum to it (2^53 + 2^25 + 1), for an int64 or uint64 X, in full (its nearest
+    /// f32 stands for it). `None` if the operator has no such attribute, or `value` lies beyond
+    /// the 64-bit types (-2^63 to 2^64 - 1).
     pub fn set_integer(&self, name: &str, value: i128) -> Option<Self> {
         let Step::Unary(op, mut attributes) = self.0 else { return None };
         let index = op.attribute_index(name)?;
         let (residual, words) = (op.residual_slot(index)?, op.bound_word_slot(index)?);
-        (attributes[index], attributes[residual]) = crate::dtype::f32_pair_exactly(value)?;
-        attributes[words..words + 2].fill(0.0);
+        let (leading, rest, bits) = match crate::dtype::f32_pair_exactly(value) {
+            Some((leading, rest)) => (leading, rest, [0.0; 2]),
+            None => crate::dtype::integer_bound_slots(value)?,
+        };
+        (attributes[index], attributes[residual]) = (leading, rest);
+        attributes[words..words + 2].copy_from_slice(&bits);
         Some(Activation(Step::Unary(op, attributes)))
     }
 
@@ -233,6 +242,20 @@ impl Activation {
             let Some(_) = op.residual_slot(slot).map(|r| attributes[r]).filter(|r| r.to_bits() != 0) else {
                 continue;
             };
+            let in_range = |v: i128| IntegerType::of(dtype).is_some_and(|integer| integer.wrapped(v) == v);
+            if let Some(bound) = op.integer_bound_in_words(attributes, slot) {
+                if matches!(dtype, DType::I64 | DType::U64) && in_range(bound) {
+                    continue;
+                }
+                let reason = format!(
+                    "{bound} is no sum of two float32 values: it applies to an int64 or uint64 X within its range, not to {dtype}"
+                );
+                return Err(crate::Error::InvalidAttribute {
+                    op: op.onnx_name,
+                    name: op.attributes[slot].name,
+                    reason,
+                });
+            }
             let reason = match op.f64_bound(attributes, slot) {
                 Some(_) if dtype == DType::F64 => continue,
                 Some(_) => format!("a float64 bound no float32 holds applies to float64 X, not to {dtype}"),

@@ -480,13 +480,14 @@ pub(super) struct AttributeInputs {
 /// - any f32, NaN and the infinities included;
 /// - an integer of a 32- or 64-bit type that no f32 holds, as its leading f32 plus a residual
 ///   (`UnaryOp::residual_slot`), where that rest is an f32 (any integer of at most 48 bits from
-///   its leading 1 to its last, and some wider);
+///   its leading 1 to its last, and some wider), else in full in its bound words
+///   (`crate::dtype::integer_bound_slots`, 64-bit types);
 /// - a bound at the end of its type's range that never clips there (Clip's max at the type's
 ///   largest value, its min at the smallest), as the infinity it acts as;
 /// - an f64 bound of an f64 X that no f32 holds, in full in its bound words
 ///   (`crate::dtype::f64_bound_slots`).
 ///
-/// Anything else (an integer of more bits) is refused, never rounded.
+/// Anything else is refused, never rounded.
 pub(crate) fn set_attribute_input(
     op: &UnaryOp,
     slot: usize,
@@ -500,17 +501,19 @@ pub(crate) fn set_attribute_input(
         (_, Some(exact), _) => (exact, 0.0, no_words),
         (Scalar::Integer(v), None, Some(integer)) => match crate::ops::bound_without_effect(op, slot, v, integer) {
             Some(infinity) => (infinity, 0.0, no_words),
-            None => {
-                let (leading, residual) =
-                    crate::dtype::f32_pair_exactly(v).filter(|_| residual_slot.is_some()).ok_or_else(|| {
+            None => match crate::dtype::f32_pair_exactly(v).filter(|_| residual_slot.is_some()) {
+                Some((leading, residual)) => (leading, residual, no_words),
+                None => crate::dtype::integer_bound_slots(v)
+                    .filter(|_| residual_slot.is_some() && integer.bits == 64 && integer.wrapped(v) == v)
+                    .ok_or_else(|| {
                         format!(
-                            "{}'s {} {value} is not the sum of two float32 values: integer bounds that wide are not \
-                             supported yet (the largest and smallest of the type are: they clip nothing)",
-                            op.onnx_name, op.attributes[slot].name
+                            "{}'s {} {value} is not a value of X's type {}",
+                            op.onnx_name,
+                            op.attributes[slot].name,
+                            dtype.map_or("?".into(), |d| d.to_string())
                         )
-                    })?;
-                (leading, residual, no_words)
-            }
+                    })?,
+            },
         },
         (Scalar::Float(v), None, _) if dtype == Some(DType::F64) && residual_slot.is_some() => {
             crate::dtype::f64_bound_slots(v).unwrap_or((v as f32, 0.0, no_words))

@@ -389,17 +389,40 @@ impl UnaryOp {
         crate::dtype::f64_from_bound_slots(attributes[residual], [attributes[words], attributes[words + 1]])
     }
 
+    /// Attribute `slot` as the integer bound that [`crate::Activation::set_integer`] left in
+    /// full in its bound words (one no two f32 sum to); `None` for any other value.
+    pub(crate) fn integer_bound_in_words(&self, attributes: &Attributes, slot: usize) -> Option<i128> {
+        let (residual, words) = (self.residual_slot(slot)?, self.bound_word_slot(slot)?);
+        let words = [attributes[words], attributes[words + 1]];
+        crate::dtype::integer_from_bound_slots(attributes[slot], attributes[residual], words)
+    }
+
+    /// Attribute `slot` as a bound of an integer X of type `integer` takes it, in the kernels
+    /// and the integer twin alike: the integer in its bound words, or its f32 and its residual
+    /// each cast like X (as Rust's `as` casts) and added.
+    pub(crate) fn integer_bound(&self, attributes: &Attributes, slot: usize, integer: IntegerType) -> i128 {
+        self.integer_bound_in_words(attributes, slot).unwrap_or_else(|| {
+            let residual = self.residual_slot(slot).map_or(0.0, |r| attributes[r]);
+            integer.saturated(f64::from(attributes[slot])) + integer.saturated(f64::from(residual))
+        })
+    }
+
     /// What the kernel's WGSL function receives as `attributes` for X of type `dtype`: the
-    /// operator's [`UnaryOp::kernel_parameters`], except that an f64 kernel of an operator whose
-    /// attributes come as inputs of X's type (Clip) takes each as its f64 bits, in two words
-    /// (low, high; min in `.xy`, max in `.zw`), which `lanes_from_bound` rebuilds exactly.
+    /// operator's [`UnaryOp::kernel_parameters`], except that the f64 and 64-bit integer kernels
+    /// of an operator whose attributes come as inputs of X's type (Clip) take each as its 64
+    /// bits, in two words (low, high; min in `.xy`, max in `.zw`), which `lanes_from_bound`
+    /// reads: every f64, and every integer of the type.
     pub(crate) fn parameter_block(&self, attributes: &Attributes, dtype: DType) -> ParameterBlock {
-        if dtype != DType::F64 || self.attribute_inputs_since.is_none() {
+        let wide = matches!(dtype, DType::F64 | DType::I64 | DType::U64);
+        if !wide || self.attribute_inputs_since.is_none() {
             return (self.kernel_parameters)(attributes);
         }
         let mut block = [0.0; MAX_ATTRIBUTES];
         for (slot, words) in block.chunks_exact_mut(2).enumerate().take(self.attributes.len()) {
-            let bits = self.f64_bound(attributes, slot).unwrap_or(f64::from(attributes[slot])).to_bits();
+            let bits = match IntegerType::of(dtype) {
+                Some(integer) => integer.wrapped(self.integer_bound(attributes, slot, integer)) as u64,
+                None => self.f64_bound(attributes, slot).unwrap_or(f64::from(attributes[slot])).to_bits(),
+            };
             words.copy_from_slice(&[f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)]);
         }
         block
