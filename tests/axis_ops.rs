@@ -43,20 +43,25 @@ fn check<T: FloatElement + wgpu_activations::Blocking>(
     what: &str,
 ) -> u64 {
     let expected = reference::axis_op(op, Some(version), x.view(), axis).unwrap();
-    check_against(ctx, op, version, x, axis, what, &expected)
+    let y = axis_op(ctx, op, Some(version), x.view(), axis).unwrap_or_else(|e| panic!("{what}: {e}"));
+    worst_distance(op, &y, &expected, what)
 }
 
-/// [`check`] against the reference's `expected`, computed once for the adapters that share it.
-fn check_against<T: FloatElement + wgpu_activations::Blocking>(
+/// [`check`] of version 13 along the last axis against the reference's `expected`, computed
+/// once for the adapters that share it.
+fn check_rows_against<T: FloatElement + wgpu_activations::Blocking>(
     ctx: &Context,
     op: &'static AxisOp,
-    version: u32,
     x: &ArrayD<T>,
-    axis: i64,
-    what: &str,
     expected: &ArrayD<T>,
+    what: &str,
 ) -> u64 {
-    let y = axis_op(ctx, op, Some(version), x.view(), axis).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let y = axis_op(ctx, op, Some(13), x.view(), -1).unwrap_or_else(|e| panic!("{what}: {e}"));
+    worst_distance(op, &y, expected, what)
+}
+
+/// The worst ULP distance of `y` from `expected`, asserting `op`'s bound.
+fn worst_distance<T: FloatElement>(op: &AxisOp, y: &ArrayD<T>, expected: &ArrayD<T>, what: &str) -> u64 {
     let bound = op.max_ulp.for_dtype(T::DTYPE);
     let mut worst = 0;
     for (i, (&a, &e)) in y.iter().zip(expected.iter()).enumerate() {
@@ -66,7 +71,7 @@ fn check_against<T: FloatElement + wgpu_activations::Blocking>(
             "{} {} {what}: element {i} of {:?}: {:e} against {:e} ({distance} ULP > {bound})",
             op.onnx_name,
             T::DTYPE,
-            x.shape(),
+            y.shape(),
             a.to_f64(),
             e.to_f64()
         );
@@ -299,7 +304,7 @@ fn special_elements_in_a_long_row<T: FloatElement + wgpu_activations::Blocking>(
 ) {
     let n = x.shape()[1];
     for (op, expected) in AXIS_OPS.iter().zip(expected) {
-        let worst = check_against(ctx, op, 13, x, -1, what, expected);
+        let worst = check_rows_against(ctx, op, x, expected, what);
         println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
     }
     let row_of = |op, row: usize| -> Vec<f64> {
@@ -368,7 +373,7 @@ fn log_softmax_near_zero_over_rows_of_a_million() {
             let expected = reference::axis_op(op, Some(13), x.view(), -1).unwrap();
             for (ctx, form) in contexts.into_iter().zip(["the adapter's forms", "a GPU's forms"]) {
                 let what = format!("rows of {n}, one element far above, {form}");
-                let worst = check_against(ctx, op, 13, &x, -1, &what, &expected);
+                let worst = check_rows_against(ctx, op, &x, &expected, &what);
                 println!("{} f32 {what}: worst {worst} ULP", op.onnx_name);
             }
         }
