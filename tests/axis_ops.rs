@@ -255,7 +255,8 @@ fn special_rows_follow_the_function_bodies() {
 
 /// The special rows again, each special element in its own part of a long row: rows of 8192 (a
 /// CPU adapter's vector chunks: 8 of 1024, each chunk's top and sums joined for the row) and of
-/// 8193 (a workgroup a row there), and both in a GPU's forms (chunks of 4096 held by a
+/// 8193 (a workgroup a row there), along the last axis and along axis 0 of the transpose (a CPU
+/// adapter's chunks of four rows side by side), and both in a GPU's forms (chunks of 4096 held by a
 /// workgroup, each chunk's sums against its own maximum, rescaled once to the row's). The first maximum where a later chunk ties it,
 /// NaN or +inf in one late chunk, a row masked to -inf but for one element, only -inf, one term
 /// far above the rest (LogSoftmax near 0), and one so far above that the other chunks' sums are
@@ -303,9 +304,16 @@ fn special_elements_in_a_long_row<T: FloatElement + wgpu_activations::Blocking>(
     what: &str,
 ) {
     let n = x.shape()[1];
+    // The same rows along axis 0 of the transpose, eight side by side (a CPU adapter's chunks of
+    // four rows read as vectors, a GPU's held chunks read across rows).
+    let transposed = x.t().as_standard_layout().into_owned();
     for (op, expected) in AXIS_OPS.iter().zip(expected) {
         let worst = check_rows_against(ctx, op, x, expected, what);
         println!("{} {} {what}: worst {worst} ULP", op.onnx_name, T::DTYPE);
+        let y = axis_op(ctx, op, Some(13), transposed.view(), 0).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let along_axis_0 = format!("{what}, along axis 0");
+        let worst = worst_distance(op, &y.t().as_standard_layout().into_owned(), expected, &along_axis_0);
+        println!("{} {} {along_axis_0}: worst {worst} ULP", op.onnx_name, T::DTYPE);
     }
     let row_of = |op, row: usize| -> Vec<f64> {
         let y = axis_op(ctx, op, None, x.view(), -1).unwrap();

@@ -7,6 +7,11 @@
 //                   the row's maximum, joined from every chunk's top), vector_chunk_results; no
 //                   workgroup barrier, which makes a kernel a coroutine on llvmpipe (a row of 2^16
 //                   ran at 0.06 of the copy kernel a workgroup a row);
+//   strided_chunk_* on CPU adapters, rows along another axis (inner a multiple of four) that
+//                   strided_vectors does not take: an invocation a chunk of four neighbouring
+//                   rows, element i of the four read as one vector, in the same three dispatches
+//                   and with the same records a row as vector_chunk_* (over axis 0 of [2^16, 64],
+//                   a workgroup a row read every cache line of the tensor for each row);
 //   held_chunk_*    the other rows longer than a workgroup holds (every long row on a GPU): a
 //                   workgroup a chunk of HELD_CHUNK elements, held in registers, X read twice:
 //                   held_chunk_tops (the chunk's top, and its sums against its own maximum),
@@ -53,10 +58,16 @@ struct VectorChunk {
     first_chunk: u32,
 }
 
-fn vector_chunk_of(group: vec3<u32>, local: u32) -> VectorChunk {
+// The number of an invocation of vector_chunk_* or strided_chunk_* (AXIS_WORKGROUP a
+// workgroup), whose every binding it names.
+fn chunk_invocation(group: vec3<u32>, local: u32) -> u32 {
     opaque_zero = params.zero;
     every_chunk_binding();
-    let number = (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+    return (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+}
+
+fn vector_chunk_of(group: vec3<u32>, local: u32) -> VectorChunk {
+    let number = chunk_invocation(group, local);
     let row = number / params.chunks;
     let start = number % params.chunks * params.chunk;
     let end = select(start, min(start + params.chunk, params.n), row < params.rows);
@@ -114,6 +125,125 @@ fn vector_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_
         }
     }
     store_vectors_results(c.first, c.end, c.start, row_top_of_chunks(c), sums);
+}
+
+// The chunk an invocation of strided_chunk_* takes: four neighbouring rows from first_row (the
+// axis not the last, inner a multiple of four, so that element i of the four is one vector),
+// their elements [start, end) (none past the last row), the vector of element `start`, the
+// vectors between elements i and i + 1, and the chunk's number in each row.
+struct StridedChunk {
+    chunk: u32,
+    first_row: u32,
+    start: u32,
+    end: u32,
+    first_vector: u32,
+    stride: u32,
+}
+
+fn strided_chunk_of(group: vec3<u32>, local: u32) -> StridedChunk {
+    // Neighbouring invocations take neighbouring rows' chunk k, so that they read neighbouring
+    // vectors (rows is a multiple of four).
+    let number = chunk_invocation(group, local);
+    let quads = params.rows / 4u;
+    let first_row = number % quads * 4u;
+    let chunk = number / quads;
+    let start = chunk * params.chunk;
+    let end = select(start, min(start + params.chunk, params.n), chunk < params.chunks);
+    let stride = params.inner / 4u;
+    let row_first = (first_row / params.inner * params.n * params.inner + first_row % params.inner) / 4u;
+    return StridedChunk(chunk, first_row, start, end, row_first + start * stride, stride);
+}
+
+// Where the records of chunk k of the row in lane `lane` sit: a row's chunks in order, as the
+// vector chunks' (a row's number times its chunks, plus k).
+fn strided_record(c: StridedChunk, lane: u32, k: u32) -> u32 {
+    return (c.first_row + lane) * params.chunks + k;
+}
+
+// The tops of the four rows of c, a row a lane, joined from every chunk's (the first chunk with
+// the largest order holds the row's first maximum).
+fn strided_rows_top(c: StridedChunk) -> Top {
+    var order = vec4(-ORDER_INFINITY - 1);
+    var first = vec4(0u);
+    var first_nan = vec4(params.n);
+    for (var k = 0u; k < params.chunks; k++) {
+        let t = array(chunk_tops[strided_record(c, 0u, k)], chunk_tops[strided_record(c, 1u, k)],
+            chunk_tops[strided_record(c, 2u, k)], chunk_tops[strided_record(c, 3u, k)]);
+        let chunk_order = vec4(t[0].order, t[1].order, t[2].order, t[3].order);
+        first = select(first, vec4(t[0].first, t[1].first, t[2].first, t[3].first), chunk_order > order);
+        order = max(order, chunk_order);
+        first_nan = min(first_nan, vec4(t[0].first_nan, t[1].first_nan, t[2].first_nan, t[3].first_nan));
+    }
+    return Top(order, first, first_nan < vec4(params.n), first_nan);
+}
+
+// The vector of element i of c's four rows.
+fn strided_vector(c: StridedChunk, i: u32) -> u32 {
+    return c.first_vector + (i - c.start) * c.stride;
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn strided_chunk_tops(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = strided_chunk_of(group, local);
+    if c.end == c.start {
+        return;
+    }
+    var top = no_top(params.n);
+    for (var i = c.start; i < c.end; i++) {
+        top = seen_in_rows(top, load_vector(strided_vector(c, i)), vec4(i), vec4(true));
+    }
+    for (var lane = 0u; lane < 4u; lane++) {
+        chunk_tops[strided_record(c, lane, c.chunk)] =
+            ChunkTop(top.order[lane], top.first[lane], top.first_nan[lane], select(0u, 1u, top.nan[lane]));
+    }
+}
+
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn strided_chunk_sums(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = strided_chunk_of(group, local);
+    if c.end == c.start {
+        return;
+    }
+    let m = row_maximum(strided_rows_top(c));
+    var sums = no_sums();
+    for (var i = c.start; i < c.end; i++) {
+        sums = summed(sums, load_vector(strided_vector(c, i)), m, vec4(true));
+    }
+    for (var lane = 0u; lane < 4u; lane++) {
+        chunk_sums[strided_record(c, lane, c.chunk)] = record_of(lane_of(sums, lane));
+    }
+}
+
+// The chunk's results, from its rows' tops and sums joined from every chunk's, in the chunks'
+// order (so every chunk of a row joins the same sums).
+@compute @workgroup_size(AXIS_WORKGROUP)
+fn strided_chunk_results(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let c = strided_chunk_of(group, local);
+    if c.end == c.start {
+        return;
+    }
+    let top = strided_rows_top(c);
+    if KIND == HARDMAX {
+        let marked = select(top.first, top.first_nan, top.nan);
+        for (var i = c.start; i < c.end; i++) {
+            store_vector(strided_vector(c, i), select(Compute(0.0), Compute(1.0), marked == vec4(i)));
+        }
+        return;
+    }
+    var sums = no_sums();
+    for (var k = 0u; k < params.chunks; k++) {
+        let r = array(chunk_sums[strided_record(c, 0u, k)], chunk_sums[strided_record(c, 1u, k)],
+            chunk_sums[strided_record(c, 2u, k)], chunk_sums[strided_record(c, 3u, k)]);
+        let chunk = Sums(vec4(r[0].at_max, r[1].at_max, r[2].at_max, r[3].at_max),
+            Compensated(vec4(r[0].sum, r[1].sum, r[2].sum, r[3].sum),
+                vec4(r[0].compensation, r[1].compensation, r[2].compensation, r[3].compensation)));
+        sums = joined_sums(sums, chunk);
+    }
+    let row = finished(top, sums);
+    for (var i = c.start; i < c.end; i++) {
+        let v = strided_vector(c, i);
+        store_vector(v, results(load_vector(v), row));
+    }
 }
 
 // A held chunk: elements [start, end) of a row that one workgroup holds in registers, the row's

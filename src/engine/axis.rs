@@ -207,6 +207,9 @@ impl Context {
                 AxisEntry::VectorChunkTops | AxisEntry::VectorChunkSums | AxisEntry::VectorChunkResults => {
                     chunk_count.div_ceil(u64::from(AXIS_WORKGROUP))
                 }
+                AxisEntry::StridedChunkTops | AxisEntry::StridedChunkSums | AxisEntry::StridedChunkResults => {
+                    chunk_count.div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION))
+                }
                 AxisEntry::F64ChunkTops | AxisEntry::F64ChunkPartialSums | AxisEntry::F64ChunkResults => chunk_count,
             };
             let (groups_x, groups_y) = self.grid(groups);

@@ -98,6 +98,12 @@ pub(crate) enum AxisEntry {
     VectorChunkTops,
     VectorChunkSums,
     VectorChunkResults,
+    /// The same dispatches for longer rows of [`AxisEntry::StridedVectors`]'s kind (or fewer
+    /// than [`MANY_ROWS`] of them) on a CPU adapter: an invocation per chunk of four
+    /// neighbouring rows, with the same records a row.
+    StridedChunkTops,
+    StridedChunkSums,
+    StridedChunkResults,
     /// The dispatches for the other rows longer than [`HELD_ROW_MAX`] (every such row on a GPU),
     /// a workgroup per chunk of [`HELD_ROW_MAX`] elements held in registers, X read twice: each
     /// chunk's top and its sums against its own maximum; a workgroup per row joining them (each
@@ -141,12 +147,15 @@ impl AxisEntry {
         let strided = on_cpu && inner.is_multiple_of(4);
         // Longer rows of that kind in chunks: a workgroup a row, whose barriers are coroutine
         // switches on llvmpipe, ran Softmax over rows of 2^16 at 0.06 of the copy kernel and
-        // Hardmax at 0.15; in chunks, at 0.24 and 0.70.
+        // Hardmax at 0.15; in chunks, at 0.24 and 0.70. Along another axis a workgroup a row
+        // also read every cache line of the tensor for each row: over axis 0 of [2^16, 64],
+        // Softmax ran at 0.04 of the copy kernel.
         match (four_rows, vectors) {
             (true, true) => AxisEntry::RowVectors,
             (true, false) if strided => AxisEntry::StridedVectors,
             (true, false) => AxisEntry::Rows,
             (false, true) => AxisEntry::VectorChunkTops,
+            (false, false) if strided => AxisEntry::StridedChunkTops,
             // On a GPU, a row a workgroup read it three times where it was too long to hold; in
             // held chunks, twice, and its chunks fill the device. A CPU adapter, whose workgroup
             // barriers are coroutine switches, keeps a workgroup a row: over axis 0 of [2^16, 64],
@@ -167,6 +176,9 @@ impl AxisEntry {
                 | AxisEntry::VectorChunkTops
                 | AxisEntry::VectorChunkSums
                 | AxisEntry::VectorChunkResults
+                | AxisEntry::StridedChunkTops
+                | AxisEntry::StridedChunkSums
+                | AxisEntry::StridedChunkResults
                 | AxisEntry::HeldChunkTops
                 | AxisEntry::HeldChunkJoin
                 | AxisEntry::HeldChunkResults
@@ -183,6 +195,9 @@ impl AxisEntry {
             AxisEntry::VectorChunkTops => "vector_chunk_tops",
             AxisEntry::VectorChunkSums => "vector_chunk_sums",
             AxisEntry::VectorChunkResults => "vector_chunk_results",
+            AxisEntry::StridedChunkTops => "strided_chunk_tops",
+            AxisEntry::StridedChunkSums => "strided_chunk_sums",
+            AxisEntry::StridedChunkResults => "strided_chunk_results",
             AxisEntry::HeldChunkTops => "held_chunk_tops",
             AxisEntry::HeldChunkJoin => "held_chunk_join",
             AxisEntry::HeldChunkResults => "held_chunk_results",
@@ -275,6 +290,12 @@ impl AxisKernelKey {
                 }
                 AxisEntry::VectorChunkTops => {
                     vec![AxisEntry::VectorChunkTops, AxisEntry::VectorChunkSums, AxisEntry::VectorChunkResults]
+                }
+                AxisEntry::StridedChunkTops if self.kind == AxisKind::Hardmax => {
+                    vec![AxisEntry::StridedChunkTops, AxisEntry::StridedChunkResults]
+                }
+                AxisEntry::StridedChunkTops => {
+                    vec![AxisEntry::StridedChunkTops, AxisEntry::StridedChunkSums, AxisEntry::StridedChunkResults]
                 }
                 AxisEntry::HeldChunkTops => {
                     vec![AxisEntry::HeldChunkTops, AxisEntry::HeldChunkJoin, AxisEntry::HeldChunkResults]
@@ -439,6 +460,9 @@ mod tests {
                                 AxisEntry::VectorChunkTops,
                                 AxisEntry::VectorChunkSums,
                                 AxisEntry::VectorChunkResults,
+                                AxisEntry::StridedChunkTops,
+                                AxisEntry::StridedChunkSums,
+                                AxisEntry::StridedChunkResults,
                                 AxisEntry::HeldChunkTops,
                                 AxisEntry::HeldChunkJoin,
                                 AxisEntry::HeldChunkResults,
@@ -472,10 +496,18 @@ mod tests {
         assert_eq!(key(AxisKind::Softmax).entries(1, 1 << 16, 1, true), chunked);
         assert_eq!(key(AxisKind::Hardmax).entries(3, 1 << 16, 1, true), [chunked[0], chunked[2]]);
         assert!(chunked.iter().all(|e| e.chunked()));
-        // Rows of odd length or along another axis on a CPU adapter: a workgroup a row.
+        // Rows of odd length, or along another axis not four side by side, on a CPU adapter: a
+        // workgroup a row.
         for (n, inner) in [((1 << 16) + 1, 1), (1 << 16, 2)] {
             assert_eq!(key(AxisKind::Softmax).entries(1, n, inner, true), [AxisEntry::RowSegments]);
         }
+        // Four side by side: chunks of four rows, long or few.
+        let strided = [AxisEntry::StridedChunkTops, AxisEntry::StridedChunkSums, AxisEntry::StridedChunkResults];
+        assert_eq!(key(AxisKind::Softmax).entries(64, 1 << 16, 64, true), strided);
+        assert_eq!(key(AxisKind::LogSoftmax).entries(8, 1000, 8, true), strided);
+        assert_eq!(key(AxisKind::Hardmax).entries(MANY_ROWS, STRIDED_ROW_MAX + 1, 4, true), [strided[0], strided[2]]);
+        assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 1000, 8, true), [AxisEntry::StridedVectors]);
+        assert!(strided.iter().all(|e| e.chunked()));
         // Every long row on a GPU: a workgroup a chunk of HELD_ROW_MAX, read twice; a workgroup a
         // row where it holds the row.
         let held = [AxisEntry::HeldChunkTops, AxisEntry::HeldChunkJoin, AxisEntry::HeldChunkResults];
