@@ -232,16 +232,17 @@ impl Activation {
 
     /// Refuses a `dtype` this step does not accept, an integer bound that holds a residual
     /// ([`Activation::set_integer`]) on a float X, where the kernels cast the bound's leading
-    /// f32 alone, and an f64 bound no f32 holds ([`Activation::set_f64`]) on any X but f64.
+    /// f32 alone, an integer bound no two f32 sum to on any X but an int64 or uint64 whose range
+    /// holds it, and an f64 bound no f32 holds ([`Activation::set_f64`]) on any X but f64.
     pub fn check_dtype(&self, dtype: DType) -> crate::Result<()> {
         if !self.accepts(dtype) {
             return Err(crate::Error::DTypeNotAllowed { op: self.onnx_name(), dtype, version: None });
         }
         let Step::Unary(op, attributes) = &self.0 else { return Ok(()) };
         for slot in 0..op.attributes.len() {
-            let Some(_) = op.residual_slot(slot).map(|r| attributes[r]).filter(|r| r.to_bits() != 0) else {
+            if op.residual_slot(slot).is_none_or(|r| attributes[r].to_bits() == 0) {
                 continue;
-            };
+            }
             let in_range = |v: i128| IntegerType::of(dtype).is_some_and(|integer| integer.wrapped(v) == v);
             if let Some(bound) = op.integer_bound_in_words(attributes, slot) {
                 if matches!(dtype, DType::I64 | DType::U64) && in_range(bound) {
