@@ -241,6 +241,27 @@ pub(crate) fn f32_pair_exactly(integer: i128) -> Option<(f32, f32)> {
     Some((f32_exactly(leading)?, f32_exactly(integer - leading)?))
 }
 
+/// A 64-bit value as the two 32-bit words a kernel holds it in (`vec2<u32>`), low word first.
+pub(crate) const fn words_of_u64(bits: u64) -> [u32; 2] {
+    [bits as u32, (bits >> 32) as u32]
+}
+
+/// The 64-bit value of [`words_of_u64`]'s words.
+pub(crate) const fn u64_of_words([low, high]: [u32; 2]) -> u64 {
+    low as u64 | ((high as u64) << 32)
+}
+
+/// [`words_of_u64`]'s words carried in two f32 slots of a parameter block, whose kernels read
+/// them back with `bitcast<u32>`.
+pub(crate) fn slot_words_of_u64(bits: u64) -> [f32; 2] {
+    words_of_u64(bits).map(f32::from_bits)
+}
+
+/// The 64-bit value of [`slot_words_of_u64`]'s slots.
+pub(crate) fn u64_of_slot_words(words: [f32; 2]) -> u64 {
+    u64_of_words(words.map(f32::to_bits))
+}
+
 /// The residual word of an f64 bound held in full in its bound words ([`f64_bound_slots`]): as
 /// an f32 it is 2^65, which no integer bound's residual reaches (those stay below 2^40), so the
 /// two kinds of residual never meet.
@@ -256,14 +277,13 @@ pub(crate) fn f64_bound_slots(v: f64) -> Option<(f32, f32, [f32; 2])> {
         return None;
     }
     let bits = v.to_bits();
-    Some((v as f32, f32::from_bits(F64_BOUND_TAG), [f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)]))
+    Some((v as f32, f32::from_bits(F64_BOUND_TAG), slot_words_of_u64(bits)))
 }
 
 /// The f64 bound of [`f64_bound_slots`] from its residual and bound words; `None` where the
 /// residual is no such bound's (0, or an integer bound's residual).
 pub(crate) fn f64_from_bound_slots(residual: f32, words: [f32; 2]) -> Option<f64> {
-    (residual.to_bits() == F64_BOUND_TAG)
-        .then(|| f64::from_bits(u64::from(words[0].to_bits()) | (u64::from(words[1].to_bits()) << 32)))
+    (residual.to_bits() == F64_BOUND_TAG).then(|| f64::from_bits(u64_of_slot_words(words)))
 }
 
 /// The residual word of an integer bound held in full in its bound words
@@ -281,18 +301,13 @@ pub(crate) fn integer_bound_slots(v: i128) -> Option<(f32, f32, [f32; 2])> {
     if !(-(1i128 << 63)..(1i128 << 64)).contains(&v) {
         return None;
     }
-    let bits = v as u64;
-    Some((
-        v as f32,
-        f32::from_bits(INTEGER_BOUND_TAG),
-        [f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)],
-    ))
+    Some((v as f32, f32::from_bits(INTEGER_BOUND_TAG), slot_words_of_u64(v as u64)))
 }
 
 /// The integer bound of [`integer_bound_slots`] from its slots; `None` where the residual is no
 /// such bound's.
 pub(crate) fn integer_from_bound_slots(leading: f32, residual: f32, words: [f32; 2]) -> Option<i128> {
-    let bits = u64::from(words[0].to_bits()) | (u64::from(words[1].to_bits()) << 32);
+    let bits = u64_of_slot_words(words);
     (residual.to_bits() == INTEGER_BOUND_TAG)
         .then(|| if leading.is_sign_negative() { i128::from(bits as i64) } else { i128::from(bits) })
 }

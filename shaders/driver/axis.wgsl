@@ -335,10 +335,17 @@ fn results(v: Compute, row: Row) -> Compute {
     return select(result, bitcast<Compute>(vec4(0x7fc00000u | opaque_zero)), row.undefined);
 }
 
+// The number of an invocation of an entry point of AXIS_WORKGROUP invocations a workgroup, its
+// workgroups in a grid of params.groups_x columns; it sets opaque_zero first, as every entry
+// point must.
+fn axis_invocation(group: vec3<u32>, local: u32) -> u32 {
+    opaque_zero = params.zero;
+    return (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+}
+
 @compute @workgroup_size(AXIS_WORKGROUP)
 fn rows(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    opaque_zero = params.zero;
-    let first_row = ((group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local) * 4u;
+    let first_row = axis_invocation(group, local) * 4u;
     if first_row >= params.rows {
         return;
     }
@@ -411,8 +418,7 @@ fn lanes_summed(sums: Sums) -> Sums {
 // multiple of four), on CPU adapters: the four rows' element i read and written as one vector.
 @compute @workgroup_size(AXIS_WORKGROUP)
 fn strided_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    opaque_zero = params.zero;
-    let first_row = ((group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local) * 4u;
+    let first_row = axis_invocation(group, local) * 4u;
     if first_row >= params.rows {
         return;
     }
@@ -481,8 +487,7 @@ fn store_vectors_results(first: u32, end: u32, start: u32, row_top: Top, sums: S
 
 @compute @workgroup_size(AXIS_WORKGROUP)
 fn row_vectors(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    opaque_zero = params.zero;
-    let row = (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+    let row = axis_invocation(group, local);
     if row >= params.rows {
         return;
     }

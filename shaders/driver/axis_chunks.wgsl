@@ -61,9 +61,8 @@ struct VectorChunk {
 // The number of an invocation of vector_chunk_* or strided_chunk_* (AXIS_WORKGROUP a
 // workgroup), whose every binding it names.
 fn chunk_invocation(group: vec3<u32>, local: u32) -> u32 {
-    opaque_zero = params.zero;
     every_chunk_binding();
-    return (group.y * params.groups_x + group.x) * AXIS_WORKGROUP + local;
+    return axis_invocation(group, local);
 }
 
 fn vector_chunk_of(group: vec3<u32>, local: u32) -> VectorChunk {

@@ -143,7 +143,7 @@ pub(crate) struct Soft(pub(crate) U64);
 #[cfg(test)]
 impl Soft {
     pub(crate) fn value(self) -> f64 {
-        f64::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
+        f64::from_bits(crate::dtype::u64_of_words(self.0))
     }
 }
 
@@ -152,8 +152,7 @@ impl Steps for Soft {
     type Int = i32;
     type Mask = bool;
     fn constant(v: f64) -> Self {
-        let b = v.to_bits();
-        Soft([b as u32, (b >> 32) as u32])
+        Soft(crate::dtype::words_of_u64(v.to_bits()))
     }
     fn add(self, b: Self) -> Self {
         Soft(soft_f64::f64_add(self.0, b.0))

@@ -425,14 +425,14 @@ pub(crate) fn f64_product_error(a: U64, b: U64, p: U64) -> U64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::{u64_of_words, words_of_u64};
 
     fn from(v: f64) -> U64 {
-        let b = v.to_bits();
-        [b as u32, (b >> 32) as u32]
+        words_of_u64(v.to_bits())
     }
 
     fn to(b: U64) -> f64 {
-        f64::from_bits(u64::from(b[0]) | (u64::from(b[1]) << 32))
+        f64::from_bits(u64_of_words(b))
     }
 
     /// Same value, or both NaN.

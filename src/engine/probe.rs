@@ -155,7 +155,7 @@ mod tests {
     use super::*;
 
     fn f64_words(words: &[u32]) -> Vec<f64> {
-        words.chunks_exact(2).map(|w| f64::from_bits(u64::from(w[0]) | (u64::from(w[1]) << 32))).collect()
+        words.chunks_exact(2).map(|w| f64::from_bits(crate::dtype::u64_of_words([w[0], w[1]]))).collect()
     }
 
     /// Both probes validate with naga, the f64 one with exactly the FLOAT64 capability.

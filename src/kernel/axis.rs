@@ -158,8 +158,10 @@ impl AxisEntry {
             (false, false) if strided => AxisEntry::StridedChunkTops,
             // On a GPU, a row a workgroup read it three times where it was too long to hold; in
             // held chunks, twice, and its chunks fill the device. A CPU adapter, whose workgroup
-            // barriers are coroutine switches, keeps a workgroup a row: over axis 0 of [2^16, 64],
-            // llvmpipe ran Softmax in 65-70 ms a workgroup a row, 96-99 ms in held chunks.
+            // barriers are coroutine switches, keeps a workgroup a row for the rows left here
+            // (another axis, inner not a multiple of four): held chunks have sixteen times the
+            // workgroups (over axis 0 of [2^16, 64], before such rows took strided chunks,
+            // llvmpipe ran Softmax in 65-70 ms a workgroup a row, 96-99 ms in held chunks).
             (false, false) if n > HELD_ROW_MAX && !on_cpu => AxisEntry::HeldChunkTops,
             (false, false) => AxisEntry::RowSegments,
         }

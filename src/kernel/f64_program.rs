@@ -641,7 +641,7 @@ mod tests {
     /// The twin of `compute/f64_program.wgsl`'s `f64_program_run`, step for step.
     fn run(program: &Program, start: u32, end: u32, result: u32, [x, y, z]: [U64; 3]) -> U64 {
         let mut r: Vec<U64> = vec![[0, 0]; program.temporaries as usize];
-        r.extend(program.constants.iter().map(|&b| [b as u32, (b >> 32) as u32]));
+        r.extend(program.constants.iter().map(|&b| crate::dtype::words_of_u64(b)));
         r[0] = x;
         r[1] = y;
         r[2] = z;

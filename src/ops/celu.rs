@@ -26,6 +26,6 @@ pub(crate) fn celu<R: Real>(x: R, attributes: &Attributes) -> Option<R> {
 /// words (carried in f32 slots); and 1 / alpha's nearest f32.
 pub(crate) fn celu_parameters(attributes: &Attributes) -> ParameterBlock {
     let reciprocal = 1.0 / f64::from(attributes[0]);
-    let bits = reciprocal.to_bits();
-    [attributes[0], f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32), reciprocal as f32]
+    let [low, high] = crate::dtype::slot_words_of_u64(reciprocal.to_bits());
+    [attributes[0], low, high, reciprocal as f32]
 }

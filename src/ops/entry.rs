@@ -423,7 +423,7 @@ impl UnaryOp {
                 Some(integer) => integer.wrapped(self.integer_bound(attributes, slot, integer)) as u64,
                 None => self.f64_bound(attributes, slot).unwrap_or(f64::from(attributes[slot])).to_bits(),
             };
-            words.copy_from_slice(&[f32::from_bits(bits as u32), f32::from_bits((bits >> 32) as u32)]);
+            words.copy_from_slice(&crate::dtype::slot_words_of_u64(bits));
         }
         block
     }
