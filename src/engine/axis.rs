@@ -167,7 +167,7 @@ impl Context {
         let on_cpu =
             (self.inner.options.axis_cpu_forms).unwrap_or(self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu);
         let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
-        let chunk = key.chunk_len(layout.n, entries[0]);
+        let chunk = key.chunk_len(layout.n, layout.rows(), host_threads(), entries[0]);
         let segment = row_segment(layout.n, on_cpu);
         let chunks = layout.n.div_ceil(chunk);
         let chunk_count = u64::from(rows) * chunks as u64;
@@ -303,4 +303,11 @@ impl Context {
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(groups_x, groups_y, 1);
     }
+}
+
+/// The host's threads, which a CPU adapter's workgroups run on (lavapipe and SwiftShader take one
+/// per core).
+fn host_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }

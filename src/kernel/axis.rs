@@ -211,10 +211,18 @@ impl AxisEntry {
         }
     }
 }
-/// How many chunks the vector chunks split a row into, where their sizes allow: enough to fill a
-/// CPU adapter's threads from one row, few enough that each chunk's join of its row's tops and
-/// sums costs little beside its own elements.
-pub(crate) const VECTOR_CHUNKS_A_ROW: usize = 64;
+/// Workgroups of chunks a CPU adapter is given for each of its threads (the host's), each a
+/// thread's to run: one each leaves a thread idle where the other's take longer. More chunks
+/// than that cost a join each: every chunk joins its row's tops and sums, so a chunk's share of
+/// the row sets its join's share of its work. Over rows of 2^16 on lavapipe (2 threads), Hardmax
+/// f32 ran at 0.79-0.80 of the copy kernel in 64 chunks a row of 1024, 0.88-0.94 in four of
+/// 16384 (the least that gives each thread two workgroups of 64 rows); along axis 0 of [2^16,
+/// 64], four rows an invocation, at 0.59-0.65 in chunks of 1024, 0.64-0.70 in 16 of 4096, and
+/// 0.35-0.38 in four of 16384 (one workgroup: one thread).
+pub(crate) const CHUNK_WORKGROUPS_A_THREAD: usize = 2;
+/// A chunk joins at most one of its row's chunks for this many of its own elements: a row of n
+/// takes at most sqrt(n / 16) chunks.
+pub(crate) const CHUNK_ELEMENTS_A_JOINED_CHUNK: usize = 16;
 /// The fewest and the most elements of a vector chunk. llvmpipe stops an invocation after 65535
 /// loop iterations: a chunk of the most is 16384 vectors, and the longest row its 128 MiB binding
 /// holds (2^26 16-bit elements) 1024 chunks, whose tops and sums each invocation joins.
@@ -309,16 +317,23 @@ impl AxisKernelKey {
 
     /// The elements a chunk of a row of `n` takes, where its entry points (`first`, the first of
     /// its dispatches) are chunked: f64's [`F64_CHUNK`]; the held chunks' [`HELD_ROW_MAX`]; the
-    /// vector chunks' a share of the row, [`VECTOR_CHUNKS_A_ROW`] of them, in whole vectors from
+    /// vector chunks' and strided chunks' (a CPU adapter of `threads` threads, `rows` rows) a
+    /// share of the row: as many chunks as give each thread [`CHUNK_WORKGROUPS_A_THREAD`]
+    /// workgroups, no more than [`CHUNK_ELEMENTS_A_JOINED_CHUNK`] allows, in whole vectors from
     /// [`VECTOR_CHUNK_MIN`] to [`VECTOR_CHUNK_MAX`] elements.
-    pub(crate) fn chunk_len(&self, n: usize, first: AxisEntry) -> usize {
+    pub(crate) fn chunk_len(&self, n: usize, rows: usize, threads: usize, first: AxisEntry) -> usize {
         if self.dtype == DType::F64 {
             return F64_CHUNK;
         }
         if first == AxisEntry::HeldChunkTops {
             return HELD_ROW_MAX;
         }
-        n.div_ceil(VECTOR_CHUNKS_A_ROW).next_multiple_of(4).clamp(VECTOR_CHUNK_MIN, VECTOR_CHUNK_MAX)
+        // An invocation of the strided chunks takes a chunk of four rows.
+        let rows_an_invocation = if first == AxisEntry::StridedChunkTops { ROWS_PER_INVOCATION as usize } else { 1 };
+        let invocations = CHUNK_WORKGROUPS_A_THREAD * threads.max(1) * AXIS_WORKGROUP as usize;
+        let wanted = invocations.div_ceil((rows / rows_an_invocation).max(1));
+        let most = (n / CHUNK_ELEMENTS_A_JOINED_CHUNK).isqrt().max(1);
+        n.div_ceil(wanted.min(most)).next_multiple_of(4).clamp(VECTOR_CHUNK_MIN, VECTOR_CHUNK_MAX)
     }
 
     /// Bytes of scratch a chunk takes: its top's (`ChunkTop`) and its sums' (`SumsRecord`; f64's
@@ -519,7 +534,7 @@ mod tests {
             }
             // However many rows.
             assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, n, inner, false), held);
-            assert_eq!(key(AxisKind::Softmax).chunk_len(n, held[0]), HELD_ROW_MAX);
+            assert_eq!(key(AxisKind::Softmax).chunk_len(n, 1, 2, held[0]), HELD_ROW_MAX);
         }
         assert!(held.iter().all(|e| e.chunked()));
         assert_eq!(key(AxisKind::Softmax).entries(1, HELD_ROW_MAX, 1, false), [AxisEntry::RowSegments]);
@@ -536,13 +551,26 @@ mod tests {
         assert_eq!(row_segment(8, true), ROW_WORKGROUP);
         // Many rows of up to STRIDED_ROW_MAX: a row an invocation.
         assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 1000, 1, true), [AxisEntry::RowVectors]);
-        // 64 chunks a row where the bounds allow, whole vectors.
-        let chunk_len = |n| key(AxisKind::Softmax).chunk_len(n, AxisEntry::VectorChunkTops);
-        assert_eq!([1000, 1 << 16, 1 << 20, 1 << 26].map(chunk_len), [1024, 1024, 1 << 14, 1 << 16]);
-        assert_eq!(chunk_len(100_004), 1564);
+        // Two workgroups a thread where the rows allow, a chunk joining at most one chunk per 16
+        // of its elements, whole vectors from VECTOR_CHUNK_MIN to VECTOR_CHUNK_MAX.
+        let chunk_len =
+            |n, rows, threads| key(AxisKind::Softmax).chunk_len(n, rows, threads, AxisEntry::VectorChunkTops);
+        assert_eq!(chunk_len(1 << 16, 64, 2), 1 << 14);
+        assert_eq!(chunk_len(1 << 16, 64, 16), 1 << 11);
+        assert_eq!(chunk_len(1 << 16, 1, 2), 1024);
+        assert_eq!(chunk_len(1 << 20, 1, 2), 4096);
+        assert_eq!(chunk_len(1 << 26, 1, 2), 1 << 16);
+        assert_eq!(chunk_len(8192, 8, 2), 1024);
+        assert_eq!(chunk_len(100_004, 1, 2), 1268);
+        let strided = key(AxisKind::Softmax).chunk_len(1 << 16, 64, 2, AxisEntry::StridedChunkTops);
+        assert_eq!(strided, 4096);
         assert_eq!(
-            AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true)
-                .chunk_len(8, AxisEntry::F64ChunkTops),
+            AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true).chunk_len(
+                8,
+                1,
+                2,
+                AxisEntry::F64ChunkTops
+            ),
             F64_CHUNK
         );
     }
