@@ -418,6 +418,38 @@ fn special_elements_in_rows_side_by_side<T: FloatElement + wgpu_activations::Blo
 
 tests_per_dtype!(special_elements_in_rows_side_by_side: f32, f16);
 
+/// Long rows along the first axis in runs of sixteen groups of four side by side (inner 128: a CPU
+/// adapter's chunks of four rows, each run's groups taken by its invocations interleaved), each
+/// row's maximum at its own place in one of its three chunks, NaN in two rows: Hardmax marks
+/// each row's own maximum, and Softmax and LogSoftmax hold their bounds.
+fn long_rows_in_runs_side_by_side<T: FloatElement + wgpu_activations::Blocking>() {
+    let ctx = gpu_or_skip!();
+    let (n, columns) = (3000, 128);
+    let mut rng = StdRng::seed_from_u64(0x1a7e);
+    let mut x = random::<T>(&mut rng, &[n, columns], 1.0);
+    let top = |column: usize| (column * 397 + 11) % n;
+    for column in 0..columns {
+        x[[top(column), column]] = T::from_f64(9.0);
+    }
+    x[[2500, 17]] = T::from_f64(f64::NAN);
+    x[[40, 100]] = T::from_f64(f64::NAN);
+    for op in AXIS_OPS {
+        check(ctx, op, 13, &x, 0, "long rows in runs side by side");
+    }
+    let hardmax = axis_op(ctx, &HARDMAX, None, x.view(), 0).unwrap();
+    for column in 0..columns {
+        let marked: Vec<_> = (0..n).filter(|&i| hardmax[[i, column]].to_f64() == 1.0).collect();
+        let expected = match column {
+            17 => 2500,
+            100 => 40,
+            _ => top(column),
+        };
+        assert_eq!(marked, [expected], "Hardmax {} column {column}", T::DTYPE);
+    }
+}
+
+tests_per_dtype!(long_rows_in_runs_side_by_side: f32, f16);
+
 /// Hardmax's order among zeros of either sign (equal: the first marked), subnormals (the
 /// 16-bit kernels compare them without converting them exactly) and NaN (the first marked), in
 /// rows of 8 and of 7 along the last axis and in columns along the first, in both forms.
