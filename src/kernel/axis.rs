@@ -564,15 +564,8 @@ mod tests {
         assert_eq!(chunk_len(100_004, 1, 2), 1268);
         let strided = key(AxisKind::Softmax).chunk_len(1 << 16, 64, 2, AxisEntry::StridedChunkTops);
         assert_eq!(strided, 4096);
-        assert_eq!(
-            AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true).chunk_len(
-                8,
-                1,
-                2,
-                AxisEntry::F64ChunkTops
-            ),
-            F64_CHUNK
-        );
+        let f64_key = AxisKernelKey::new(AxisKind::Softmax, DType::F64, Tuning::default(), false, true);
+        assert_eq!(f64_key.chunk_len(8, 1, 2, AxisEntry::F64ChunkTops), F64_CHUNK);
     }
 
     #[test]

@@ -530,7 +530,7 @@ fn software_functions(program: &Program) -> String {
     let _ = writeln!(out, "const F64_TEMPORARIES: u32 = {}u;", program.temporaries);
     let _ = writeln!(out, "var<private> F64_CONSTANTS: array<U64, {0}> = array<U64, {0}>(", program.constants.len());
     for bits in &program.constants {
-        let _ = writeln!(out, "    U64({:#x}u, {:#x}u),", *bits as u32, (*bits >> 32) as u32);
+        let _ = writeln!(out, "    {},", super::text::u64_literal(*bits));
     }
     out.push_str(");\n");
     for (name, start, end, result) in &program.functions {

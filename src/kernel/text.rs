@@ -142,14 +142,17 @@ pub(crate) fn f64_constants(text: &str, native: bool) -> String {
             Ok(value) if native => {
                 let _ = write!(out, "{value:e}");
             }
-            Ok(value) => {
-                let bits = value.to_bits();
-                let _ = write!(out, "U64({:#010x}u, {:#010x}u)", bits as u32, (bits >> 32) as u32);
-            }
+            Ok(value) => out.push_str(&u64_literal(value.to_bits())),
             Err(_) => out.push_str(&rest[start..start + OPEN.len() + end + 2]),
         }
         rest = &after[end + 2..];
     }
     out.push_str(rest);
     out
+}
+
+/// A 64-bit value as the software f64 path's WGSL `U64` literal (its two words, low first).
+pub(crate) fn u64_literal(bits: u64) -> String {
+    let [low, high] = crate::dtype::words_of_u64(bits);
+    format!("U64({low:#010x}u, {high:#010x}u)")
 }
