@@ -211,23 +211,25 @@ const GPU_SUITES: &[&str] =
 /// checks included), the operators over an axis, SwiGLU, the committed ONNX cases and the engine.
 const SWIFTSHADER_SUITES: &[&str] = &["unary_ops", "axis_ops", "swiglu", "prelu", "engine", "onnx_conformance"];
 
-/// The f64 sweeps the GPU suites leave out on downlevel limits and SwiftShader: 2^15 and 69632
-/// inputs per operator, each on the native and the software f64 path. They run on lavapipe and
-/// GL. Downlevel limits run lavapipe's arithmetic again, only in other dispatches (which
-/// `shapes_and_layouts` covers): 55 s and 26 s of its unary suite's 223 s run alone. SwiftShader
-/// has no f64, and the software path computes on integers alone, giving lavapipe's bits: 209 s
-/// and 149 s of its step's 437 s.
+/// The f64 sweeps the GPU suites leave out where they repeat on lavapipe and GL: 2^15 and 69632
+/// inputs per operator, each on the native and the software f64 path.
+/// - Downlevel limits run lavapipe's arithmetic again, only in other dispatches (which
+///   `shapes_and_layouts` covers): 55 s and 26 s of its unary suite's 223 s run alone.
+/// - SwiftShader has no f64, and the software path computes on integers alone, giving
+///   lavapipe's bits: 209 s and 149 s of its step's 437 s.
+/// - Products forced onto integers change only the kernels holding f32 products, which no f64
+///   kernel does: the step compiles the Vulkan step's f64 kernels again, to the same bits.
 const REPEATED_F64_SWEEPS: &[&str] = &[
     "f64_log_spaced_sweeps_random_values_and_specials",
     "f64_software_path_is_within_bounds_of_the_correctly_rounded_result",
 ];
 
-/// What the GPU suites on SwiftShader leave out beyond [`REPEATED_F64_SWEEPS`]: every
-/// operator's f64 kernels on the software path (180 s of its unary suite's 260 s run alone,
-/// nearly all of it SwiftShader compiling them), whose integer arithmetic gives lavapipe's and
-/// GL's bits; the browser suite runs each operator's f64 kernels on SwiftShader, through
-/// Chromium's WebGPU.
-const SWIFTSHADER_F64_KERNELS: &str = "shapes_and_layouts::f64";
+/// Every operator's f64 kernels, left out beside [`REPEATED_F64_SWEEPS`] on SwiftShader and where
+/// products are forced onto integers. SwiftShader runs them on the software path (180 s of its
+/// unary suite's 260 s run alone, nearly all of it compiling them), whose integer arithmetic gives
+/// lavapipe's and GL's bits, and the browser suite runs each operator's f64 kernels on
+/// SwiftShader through Chromium's WebGPU; with products forced, they are the Vulkan step's.
+const F64_KERNELS: &str = "shapes_and_layouts::f64";
 
 /// What the GPU suites on GL leave out: the kernels over an axis in the forms a GPU takes (held
 /// chunks, segments of long rows), which llvmpipe's GL compiles in 40-60 s each where lavapipe
@@ -307,8 +309,9 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     };
     let gl_suites = suites_skipping(GPU_SUITES, GL_SKIPS);
     let downlevel_suites = suites_skipping(GPU_SUITES, REPEATED_F64_SWEEPS);
-    let swiftshader_suites =
-        suites_skipping(SWIFTSHADER_SUITES, &[REPEATED_F64_SWEEPS, &[SWIFTSHADER_F64_KERNELS]].concat());
+    let no_repeated_f64 = [REPEATED_F64_SWEEPS, &[F64_KERNELS]].concat();
+    let exact_products_suites = suites_skipping(&["unary_ops", "prelu", "onnx_conformance"], &no_repeated_f64);
+    let swiftshader_suites = suites_skipping(SWIFTSHADER_SUITES, &no_repeated_f64);
     let swiftshader_rest = suites_skipping(&["chains", "integration", "properties"], SWIFTSHADER_SLOW_COMPILES);
     let info = vec![CLI, "info"];
     let deny_doc_warnings: &[(&str, &str)] = &[("RUSTDOCFLAGS", "-D warnings")];
@@ -361,7 +364,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Step { what: "the GPU suites on downlevel limits", args: downlevel_suites, takes_extra: true, env: downlevel },
         Step {
             what: "the operator suites on Vulkan with products with subnormals forced onto integers",
-            args: [&TEST_BUILD[..], &["--test", "unary_ops", "--test", "prelu", "--test", "onnx_conformance"]].concat(),
+            args: exact_products_suites,
             takes_extra: true,
             env: exact_products,
         },
