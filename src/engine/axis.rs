@@ -48,7 +48,7 @@ impl OwnPipelines {
                 layout: None,
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                compilation_options: super::pipelines::compilation_options(),
                 cache: None,
             })
         });
