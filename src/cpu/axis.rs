@@ -63,11 +63,14 @@ pub(crate) fn row_of<R: Real>(kind: AxisKind, row: &[f64]) -> Vec<f64> {
     let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let at_max = row.iter().position(|&v| v == max);
     let difference = |v: f64| R::from_f64(v) - R::from_f64(max);
-    // The sum of the terms but one maximum's, which is exactly 1: LogSoftmax takes log1p of it.
+    // The terms, each computed once (the exact arithmetic's exp is most of the reference's
+    // time), and the sum of all but one maximum's, which is exactly 1: LogSoftmax takes log1p of
+    // it.
+    let terms: Vec<R> = row.iter().map(|&v| difference(v).exp()).collect();
     let mut others = R::from_f64(0.0);
-    for (i, &v) in row.iter().enumerate() {
+    for (i, (&v, &term)) in row.iter().zip(&terms).enumerate() {
         if Some(i) != at_max && v != f64::NEG_INFINITY {
-            others = others + difference(v).exp();
+            others = others + term;
         }
     }
     let sum = R::from_f64(1.0) + others;
@@ -77,9 +80,10 @@ pub(crate) fn row_of<R: Real>(kind: AxisKind, row: &[f64]) -> Vec<f64> {
     let others_vanished =
         others.to_f64() == 0.0 && row.iter().enumerate().any(|(i, &v)| Some(i) != at_max && v != f64::NEG_INFINITY);
     row.iter()
-        .map(|&v| match (kind, v == f64::NEG_INFINITY) {
+        .zip(terms)
+        .map(|(&v, term)| match (kind, v == f64::NEG_INFINITY) {
             (AxisKind::Softmax, true) => 0.0,
-            (AxisKind::Softmax, false) => (difference(v).exp() / sum).to_f64(),
+            (AxisKind::Softmax, false) => (term / sum).to_f64(),
             (_, true) => f64::NEG_INFINITY,
             (_, false) if others_vanished && v == max => -0.0,
             (_, false) => (difference(v) - log_sum).to_f64(),
