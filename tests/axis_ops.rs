@@ -544,7 +544,7 @@ fn log_softmax_at_a_maximum_far_above_the_rest_is_minus_zero() {
 /// of 1 to 2^16 elements (2^20 on the native path), the longest in chunks of a workgroup each,
 /// an axis other than the last, spreads that make probabilities subnormal or vanish, the
 /// function bodies' special rows, and device tensors in the caller's encoder, bit for bit as
-/// the host call. Each reference is computed once for every path that checks it: the exact
+/// the host call. The paths run side by side, each reference computed once for both: the exact
 /// arithmetic over these rows took most of the test's two minutes on lavapipe when each path
 /// computed its own.
 #[test]
@@ -580,7 +580,7 @@ fn f64_on_every_path() {
             cases.push(Case { shape: shape.clone(), axis, scale, x, expected: Default::default() });
         }
     }
-    for (path, ctx) in common::path_contexts_for(DType::F64) {
+    common::on_every_path(DType::F64, |path, ctx| {
         let native = matches!(ctx.dtype_path(DType::F64), wgpu_activations::DTypePath::Native(_));
         let mut worst = [0u64; 2];
         for case in cases.iter().filter(|case| native || case.shape != native_only) {
@@ -593,10 +593,10 @@ fn f64_on_every_path() {
                 let what = format!("{path}: {shape:?} axis {axis}, scale {}", case.scale);
                 let expected =
                     case.expected[k].get_or_init(|| reference::axis_op(op, Some(13), x.view(), axis).unwrap());
-                let y = axis_op(&ctx, op, Some(13), x.view(), axis).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let y = axis_op(ctx, op, Some(13), x.view(), axis).unwrap_or_else(|e| panic!("{what}: {e}"));
                 worst[k] = worst[k].max(worst_distance(op, &y, expected, &what));
             }
-            let hardmax = axis_op(&ctx, &HARDMAX, None, x.view(), axis).unwrap();
+            let hardmax = axis_op(ctx, &HARDMAX, None, x.view(), axis).unwrap();
             assert_eq!(hardmax, reference::axis_op(&HARDMAX, None, x.view(), axis).unwrap(), "{path}: {shape:?}");
         }
         println!("f64 ({path}): Softmax worst {} ULP, LogSoftmax worst {} ULP", worst[0], worst[1]);
@@ -616,7 +616,7 @@ fn f64_on_every_path() {
         ];
         let x = ndarray::Array2::from_shape_vec((rows.len(), 4), rows.concat()).unwrap().into_dyn();
         for op in AXIS_OPS {
-            let y = axis_op(&ctx, op, None, x.view(), -1).unwrap();
+            let y = axis_op(ctx, op, None, x.view(), -1).unwrap();
             let expected = reference::axis_op(op, None, x.view(), -1).unwrap();
             for (i, (&a, &e)) in y.iter().zip(expected.iter()).enumerate() {
                 assert!(
@@ -635,13 +635,13 @@ fn f64_on_every_path() {
             let encoded = ctx.download::<f64>(&device_y).unwrap();
             assert!(encoded.iter().zip(y.iter()).all(|(a, b)| a.to_bits() == b.to_bits()), "{path} {}", op.onnx_name);
         }
-        let softmax = axis_op(&ctx, &SOFTMAX, None, x.view(), -1).unwrap();
+        let softmax = axis_op(ctx, &SOFTMAX, None, x.view(), -1).unwrap();
         assert_eq!(softmax[[3, 0]], 0.0);
         let subnormal = softmax[[6, 1]];
         assert!(subnormal > 0.0 && subnormal < f64::MIN_POSITIVE, "{path}: a subnormal probability, {subnormal:e}");
-        let log_softmax = axis_op(&ctx, &LOG_SOFTMAX, None, x.view(), -1).unwrap();
+        let log_softmax = axis_op(ctx, &LOG_SOFTMAX, None, x.view(), -1).unwrap();
         assert_eq!(log_softmax[[3, 0]], f64::NEG_INFINITY);
         assert!(log_softmax[[5, 0]] < 0.0 && log_softmax[[5, 0]] > -1e-16, "{path}: {}", log_softmax[[5, 0]]);
         assert_eq!(log_softmax[[7, 0]].to_bits(), (-0.0f64).to_bits(), "{path}: the rest vanished");
-    }
+    });
 }

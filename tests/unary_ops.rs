@@ -117,13 +117,13 @@ const SHAPES: [&[usize]; 14] = [
 ];
 
 fn shapes_and_layouts<T: Sample>() {
-    for (path, ctx) in path_contexts_for(T::DTYPE) {
+    common::on_every_path(T::DTYPE, |path, ctx| {
         for op in UNARY_OPS.iter().filter(|op| op.accepts(T::DTYPE)) {
             let bound = op.max_ulp.for_dtype(T::DTYPE);
             for (i, shape) in SHAPES.iter().enumerate() {
                 let x = to_dyn(samples::<T>(shape.iter().product(), i as u64), shape);
                 for values in attribute_sets(op) {
-                    let (y, expected) = run(&ctx, op, &values, &x);
+                    let (y, expected) = run(ctx, op, &values, &x);
                     assert_eq!(y.shape(), *shape);
                     assert_close(
                         &format!("{} {} {path} {shape:?}", op.onnx_name, T::DTYPE),
@@ -143,7 +143,7 @@ fn shapes_and_layouts<T: Sample>() {
                 base.index_axis(Axis(2), 3).into_dyn(),
             ];
             for view in views {
-                let y = activations(&ctx, &[Activation::with_defaults(op)], view.view()).unwrap();
+                let y = activations(ctx, &[Activation::with_defaults(op)], view.view()).unwrap();
                 let expected = reference::unary(op, &op.default_attributes(), view.view());
                 assert_close(
                     &format!("{} {} {path} strided", op.onnx_name, T::DTYPE),
@@ -154,7 +154,7 @@ fn shapes_and_layouts<T: Sample>() {
                 );
             }
         }
-    }
+    });
 }
 
 tests_per_dtype!(shapes_and_layouts: f32, f16, bf16, f64, i8, i16, i32, i64);
@@ -183,16 +183,16 @@ fn specials_pass_through_bit_for_bit_and_odd_attributes_follow_the_reference() {
 fn f64_products_that_overflow_follow_the_reference() {
     let big: Vec<f64> = [5e269, 1e270, 1e300, f64::MAX].iter().flat_map(|&v| [v, -v]).collect();
     let x = to_dyn(big.clone(), &[big.len()]);
-    for (path, ctx) in path_contexts_for(DType::F64) {
+    common::on_every_path(DType::F64, |path, ctx| {
         for op in UNARY_OPS.iter().filter(|op| !op.attributes.is_empty()) {
             for value in [1e38f32, -1e38, 3.4e38] {
                 let values = vec![value; op.attributes.len()];
-                let (y, expected) = run(&ctx, op, &values, &x);
+                let (y, expected) = run(ctx, op, &values, &x);
                 let what = format!("{}({value}) f64 {path}", op.onnx_name);
                 assert_close(&what, y.view(), expected.view(), x.view(), op.max_ulp.f64);
             }
         }
-    }
+    });
 }
 
 /// HardSigmoid with an infinite beta and an alpha above 1 on inputs near each type's largest:
@@ -241,7 +241,7 @@ fn f32_log_spaced_sweeps_within_each_bound() {
 
 #[test]
 fn f64_log_spaced_sweeps_random_values_and_specials() {
-    for (path, ctx) in path_contexts_for(DType::F64) {
+    common::on_every_path(DType::F64, |path, ctx| {
         for op in UNARY_OPS {
             // 2^16 log-spaced values over the operator's sweep, random values, specials.
             let mut xs = op.sweep.values(1 << 16, true);
@@ -249,10 +249,10 @@ fn f64_log_spaced_sweeps_random_values_and_specials() {
             let len = xs.len();
             let x = to_dyn(xs, &[len]);
             for values in attribute_sets(op) {
-                within_bound_passing_through(&ctx, op, &values, &x, &format!("f64 {path}"));
+                within_bound_passing_through(ctx, op, &values, &x, &format!("f64 {path}"));
             }
         }
-    }
+    });
 }
 
 /// Products checked only outside each step's plain range (what a GPU that flushes subnormals
