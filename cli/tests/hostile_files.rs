@@ -455,14 +455,15 @@ fn same_results(gpu: &HostTensor, reference: &HostTensor, max_ulp: u64) -> bool 
 
 /// Randomly damaged models and input tensors (seeded): decoding, planning and the CPU reference
 /// return values, never panic; whatever the reference computes, the GPU computes too (where an
-/// adapter exists), and the two agree within the model's ULP bound.
-#[test]
-fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference() {
+/// adapter exists), and the two agree within the model's ULP bound. 40,000 damaged cases in two
+/// tests of 20,000 with their own seeds, which run side by side: as one they were the longest
+/// test of the Vulkan step's suites.
+fn damaged_models_and_inputs(seed: u64) {
     let ctx = common::ctx();
     let cases = conformance_cases();
-    let mut rng = StdRng::seed_from_u64(7);
+    let mut rng = StdRng::seed_from_u64(seed);
     let (mut loaded, mut compared) = (0, 0);
-    for _ in 0..40_000 {
+    for _ in 0..20_000 {
         let (name, model, inputs) = &cases[rng.random_range(0..cases.len())];
         let damage_model = rng.random_bool(0.5);
         let model = if damage_model { mutate(&mut rng, model) } else { model.clone() };
@@ -490,5 +491,15 @@ fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference()
     }
     println!("loaded {loaded}, compared {compared}");
     // The damage must leave enough models loadable and runnable to mean something.
-    assert!(loaded > 10_000 && (ctx.is_none() || compared > 2_000), "loaded {loaded}, compared {compared}");
+    assert!(loaded > 5_000 && (ctx.is_none() || compared > 1_000), "loaded {loaded}, compared {compared}");
+}
+
+#[test]
+fn damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference() {
+    damaged_models_and_inputs(7);
+}
+
+#[test]
+fn more_damaged_models_and_inputs_never_panic_and_the_gpu_agrees_with_the_reference() {
+    damaged_models_and_inputs(8);
 }
