@@ -40,8 +40,26 @@ fn every_committed_case_passes() {
     assert!(dirs.len() >= 30, "expected the committed ONNX cases under tests/data/onnx, found {}", dirs.len());
     let mut table: BTreeMap<(String, u32, String), (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();
-    for dir in &dirs {
-        let report = run_case(ctx, dir, None);
+    // The cases on every core, each thread taking every n-th: on SwiftShader, which compiles a
+    // kernel in up to 2 s, one thread took 97 s, the longest test of its step.
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(dirs.len().max(1));
+    let mut reports: Vec<Option<_>> = (0..dirs.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|first| {
+                let dirs = &dirs;
+                scope.spawn(move || {
+                    (first..dirs.len()).step_by(threads).map(|i| (i, run_case(ctx, &dirs[i], None))).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for worker in workers {
+            for (i, report) in worker.join().expect("a conformance thread panicked") {
+                reports[i] = Some(report);
+            }
+        }
+    });
+    for report in reports.into_iter().map(|report| report.expect("every case ran")) {
         println!("{report}");
         let pass = report.outcome == Outcome::Pass;
         if !pass {
