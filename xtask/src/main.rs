@@ -72,7 +72,7 @@ commands:
   package        the library and the CLI packaged as crates.io would get them, each checked
                  from its package's own files (part of `test`)
   public-api [--bless]
-                 compare the library's public items (rustdoc JSON on nightly, every feature)
+                 compare the library's public items (rustdoc's JSON, every feature)
                  with the committed public-api.txt, or rewrite it (part of `test`)
   bench-web [N]  the in-page bench in headless Chromium: each kernel against the page's own
                  WebGPU copy kernel, N elements each (default 2^22), as a Markdown table
@@ -113,6 +113,9 @@ type Result<T> = std::result::Result<T, Error>;
 /// Entry point: dispatches the subcommand and turns errors into a message plus exit status,
 /// so that nothing here ever panics on a user-facing failure.
 fn main() -> ExitCode {
+    if let Some(rustdoc) = env::var_os(public_api::AS_RUSTDOC) {
+        return public_api::run_as_rustdoc(rustdoc);
+    }
     let mut args = env::args_os().skip(1);
     let command = args.next();
     // `cargo xtask demo -- IMAGE` and `cargo xtask demo IMAGE` mean the same: every command

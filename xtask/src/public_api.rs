@@ -1,11 +1,13 @@
 //! The library's public API as a sorted listing of item paths (`public-api.txt`), read from
-//! rustdoc's JSON output (nightly's `--output-format json`, every feature on). `cargo xtask
+//! rustdoc's JSON output (`--output-format json`, every feature on). `cargo xtask
 //! test` fails when the code's listing differs from the committed one, so that the public
 //! surface changes only on purpose: `cargo xtask public-api --bless` rewrites the file.
 
 use std::collections::BTreeSet;
-use std::path::Path;
-use std::process::Command;
+use std::env;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
 
 use serde_json::Value;
 
@@ -41,20 +43,28 @@ pub(crate) fn check(bless: bool) -> Result<()> {
     )))
 }
 
-/// rustdoc's JSON of the library with every feature, on the nightly toolchain (installed with
-/// rustup when missing), walked from the crate root.
+/// Set on the cargo that builds the listing: its value is the rustdoc to run, and xtask, as
+/// cargo's `RUSTDOC`, runs it with unstable options allowed ([`run_as_rustdoc`]).
+pub(crate) const AS_RUSTDOC: &str = "WGPU_ACTIVATIONS_XTASK_AS_RUSTDOC";
+
+/// rustdoc's JSON of the library with every feature, from the toolchain the other steps use
+/// and in their target folder: only rustdoc sees `RUSTC_BOOTSTRAP` (which JSON output needs),
+/// so the dependencies are the documentation step's, where a nightly toolchain checked them all
+/// again (102 s on a fresh clone, after installing nightly).
 fn listing(root: &Path) -> Result<String> {
-    crate::targets::ensure_toolchain("nightly")?;
-    let target = root.join("target/public-api");
-    let status = run(Command::new("rustup")
-        .args(["run", "nightly", "cargo", "rustdoc", "--locked", "-p", "wgpu-activations", "--lib", "--all-features"])
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let rustdoc = env::var_os("RUSTDOC").unwrap_or_else(|| OsString::from("rustdoc"));
+    let xtask = env::current_exe().map_err(|e| Error(format!("cannot find xtask's own binary: {e}")))?;
+    let status = run(Command::new(cargo)
+        .args(["rustdoc", "--locked", "-p", "wgpu-activations", "--lib", "--all-features"])
         .args(["--", "-Z", "unstable-options", "--output-format", "json"])
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTUP_TOOLCHAIN")
+        .env("RUSTDOC", xtask)
+        .env(AS_RUSTDOC, rustdoc)
         .current_dir(root))?;
     if !status.success() {
         return Err(Error("rustdoc's JSON output failed".into()));
     }
+    let target = env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let json = target.join("doc/wgpu_activations.json");
     let text = std::fs::read_to_string(&json).map_err(|e| Error(format!("{}: {e}", json.display())))?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| Error(format!("{}: {e}", json.display())))?;
@@ -62,6 +72,18 @@ fn listing(root: &Path) -> Result<String> {
     let mut walker = Walker { index: &doc["index"], lines: &mut lines, visited: BTreeSet::new() };
     walker.item(&doc["root"], "");
     Ok(lines.into_iter().map(|l| l + "\n").collect())
+}
+
+/// xtask as cargo's `RUSTDOC` for [`listing`]: runs the rustdoc named by [`AS_RUSTDOC`] with
+/// cargo's arguments and `RUSTC_BOOTSTRAP=1`, and exits with its status.
+pub(crate) fn run_as_rustdoc(rustdoc: OsString) -> ExitCode {
+    match Command::new(&rustdoc).args(env::args_os().skip(1)).env("RUSTC_BOOTSTRAP", "1").status() {
+        Ok(status) => ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1)),
+        Err(e) => {
+            eprintln!("xtask: could not run {}: {e}", rustdoc.to_string_lossy());
+            ExitCode::FAILURE
+        }
+    }
 }
 
 struct Walker<'a> {
