@@ -2,7 +2,8 @@
 //! the CPU reference compiled to wasm. `cargo xtask test-wasm` serves the page, opens it in
 //! headless Chromium and reads `globalThis.suiteReport` (JSON) as the checks finish; a check
 //! that never reports is ended by that driver, which reloads the page from the next check
-//! (`?from=K`), so one hang hides nothing else.
+//! (`?from=K`), so one hang hides nothing else. `?shard=I/N` runs one of N shares of the
+//! checks, for N pages side by side.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -690,6 +691,33 @@ impl Report {
     }
 }
 
+/// `?shard=I/N` as (I, N), with I < N.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text.split_once('/').and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)));
+    match parsed {
+        Some((i, n)) if i < n => Ok((i, n)),
+        _ => Err(format!("?shard={text} is not I/N with I < N")),
+    }
+}
+
+/// Which checks shard (I, N) runs: of each class of checks (those of one element type, by the
+/// word in their names, else those of one group, by their first word), every N-th from the
+/// I-th. The types' costs differ most (an f64 check compiles the software path's kernels, tens
+/// of times an f32 one's), so each of N pages side by side gets its share of each.
+fn shard_members(names: &[String], (shard, shards): (usize, usize)) -> Vec<bool> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    names
+        .iter()
+        .map(|name| {
+            let words = || name.split(' ');
+            let class = words().find(|w| DType::ALL.iter().any(|d| d.name() == *w)).or(words().next()).unwrap_or("");
+            let count = seen.entry(class).or_default();
+            *count += 1;
+            (*count - 1) % shards == shard
+        })
+        .collect()
+}
+
 /// Runs the checks from number `from` on (the driver's resume point after a hang), those whose
 /// name contains `?only=` when given, publishing the report after each.
 #[wasm_bindgen]
@@ -721,9 +749,19 @@ pub async fn run_suite() {
     report.adapter = format!("{}, subnormals {}", page::adapter_name(&ctx).await, ctx.info().subnormals);
     let from: usize = page::param("from").and_then(|f| f.parse().ok()).unwrap_or(0);
     let only = page::param("only");
+    let shard = match page::param("shard").map(|s| parse_shard(&s)).transpose() {
+        Ok(shard) => shard.unwrap_or((0, 1)),
+        Err(e) => {
+            report.fatal = Some(e);
+            report.done = true;
+            report.publish();
+            return;
+        }
+    };
+    let in_shard = shard_members(&report.names, shard);
     let mut log = format!("adapter: {}\n", report.adapter);
     for (index, test) in all.into_iter().enumerate() {
-        if index < from || only.as_deref().is_some_and(|o| !test.name.contains(o)) {
+        if index < from || !in_shard[index] || only.as_deref().is_some_and(|o| !test.name.contains(o)) {
             continue;
         }
         report.running = Some(index);

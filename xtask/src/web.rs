@@ -194,21 +194,60 @@ pub(crate) fn test_wasm(library_alone_linted: bool) -> Result<()> {
     Ok(())
 }
 
-/// Runs the suite page, resuming after any check that hangs or panics, and prints each
-/// result as it comes. Returns (passed, failed).
+/// Runs the suite page in [`suite_shards`] browsers side by side, each on its share of the
+/// checks (`?shard=I/N`), and prints each result as it comes. Returns (passed, failed).
+fn run_suite(server: &Server) -> Result<(usize, usize)> {
+    let started = Instant::now();
+    let shards = suite_shards();
+    let outcomes: Vec<Result<(BTreeMap<usize, bool>, usize)>> = std::thread::scope(|scope| {
+        let running: Vec<_> = (0..shards).map(|shard| scope.spawn(move || run_shard(server, shard, shards))).collect();
+        running
+            .into_iter()
+            .map(|page| page.join().unwrap_or_else(|_| Err(Error("a browser's driver thread panicked".into()))))
+            .collect()
+    });
+    let mut results: BTreeMap<usize, bool> = BTreeMap::new();
+    let mut total = 0;
+    for outcome in outcomes {
+        let (shard_results, shard_total) = outcome?;
+        results.extend(shard_results);
+        total = total.max(shard_total);
+    }
+    let passed = results.values().filter(|&&ok| ok).count();
+    // Checks that never reported count as failed (unless a filter left them out).
+    let unreported =
+        if std::env::var_os("WASM_SUITE_ONLY").is_some() { 0 } else { total.saturating_sub(results.len()) };
+    let failed = results.len() - passed + unreported;
+    println!(
+        "xtask: browser suite: {passed} passed, {failed} failed in {:.0} s ({shards} browsers side by side)",
+        started.elapsed().as_secs_f64()
+    );
+    Ok((passed, failed))
+}
+
+/// How many browsers run the suite side by side: `WASM_SUITE_SHARDS`, else one per core up to
+/// four. SwiftShader compiles a kernel on one thread, and compiling is most of the suite's time
+/// (the f64 checks' software-path kernels above all): one browser left a core of two idle.
+fn suite_shards() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    std::env::var("WASM_SUITE_SHARDS").ok().and_then(|s| s.parse().ok()).unwrap_or(cores.min(4)).max(1)
+}
+
+/// Runs shard `shard` of `shards` of the suite page, resuming after any check that hangs or
+/// panics, and prints each result as it comes. Returns each check's verdict by its number, and
+/// how many checks the page has.
 ///
 /// Longer than 80 lines on purpose: one loop over the page's WebDriver session, whose states
 /// (page loaded, result read, hang, panic, resume) read best together.
-fn run_suite(server: &Server) -> Result<(usize, usize)> {
+fn run_shard(server: &Server, shard: usize, shards: usize) -> Result<(BTreeMap<usize, bool>, usize)> {
     let mut results: BTreeMap<usize, bool> = BTreeMap::new();
     let mut from = 0;
     let mut total = 0;
-    let mut adapter_shown = false;
-    let started = Instant::now();
+    let mut adapter_shown = shard > 0;
     'page: loop {
         let browser = Browser::open()?;
         let only = std::env::var("WASM_SUITE_ONLY").map(|o| format!("&only={o}")).unwrap_or_default();
-        browser.navigate(&server.url(&format!("suite.html?from={from}{only}")))?;
+        browser.navigate(&server.url(&format!("suite.html?from={from}&shard={shard}/{shards}{only}")))?;
         let mut last_progress = Instant::now();
         let mut reported = 0;
         loop {
@@ -292,13 +331,7 @@ fn run_suite(server: &Server) -> Result<(usize, usize)> {
             }
         }
     }
-    let passed = results.values().filter(|&&ok| ok).count();
-    // Checks that never reported count as failed (unless a filter left them out).
-    let unreported =
-        if std::env::var_os("WASM_SUITE_ONLY").is_some() { 0 } else { total.saturating_sub(results.len()) };
-    let failed = results.len() - passed + unreported;
-    println!("xtask: browser suite: {passed} passed, {failed} failed in {:.0} s", started.elapsed().as_secs_f64());
-    Ok((passed, failed))
+    Ok((results, total))
 }
 
 /// Opens the demo page with `?auto=1`, waits for its `summary` line, saves a screenshot as
