@@ -21,11 +21,13 @@ mod guard;
 mod host_cost;
 mod packaging;
 mod public_api;
+mod steps;
 mod targets;
 mod web;
 
 use drivers::{cold_driver_caches, ensure_gpu_driver, private_runtime_dir, with_driver_caches};
 use packaging::{check_dependency_tree, packaging};
+use steps::Step;
 
 use std::env;
 use std::ffi::OsString;
@@ -258,15 +260,6 @@ const SWIFTSHADER_SLOW_COMPILES: &[&str] = &[
 /// Crates the kernel library with its default features must not depend on.
 const OPTIONAL_CRATES: &[&str] = &["clap", "prost", "protox", "ndarray-npy", "image", "serde_json"];
 
-/// One cargo run of `cargo xtask test`: what it checks, its arguments, whether the user's test
-/// arguments apply to it, and its environment.
-struct Step<'a> {
-    what: &'a str,
-    args: Vec<&'a str>,
-    takes_extra: bool,
-    env: &'a [(&'a str, &'a str)],
-}
-
 /// The arguments of the test step's build, which every later release step shares: every
 /// package, every feature. Cargo builds the dependency stack once per distinct set of features
 /// (dev-dependencies and other packages' choices included), and each build of wgpu and naga in
@@ -283,7 +276,8 @@ const CLI: &str = "wgpu-act";
 /// The step after which the dependency tree of the kernel library alone is checked.
 const LIBRARY_ALONE: &str = "the kernel library alone";
 
-/// `cargo xtask test`: every check CI makes, in order; the first failure ends the run.
+/// `cargo xtask test`: every check CI makes, in order (the suites on the other adapters two at a
+/// time, [`steps::two_at_a_time`]); the first failure ends the run.
 ///
 /// Longer than 80 lines on purpose: it is the list of CI's steps in the order they run, one call
 /// each, and reads best as one list.
@@ -339,7 +333,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     let bench = vec![CLI, "bench", "--elems", "4096", "--iterations", "1"];
     let soak = vec![CLI, "soak", "--seconds", "30"];
     let loss = vec![CLI, "soak", "--seconds", "10", "--destroy-after", "5"];
-    let mut steps = vec![
+    let first_steps = vec![
         Step { what: "formatting", args: vec!["fmt", "--all", "--check"], takes_extra: false, env: &[] },
         Step { what: "documentation, default features", args: doc(&[]), takes_extra: false, env: deny_doc_warnings },
         Step {
@@ -368,8 +362,24 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             takes_extra: false,
             env: &[],
         },
+    ];
+    // The suites again on the other adapters: built by the steps above, they only run, two
+    // at a time, the longest first.
+    let adapter_steps = vec![
         Step { what: "the GL adapter", args: info.clone(), takes_extra: false, env: gl },
+        Step {
+            what: "the SwiftShader adapter (Chromium's Vulkan driver)",
+            args: info,
+            takes_extra: false,
+            env: swiftshader,
+        },
         Step { what: "the GPU suites on GL", args: gl_suites, takes_extra: true, env: gl },
+        Step {
+            what: "the GPU suites on SwiftShader (it flushes subnormals)",
+            args: swiftshader_suites,
+            takes_extra: true,
+            env: swiftshader,
+        },
         Step { what: "the GPU suites on downlevel limits", args: downlevel_suites, takes_extra: true, env: downlevel },
         Step {
             what: "the operator suites on Vulkan with products with subnormals forced onto integers",
@@ -378,55 +388,24 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             env: exact_products,
         },
         Step {
-            what: "the SwiftShader adapter (Chromium's Vulkan driver)",
-            args: info,
-            takes_extra: false,
-            env: swiftshader,
-        },
-        Step {
-            what: "the GPU suites on SwiftShader (it flushes subnormals)",
-            args: swiftshader_suites,
-            takes_extra: true,
-            env: swiftshader,
-        },
-        Step {
             what: "chains, integration and properties on SwiftShader, but for its slowest compiles",
             args: swiftshader_rest,
             takes_extra: false,
             env: swiftshader,
         },
     ];
-    steps.extend([
+    let final_steps = vec![
         Step { what: &clippy_other_what, args: clippy_other_targets, takes_extra: false, env: &[] },
         Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },
-    ]);
+    ];
     let cache = cold_driver_caches()?;
     println!("xtask: driver shader caches start empty in {} (what a new machine sees)", cache.display());
     let suite_started = std::time::Instant::now();
-    for step in steps {
-        println!("xtask: == {}", step.what);
-        let no_extra: &[OsString] = &[];
-        let started = std::time::Instant::now();
-        let code = match step.args.split_first() {
-            Some((&CLI, args)) => cli(args, step.env)?,
-            _ => cargo(&[], &merged_arguments(&step.args, if step.takes_extra { extra } else { no_extra }), step.env)?,
-        };
-        // The times tell which step to trim when the suite nears CI's limit.
-        println!(
-            "xtask: -- {} took {:.0} s ({:.0} s so far)",
-            step.what,
-            started.elapsed().as_secs_f64(),
-            suite_started.elapsed().as_secs_f64()
-        );
-        if code != ExitCode::SUCCESS {
-            return Err(Error(format!("{} failed", step.what)));
-        }
-        if step.what == LIBRARY_ALONE {
-            check_dependency_tree()?;
-        }
-    }
+    steps::one_at_a_time(first_steps, extra, suite_started)?;
+    steps::two_at_a_time(adapter_steps, extra, suite_started)?;
+    steps::one_at_a_time(final_steps, extra, suite_started)?;
     targets::check_rust_version(&workspace_root())?;
     println!("xtask: == the public API against public-api.txt");
     public_api::check(false)?;
@@ -623,7 +602,7 @@ fn workspace_root() -> PathBuf {
 /// Prints the command line (so logs show exactly what ran), then runs it with inherited stdio.
 fn run(cmd: &mut Command) -> Result<std::process::ExitStatus> {
     let line = command_line(cmd);
-    println!("xtask: running: {line}");
+    steps::route_output(cmd, &line)?;
     cmd.status().map_err(|e| Error(format!("could not start `{line}`: {e}")))
 }
 
