@@ -276,8 +276,8 @@ const CLI: &str = "wgpu-act";
 /// The step after which the dependency tree of the kernel library alone is checked.
 const LIBRARY_ALONE: &str = "the kernel library alone";
 
-/// `cargo xtask test`: every check CI makes, in order (the suites on the other adapters two at a
-/// time, [`steps::two_at_a_time`]); the first failure ends the run.
+/// `cargo xtask test`: every check CI makes, in order (from the suites on the other adapters to the
+/// soaks two at a time, [`steps::two_at_a_time`]); the first failure ends the run.
 ///
 /// Longer than 80 lines on purpose: it is the list of CI's steps in the order they run, one call
 /// each, and reads best as one list.
@@ -363,9 +363,10 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             env: &[],
         },
     ];
-    // The suites again on the other adapters: built by the steps above, they only run, two
-    // at a time, the longest first.
-    let adapter_steps = vec![
+    // Two at a time, the longest first: the suites again on the other adapters (the steps
+    // above built them: these only run them), clippy for the other targets (its own build
+    // folders), the bench's smoke run and the soaks (which last a set time, whatever else runs).
+    let side_by_side = vec![
         Step { what: "the GL adapter", args: info.clone(), takes_extra: false, env: gl },
         Step {
             what: "the SwiftShader adapter (Chromium's Vulkan driver)",
@@ -380,6 +381,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             takes_extra: true,
             env: swiftshader,
         },
+        Step { what: &clippy_other_what, args: clippy_other_targets, takes_extra: false, env: &[] },
         Step { what: "the GPU suites on downlevel limits", args: downlevel_suites, takes_extra: true, env: downlevel },
         Step {
             what: "the operator suites on Vulkan with products with subnormals forced onto integers",
@@ -387,25 +389,21 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             takes_extra: true,
             env: exact_products,
         },
+        Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step {
             what: "chains, integration and properties on SwiftShader, but for its slowest compiles",
             args: swiftshader_rest,
             takes_extra: false,
             env: swiftshader,
         },
-    ];
-    let final_steps = vec![
-        Step { what: &clippy_other_what, args: clippy_other_targets, takes_extra: false, env: &[] },
-        Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
-        Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
         Step { what: "a soak whose device is destroyed mid-run", args: loss, takes_extra: false, env: vulkan },
+        Step { what: "a smoke run of the benchmarks", args: bench, takes_extra: false, env: vulkan },
     ];
     let cache = cold_driver_caches()?;
     println!("xtask: driver shader caches start empty in {} (what a new machine sees)", cache.display());
     let suite_started = std::time::Instant::now();
     steps::one_at_a_time(first_steps, extra, suite_started)?;
-    steps::two_at_a_time(adapter_steps, extra, suite_started)?;
-    steps::one_at_a_time(final_steps, extra, suite_started)?;
+    steps::two_at_a_time(side_by_side, extra, suite_started)?;
     targets::check_rust_version(&workspace_root())?;
     println!("xtask: == the public API against public-api.txt");
     public_api::check(false)?;

@@ -3,7 +3,8 @@
 //!
 //! Why side by side: on two cores the suites on GL, downlevel limits and SwiftShader kept the
 //! processor 69-82% busy (a test binary's last long test runs alone, and the drivers compile a
-//! kernel on one thread), so two of them at once finish sooner than one after the other.
+//! kernel on one thread), so two of them at once finish sooner than one after the other; and a
+//! soak lasts its set time whatever runs beside it.
 
 use std::cell::RefCell;
 use std::ffi::OsString;
