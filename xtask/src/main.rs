@@ -351,10 +351,10 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             env: &[],
         },
         Step {
-            what: "every test built in release, linted as it builds",
-            args: [&TEST_BUILD[..], &["--no-run"]].concat(),
-            takes_extra: false,
-            env: &[],
+            what: "every test, on Vulkan, validation mode on",
+            args: TEST_BUILD.to_vec(),
+            takes_extra: true,
+            env: vulkan,
         },
         Step {
             what: "the benches, built and linted in release",
@@ -363,17 +363,10 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             env: &[],
         },
     ];
-    // Two at a time, the longest first: every test on Vulkan, then again on the other adapters
-    // (the steps above built them: these only run them), the lints for the other targets and
-    // the pages' module (build folders of their own), the bench's smoke run and the soaks
-    // (which last a set time, whatever else runs).
+    // Two at a time, the longest first: the suites again on the other adapters (the steps
+    // above built them: these only run them), clippy for the other targets (its own build
+    // folders), the bench's smoke run and the soaks (which last a set time, whatever else runs).
     let side_by_side = vec![
-        Step {
-            what: "every test, on Vulkan, validation mode on",
-            args: TEST_BUILD.to_vec(),
-            takes_extra: true,
-            env: vulkan,
-        },
         Step { what: "the GL adapter", args: info.clone(), takes_extra: false, env: gl },
         Step {
             what: "the SwiftShader adapter (Chromium's Vulkan driver)",
@@ -396,9 +389,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             takes_extra: true,
             env: exact_products,
         },
-        Step { what: "the pages' wasm module built", args: web::MODULE_BUILD.to_vec(), takes_extra: false, env: &[] },
         Step { what: "a 30-second soak", args: soak, takes_extra: false, env: vulkan },
-        Step { what: web::PAGES_CLIPPY_WHAT, args: web::PAGES_CLIPPY.to_vec(), takes_extra: false, env: &[] },
         Step {
             what: "chains, integration and properties on SwiftShader, but for its slowest compiles",
             args: swiftshader_rest,
@@ -419,8 +410,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     packaging()?;
     println!("xtask: == the browser suite (wasm32 in headless Chromium's WebGPU)");
     let started = std::time::Instant::now();
-    // The steps side by side linted the kernel library alone and the pages for wasm32, and
-    // built the pages' module.
+    // The clippy step for the other targets linted the kernel library alone for wasm32.
     web::test_wasm(true)?;
     println!("xtask: -- the browser suite took {:.0} s", started.elapsed().as_secs_f64());
     println!("xtask: all checks passed in {:.0} s", suite_started.elapsed().as_secs_f64());

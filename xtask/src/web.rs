@@ -58,23 +58,14 @@ fn locked_version(package: &str) -> Result<String> {
     Ok(lock[start..].split('"').next().unwrap_or_default().to_string())
 }
 
-/// cargo's arguments that build the pages' wasm module (the `web` profile).
-pub(crate) const MODULE_BUILD: [&str; 7] = ["build", "--profile", "web", "--target", WASM_TARGET, "-p", WEB_PACKAGE];
-
-/// cargo's arguments that lint the pages for wasm32 with `-D warnings`. Clippy lints every
-/// workspace member it builds, so this lints the library with its ONNX layer too, the features
-/// the pages take (a run of its own for them took 40 s of the lints' 85 s).
-pub(crate) const PAGES_CLIPPY: [&str; 9] =
-    ["clippy", "--target", WASM_TARGET, "--lib", "-p", WEB_PACKAGE, "--", "-D", "warnings"];
-
-/// What [`PAGES_CLIPPY`] checks, as the suite names the step.
-pub(crate) const PAGES_CLIPPY_WHAT: &str = "clippy for wasm32-unknown-unknown: the pages and the library with onnx";
-
 /// `target/web/`: the pages, the wasm module and its JavaScript glue, and the listing of the
 /// committed ONNX cases, which are served from `tests/data/onnx` as they are.
 pub(crate) fn build() -> Result<PathBuf> {
     let root = workspace_root();
-    cargo_checked("build the pages' wasm module", &MODULE_BUILD)?;
+    cargo_checked(
+        "build the pages' wasm module",
+        &["build", "--profile", "web", "--target", WASM_TARGET, "-p", WEB_PACKAGE],
+    )?;
     let out = root.join("target/web");
     let wasm = root.join(format!("target/{WASM_TARGET}/web/{}.wasm", WEB_PACKAGE.replace('-', "_")));
     let bindgen = run(Command::new("wasm-bindgen")
@@ -165,30 +156,23 @@ fn serve_with(web: &Path, port: u16, ort: Option<&Path>) -> Result<Server> {
 
 /// `cargo xtask test-wasm`: lints for wasm32, the module built, the browser suite in headless
 /// Chromium's WebGPU, then the demo page's own check. Ends with `N passed, N failed`.
-/// `linted`: `cargo xtask test` has linted the kernel library alone (with the other targets) and
-/// the pages for wasm32, and built the module ([`PAGES_CLIPPY`], [`MODULE_BUILD`]) beside its
-/// other steps, so that here the build is found done.
-pub(crate) fn test_wasm(linted: bool) -> Result<()> {
+/// `library_alone_linted`: `cargo xtask test` has linted the kernel library alone for wasm32
+/// already (with the other targets).
+pub(crate) fn test_wasm(library_alone_linted: bool) -> Result<()> {
     ensure_web_tools()?;
-    if !linted {
-        // The kernel library alone, then the pages (the CLI and the bench harness are native:
-        // they block on the GPU).
-        cargo_checked(
-            "clippy for wasm32-unknown-unknown: the kernel library alone",
-            &[
-                "clippy",
-                "--target",
-                WASM_TARGET,
-                "--lib",
-                "-p",
-                "wgpu-activations",
-                "--no-default-features",
-                "--",
-                "-D",
-                "warnings",
-            ],
-        )?;
-        cargo_checked(PAGES_CLIPPY_WHAT, &PAGES_CLIPPY)?;
+    // The kernel library alone, then the pages (the CLI and the bench harness are native: they
+    // block on the GPU). Clippy lints every workspace member it builds, so the pages' run lints
+    // the library with its ONNX layer too, the features the pages take (a run of its own for
+    // them took 40 s of the lints' 85 s).
+    let library_alone: (&str, &[&str]) =
+        ("the kernel library alone", &["-p", "wgpu-activations", "--no-default-features"]);
+    let pages: (&str, &[&str]) = ("the pages and the library with onnx", &["-p", WEB_PACKAGE]);
+    let lints = if library_alone_linted { vec![pages] } else { vec![library_alone, pages] };
+    for (what, selection) in lints {
+        let mut args = vec!["clippy", "--target", WASM_TARGET, "--lib"];
+        args.extend_from_slice(selection);
+        args.extend_from_slice(&["--", "-D", "warnings"]);
+        cargo_checked(&format!("clippy for {WASM_TARGET}: {what}"), &args)?;
     }
     let web = build()?;
     let server = serve(&web, 0)?;
