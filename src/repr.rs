@@ -231,6 +231,11 @@ const HALVES_COMPARE: &str = include_str!("../shaders/shared/halves_compare.wgsl
 pub(crate) const WIDE_U32: &str = include_str!("../shaders/shared/wide_u32.wgsl");
 /// Shrink's wrapping sum and difference, for the integers of one native word an element.
 const WRAPPING_SUMS: &str = include_str!("../shaders/shared/wrapping_sums.wgsl");
+/// Shrink's sum or difference from them, for every integer representation.
+const SHIFTED_INTEGERS: &str = include_str!("../shaders/shared/shifted_integers.wgsl");
+/// The arithmetic of the integers of one native word an element; the packed and paired ones
+/// define their sums themselves.
+const NATIVE_INTEGER_ARITHMETIC: &[&str] = &[WRAPPING_SUMS, SHIFTED_INTEGERS];
 const SOFT_F64: &str = include_str!("../shaders/shared/soft_f64.wgsl");
 
 const NONE: wgpu::Features = wgpu::Features::empty();
@@ -272,12 +277,17 @@ const HALF_ROW: ReprSpec = ReprSpec {
 const INT64_ROW: ReprSpec = ReprSpec {
     feature: wgpu::Features::SHADER_INT64,
     description: "native 64-bit (SHADER_INT64)",
-    arithmetic: &[WRAPPING_SUMS],
+    arithmetic: NATIVE_INTEGER_ARITHMETIC,
     ..EVERY_ADAPTER
 };
 /// The 64-bit integers emulated on u32 pairs.
-const PAIR_ROW: ReprSpec =
-    ReprSpec { native: false, layout: &U32_PAIRS, description: "emulated: (low, high) u32 pairs", ..EVERY_ADAPTER };
+const PAIR_ROW: ReprSpec = ReprSpec {
+    native: false,
+    layout: &U32_PAIRS,
+    description: "emulated: (low, high) u32 pairs",
+    arithmetic: &[SHIFTED_INTEGERS],
+    ..EVERY_ADAPTER
+};
 
 /// Every representation, in [`Repr`] order; for each dtype the preferred (native) one first.
 pub(crate) static REPRS: [ReprSpec; 16] = [
@@ -335,6 +345,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         layout: &QUARTERS,
         description: "packed: 4 per u32 (WGSL has no 8-bit type)",
         file: REPR_PACKED_SIGNED,
+        arithmetic: &[SHIFTED_INTEGERS],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -344,6 +355,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         layout: &HALVES,
         description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
         file: REPR_PACKED_SIGNED,
+        arithmetic: &[SHIFTED_INTEGERS],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -353,6 +365,7 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         layout: &QUARTERS,
         description: "packed: 4 per u32 (WGSL has no 8-bit type)",
         file: REPR_PACKED_UNSIGNED,
+        arithmetic: &[SHIFTED_INTEGERS],
         ..EVERY_ADAPTER
     },
     ReprSpec {
@@ -362,10 +375,23 @@ pub(crate) static REPRS: [ReprSpec; 16] = [
         layout: &HALVES,
         description: "packed: 2 per u32 (WGSL has no 16-bit integer type)",
         file: REPR_PACKED_UNSIGNED,
+        arithmetic: &[SHIFTED_INTEGERS],
         ..EVERY_ADAPTER
     },
-    ReprSpec { repr: Repr::I32, dtype: DType::I32, file: REPR_I32, arithmetic: &[WRAPPING_SUMS], ..EVERY_ADAPTER },
-    ReprSpec { repr: Repr::U32, dtype: DType::U32, file: REPR_U32, arithmetic: &[WRAPPING_SUMS], ..EVERY_ADAPTER },
+    ReprSpec {
+        repr: Repr::I32,
+        dtype: DType::I32,
+        file: REPR_I32,
+        arithmetic: NATIVE_INTEGER_ARITHMETIC,
+        ..EVERY_ADAPTER
+    },
+    ReprSpec {
+        repr: Repr::U32,
+        dtype: DType::U32,
+        file: REPR_U32,
+        arithmetic: NATIVE_INTEGER_ARITHMETIC,
+        ..EVERY_ADAPTER
+    },
     ReprSpec { repr: Repr::I64, dtype: DType::I64, layout: &I64_NATIVE, file: REPR_I64, ..INT64_ROW },
     ReprSpec { repr: Repr::I64Pair, dtype: DType::I64, file: REPR_I64_PAIR, ..PAIR_ROW },
     ReprSpec { repr: Repr::U64, dtype: DType::U64, layout: &U64_NATIVE, file: REPR_U64, ..INT64_ROW },

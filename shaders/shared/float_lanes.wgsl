@@ -16,14 +16,13 @@ fn lanes_from_attribute(a: f32) -> Lanes {
     return from_compute(from_attribute(a));
 }
 
-// Shrink's arithmetic: a + b and a - b rounded once in the Compute type (subnormal results kept
-// where the device flushes them: add_keeping_subnormals) and then to X's type.
-fn lanes_add(a: Lanes, b: Lanes) -> Lanes {
-    return from_compute(add_keeping_subnormals(to_compute(a), to_compute(b)));
-}
-
-fn lanes_sub(a: Lanes, b: Lanes) -> Lanes {
-    return from_compute(add_keeping_subnormals(to_compute(a), negate(to_compute(b))));
+// Shrink's x + bias where `up`, x - bias elsewhere, rounded once in the Compute type (subnormal
+// results kept where the device flushes them: add_keeping_subnormals) and then to X's type. The
+// host has cast bias like X (UnaryOp::parameter_block), so it is exact in Compute as it comes:
+// casting it here, in every invocation, cost Shrink f16 half its speed on lavapipe.
+fn shifted_by_attribute(x: Lanes, bias: f32, up: Mask) -> Lanes {
+    let b = from_attribute(bias);
+    return from_compute(add_keeping_subnormals(to_compute(x), pick(negate(b), b, up)));
 }
 
 // Clip's bound `slot` (0 min, 1 max): an f32 (attributes.x, .y) for the 16- and 32-bit floats;

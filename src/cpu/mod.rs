@@ -56,7 +56,7 @@ pub use prelu::{prelu, prelu_scalar};
 /// itself (bit for bit) where the operator passes X through. f64 results come from the twin in
 /// double-double arithmetic (correctly rounded), the narrower dtypes' from the twin in f64.
 pub fn unary_scalar<T: FloatElement>(op: &UnaryOp, attributes: &Attributes, x: T) -> T {
-    let attributes = attributes_for::<T>(op, attributes);
+    let attributes = op.attributes_like(attributes, T::DTYPE);
     let value = if T::DTYPE == DType::F64 {
         (op.twin.exact)(Exact::from_f64(x.to_f64()), &attributes).map(Real::to_f64)
     } else {
@@ -88,7 +88,7 @@ pub fn unary_passes_through<T: Element>(op: &UnaryOp, attributes: &Attributes, x
     if !T::DTYPE.is_float() {
         return integer_result(op, attributes, x).is_none();
     }
-    (op.twin.fast)(x.widened(), &attributes_for::<T>(op, attributes)).is_none()
+    (op.twin.fast)(x.widened(), &op.attributes_like(attributes, T::DTYPE)).is_none()
 }
 
 /// The integer twin's result for an integer `x`, the attributes cast like X as Rust's `as`
@@ -139,20 +139,6 @@ fn integer_element<T: Element>(v: i128) -> Option<T> {
         DType::U64 => bytemuck::cast(v as u64),
         DType::BF16 | DType::F16 | DType::F32 | DType::F64 => return None,
     })
-}
-
-/// The attribute values the twin takes for dtype `T`: rounded to `T` where the function body
-/// casts them like X ([`UnaryOp::attributes_like_x`]). Residual and bound-word slots keep their
-/// bits: an f64 bound's residual is a tag and its words are bits, not values
-/// (`crate::dtype::f64_bound_slots`).
-fn attributes_for<T: Element>(op: &UnaryOp, attributes: &Attributes) -> Attributes {
-    let mut cast = *attributes;
-    if op.attributes_like_x {
-        for value in &mut cast[..op.attributes.len()] {
-            *value = T::narrowed(f64::from(*value)).widened() as f32;
-        }
-    }
-    cast
 }
 
 /// `op` on every element, of any dtype the operator accepts. Output has X's shape in standard

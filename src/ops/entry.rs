@@ -412,10 +412,14 @@ impl UnaryOp {
     /// of an operator whose attributes come as inputs of X's type (Clip) take each as its 64
     /// bits, in two words (low, high; min in `.xy`, max in `.zw`), which `lanes_from_bound`
     /// reads: every f64, and every integer of the type.
+    /// For X of a 16-bit float type they come cast like X already where the function body
+    /// casts them ([`UnaryOp::attributes_like_x`]): a kernel that adds them in f32 (Shrink's
+    /// bias) takes them as they are, where a cast of its own in every invocation cost Shrink f16
+    /// half its speed on lavapipe; the kernels' own casts leave them as they are.
     pub(crate) fn parameter_block(&self, attributes: &Attributes, dtype: DType) -> ParameterBlock {
         let wide = matches!(dtype, DType::F64 | DType::I64 | DType::U64);
         if !wide || self.attribute_inputs_since.is_none() {
-            return (self.kernel_parameters)(attributes);
+            return (self.kernel_parameters)(&self.attributes_like(attributes, dtype));
         }
         let mut block = [0.0; MAX_ATTRIBUTES];
         for (slot, words) in block.chunks_exact_mut(2).enumerate().take(self.attributes.len()) {
@@ -426,6 +430,24 @@ impl UnaryOp {
             words.copy_from_slice(&crate::dtype::slot_words_of_u64(bits));
         }
         block
+    }
+
+    /// The attribute values cast to a float `dtype` where the function body casts them like X
+    /// ([`UnaryOp::attributes_like_x`]), each rounded once and widened back to f32 (exact for
+    /// every float dtype but f64, which f32 values are already); every other slot, and every
+    /// slot for the integers (their casts are [`UnaryOp::integer_bound`]'s), as it is.
+    pub(crate) fn attributes_like(&self, attributes: &Attributes, dtype: DType) -> Attributes {
+        let mut cast = *attributes;
+        if self.attributes_like_x {
+            for value in &mut cast[..self.attributes.len()] {
+                *value = match dtype {
+                    DType::F16 => half::f16::from_f32(*value).to_f32(),
+                    DType::BF16 => half::bf16::from_f32(*value).to_f32(),
+                    _ => *value,
+                };
+            }
+        }
+        cast
     }
 
     /// Attribute `name`, if the operator has it.
