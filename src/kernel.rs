@@ -259,7 +259,7 @@ impl KernelKey {
             .map(|s| match s {
                 Step::Unary(op, variant) => op.kernel_function(variant),
                 Step::Prelu(access) => format!("prelu[{}]", access.wgsl_name()),
-                Step::Swiglu(..) => "swiglu".to_string(),
+                Step::Swiglu(_, variant) => crate::ops::SWIGLU.kernel_function(variant),
             })
             .collect();
         let chain = match (names.is_empty(), self.tuning.step_program) {
@@ -365,10 +365,10 @@ impl KernelKey {
                             ("{{RUN}}", &run.to_string()),
                         ],
                     ));
-                    if let Step::Swiglu(..) = step {
+                    if let Step::Swiglu(_, variant) = step {
                         include(SWIGLU);
                         text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
-                        text.gate(k);
+                        text.gate(k, &crate::ops::SWIGLU.kernel_function(variant));
                     } else {
                         text.prelu(k, access);
                     }

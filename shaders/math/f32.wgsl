@@ -324,7 +324,17 @@ fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Com
 // a b), 1 ULP for the 16-bit types. An infinite or NaN a b gives the function body's value.
 fn gated_product(a: Compute, b: Compute, alpha: Compute) -> Compute {
     let t = mul(alpha, a);
-    let error = product_error(alpha, a, t);
+    return gated_product_of(a, b, t, product_error(alpha, a, t));
+}
+
+// (a b) sigmoid(a) (SwiGLU's alpha 1): gated_product where alpha a is a itself, exact, so that
+// its product and that product's error go (the error is 0 there: the same bits).
+fn self_gated_product(a: Compute, b: Compute) -> Compute {
+    return gated_product_of(a, b, a, Compute(0.0));
+}
+
+// gated_product from t + error = alpha a (t rounded, the error exact).
+fn gated_product_of(a: Compute, b: Compute, t: Compute, error: Compute) -> Compute {
     let product = mul(a, b);
     // (a 2^-64)(b 2^-64) is exact but for its one rounding where a b overflows, below 2^128 for
     // every f32 a and b; the 2^128 returns in the final scaling. It is read only there, where

@@ -21,6 +21,7 @@
 //                            constants as real numbers), 3 ULP
 //   d_gated_product(a, b, alpha)  (a b) sigmoid(alpha a) (SwiGLU) for an f32 alpha, 4 ULP, a b
 //                            beyond f64's range and subnormal results included
+//   self_gated_product(a, b) (a b) sigmoid(a) (SwiGLU's alpha 1): d_gated_product with alpha = 1
 
 {{F64_FUNCTIONS}}
 
@@ -28,6 +29,12 @@
 // function, whose steps the software path's program already holds.
 fn self_logistic_product(x: Compute) -> Compute {
     return logistic_product(x, from_attribute(1.0));
+}
+
+// (a b) sigmoid(a) (SwiGLU's alpha 1): math/f32.wgsl's shortcut (alpha a exact) serves f32
+// alone, as self_logistic_product's does.
+fn self_gated_product(a: Compute, b: Compute) -> Compute {
+    return gated_product(a, b, from_attribute(1.0));
 }
 
 // Celu's alpha expm1(x / alpha) for x / alpha < 0: x / alpha, expm1 and the product each rounded

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::{FusedRow, HostRow, KernelRow, plain, raw, sample_bytes};
 use crate::dtype::DType;
 use crate::engine::{Context, GpuTensor, Job, JobStep, KeepAlive, SlopeWindow};
-use crate::ops::{Step, UnaryOp};
+use crate::ops::{Attributes, Step, UnaryOp};
 
 /// Timestamp queries, when the adapter has them.
 struct Queries {
@@ -288,12 +288,13 @@ impl<'a> Meter<'a> {
         Ok(row)
     }
 
-    /// SwiGLU of two tensors of `n` elements (the elementwise driver's chain step) against the
-    /// copy kernel over the bytes it moves (two reads and a write against a read and a write: the
-    /// copy's bytes scaled).
+    /// SwiGLU of two tensors of `n` elements (the elementwise driver's chain step) with
+    /// `attributes` (labelled `label`) against the copy kernel over the bytes it moves (two reads
+    /// and a write against a read and a write: the copy's bytes scaled).
     pub(super) fn gated_row(
         &self,
         dtype: DType,
+        (attributes, label): (&Attributes, &'static str),
         n: usize,
         iterations: usize,
         target: Option<f64>,
@@ -301,10 +302,10 @@ impl<'a> Meter<'a> {
         let a = self.tensor(dtype, &[n], 8)?;
         let b = self.tensor(dtype, &[n], 9)?;
         let y = self.tensor(dtype, &[n], 10)?;
-        let steps = [Step::Swiglu(SlopeWindow::whole(&b), crate::ops::attributes_from(&[1.0]))];
+        let steps = [Step::Swiglu(SlopeWindow::whole(&b), *attributes)];
         let bytes = a.size_bytes();
         self.kernel_row(
-            ("SwiGLU", dtype, ""),
+            ("SwiGLU", dtype, label),
             iterations,
             (&self.job(&a, &y, &steps), &self.job(&a, &y, &[])),
             (3 * bytes, 2 * bytes),

@@ -214,9 +214,14 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
     }
     if wanted_op(crate::ops::SWIGLU.cli_name) {
         for &dtype in dtypes.iter().filter(|d| d.is_float() && runnable(d)) {
-            progress(&format!("SwiGLU {dtype}"));
-            // As Swish's kernel of the same arithmetic, an input more.
-            kernels.push(meter.gated_row(dtype, n, config.iterations, Some(SWISH_TARGET))?);
+            // As Swish's kernels of the same arithmetic, an input more: alpha 1's own kernel, and
+            // the general one.
+            let alpha_one = crate::ops::OwnKernel::ALPHA_ONE;
+            for (values, label) in [(&[1.0f32][..], ""), alpha_one.general] {
+                progress(&format!("SwiGLU {dtype} {label}"));
+                let attributes = crate::ops::attributes_from(values);
+                kernels.push(meter.gated_row(dtype, (&attributes, label), n, config.iterations, Some(SWISH_TARGET))?);
+            }
         }
     }
     let mut fused = Vec::new();

@@ -71,10 +71,12 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
                 chains.push(vec![Step::Unary(a, 0), Step::Unary(ops[(i + 1) % ops.len()], 0)]);
             }
         }
-        // SwiGLU alone, and between unary steps beside a PRelu, where a kernel has it.
+        // SwiGLU alone (each kernel function), and between unary steps beside a PRelu, where a
+        // kernel has it.
         let swiglu = crate::ops::SWIGLU.accepts(spec.dtype);
         if swiglu {
             chains.push(vec![Step::Swiglu(SlopeAccess::Same, 0)]);
+            chains.push(vec![Step::Swiglu(SlopeAccess::Same, 1)]);
         }
         if let (Some(&first), Some(&last)) = (ops.first(), ops.last()) {
             chains.push(vec![Step::Unary(last, 0); MAX_CHAIN]);

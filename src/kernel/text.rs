@@ -42,10 +42,11 @@ impl StepText {
         let _ = writeln!(self.tail, "        {statement}");
     }
 
-    /// The SwiGLU step at chain position `k`: its B has X's shape ([`SlopeAccess::Same`]).
-    pub(super) fn gate(&mut self, k: usize) {
-        let _ = writeln!(self.main, "            b = swiglu(b, group(slope_vectors_{k}[v], g), attributes_{k});");
-        let _ = writeln!(self.tail, "        b = swiglu(b, slope_same_{k}(element, g), attributes_{k});");
+    /// The SwiGLU step at chain position `k`, calling its kernel function `function`: its B has
+    /// X's shape ([`SlopeAccess::Same`]).
+    pub(super) fn gate(&mut self, k: usize, function: &str) {
+        let _ = writeln!(self.main, "            b = {function}(b, group(slope_vectors_{k}[v], g), attributes_{k});");
+        let _ = writeln!(self.tail, "        b = {function}(b, slope_same_{k}(element, g), attributes_{k});");
     }
 
     /// How the PRelu step at chain position `k` gathers its slope, per [`SlopeAccess`].

@@ -53,6 +53,27 @@ pub struct OwnKernel {
     pub general: (&'static [f32], &'static str),
 }
 
+impl OwnKernel {
+    /// Alpha 1 (Swish's and SwiGLU's default, SiLU): alpha x is x itself, exact, so the kernel
+    /// takes no product for it nor that product's error.
+    pub(crate) const ALPHA_ONE: OwnKernel = OwnKernel {
+        name: "alpha_one",
+        runs_for: |attributes| attributes[0].to_bits() == 1.0f32.to_bits(),
+        example: (&[1.0], "alpha 1"),
+        general: (&[1.702], "alpha 1.702"),
+    };
+
+    /// The first of `attributes` with values that have a kernel of their own.
+    pub(crate) fn of(attributes: &[Attribute]) -> Option<OwnKernel> {
+        attributes.iter().find_map(|a| a.own_kernel)
+    }
+
+    /// The kernel variant `attributes` run: 1 for this kernel, 0 for the general one.
+    pub(crate) fn variant(own: Option<OwnKernel>, attributes: &Attributes) -> u8 {
+        own.map_or(0, |own| u8::from((own.runs_for)(attributes)))
+    }
+}
+
 impl Attribute {
     /// A FLOAT attribute whose default never changed.
     pub const fn new(name: &'static str, default: f32) -> Self {
@@ -462,7 +483,7 @@ impl UnaryOp {
 
     /// Attribute values with a kernel of their own, if the operator has them.
     fn own_kernel(&self) -> Option<OwnKernel> {
-        self.attributes.iter().find_map(|a| a.own_kernel)
+        OwnKernel::of(self.attributes)
     }
 
     /// Which of the operator's kernel functions `attributes` run: the index of the choice of
@@ -477,7 +498,7 @@ impl UnaryOp {
             let value = attributes[index];
             return (if attribute.admits(value) { value } else { attribute.default }) as u8;
         }
-        self.own_kernel().map_or(0, |own| u8::from((own.runs_for)(attributes)))
+        OwnKernel::variant(self.own_kernel(), attributes)
     }
 
     /// The WGSL function of kernel variant `variant`: `wgsl_fn` for the default choice (and for

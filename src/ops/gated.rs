@@ -2,8 +2,11 @@
 //! as the other tables describe theirs. It runs as a step of the elementwise driver
 //! (`Step::Swiglu`, `shaders/ops/swiglu.wgsl`), alone or fused; its CPU twin is `src/cpu/gated.rs`.
 
-use super::{Attribute, OpVersion, UlpBounds};
+use super::{Attribute, Attributes, OpVersion, OwnKernel, UlpBounds};
 use crate::dtype::DType;
+
+/// The WGSL function of SwiGLU's kernel.
+const WGSL_FN: &str = "swiglu";
 
 /// An operator of two inputs of one shape, A and B, and FLOAT attributes.
 #[derive(Debug)]
@@ -27,7 +30,7 @@ pub static SWIGLU: GatedOp = GatedOp {
     onnx_name: "SwiGLU",
     cli_name: "swiglu",
     versions: &[OpVersion { since: 28, dtypes: &[DType::BF16, DType::F16, DType::F32, DType::F64] }],
-    attributes: &[Attribute::new("alpha", 1.0)],
+    attributes: &[Attribute::new("alpha", 1.0).with_own_kernel(OwnKernel::ALPHA_ONE)],
     max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 4, f64: 4 },
     formula: "a * b / (1 + exp(-alpha * a))",
 };
@@ -36,6 +39,21 @@ impl GatedOp {
     /// True when some version accepts `dtype`.
     pub fn accepts(&self, dtype: DType) -> bool {
         self.versions.iter().any(|v| v.dtypes.contains(&dtype))
+    }
+
+    /// Which of SwiGLU's kernel functions `attributes` run: 1 for values with a kernel of their
+    /// own ([`OwnKernel`]: alpha 1), 0 for any others.
+    pub(crate) fn kernel_variant(&self, attributes: &Attributes) -> u8 {
+        OwnKernel::variant(OwnKernel::of(self.attributes), attributes)
+    }
+
+    /// The WGSL function of kernel variant `variant` (`shaders/ops/swiglu.wgsl`): `swiglu`, or
+    /// `swiglu_<name>` for a value's own kernel (`swiglu_alpha_one`).
+    pub(crate) fn kernel_function(&self, variant: u8) -> String {
+        match OwnKernel::of(self.attributes).filter(|_| variant == 1) {
+            Some(own) => format!("{WGSL_FN}_{}", own.name),
+            None => WGSL_FN.to_string(),
+        }
     }
 
     /// The index of attribute `name`, if the operator has it.

@@ -397,12 +397,7 @@ unary_ops! {
         onnx_name: "Swish",
         cli_name: "swish",
         versions: &[OpVersion { since: 24, dtypes: FLOATS_BF16 }],
-        attributes: &[Attribute::new("alpha", 1.0).with_own_kernel(OwnKernel {
-            name: "alpha_one",
-            runs_for: |attributes| attributes[0].to_bits() == 1.0f32.to_bits(),
-            example: (&[1.0], "alpha 1"),
-            general: (&[1.702], "alpha 1.702"),
-        })],
+        attributes: &[Attribute::new("alpha", 1.0).with_own_kernel(OwnKernel::ALPHA_ONE)],
         max_ulp: UlpBounds { bf16: 1, f16: 1, f32: 3, f64: 3 },
         formula: "x / (1 + exp(-alpha * x))",
         expansion: "Mul(X, Sigmoid(Mul(alpha, X)))",

@@ -32,7 +32,7 @@ impl Context {
                 }
                 Ok(Planned { step, kind: Step::Unary(op, op.kernel_variant(attributes)), plan: None, block: None })
             }
-            Step::Swiglu(SlopeWindow { shape, .. }, _) => {
+            Step::Swiglu(SlopeWindow { shape, .. }, attributes) => {
                 if !SWIGLU.accepts(dtype) {
                     return Err(Error::DTypeNotAllowed { op: SWIGLU.onnx_name, dtype, version: None });
                 }
@@ -41,7 +41,8 @@ impl Context {
                 if access != SlopeAccess::Same {
                     return Err(Error::Internal { what: format!("SwiGLU's B planned as {access:?}") });
                 }
-                Ok(Planned { step, kind: Step::Swiglu(access, 0), plan: Some(plan), block })
+                let variant = SWIGLU.kernel_variant(attributes);
+                Ok(Planned { step, kind: Step::Swiglu(access, variant), plan: Some(plan), block })
             }
             Step::Prelu(_) => {
                 let (access, plan, block) = self.plan_slope(step, dtype, job)?;
