@@ -418,6 +418,34 @@ fn special_elements_in_rows_side_by_side<T: FloatElement + wgpu_activations::Blo
 
 tests_per_dtype!(special_elements_in_rows_side_by_side: f32, f16);
 
+/// Many rows longer than a cache line and shorter than a page (a CPU adapter takes a page of them
+/// an invocation, one after the other): rows of 36, 64 and 132, row counts that leave the last
+/// invocation fewer, NaN, +inf, only -inf, a masked row, a tie and a dominant term in rows at the
+/// beginning, the middle and the end of the runs.
+fn special_rows_in_runs<T: FloatElement + wgpu_activations::Blocking>() {
+    let ctx = gpu_or_skip!();
+    let mut rng = StdRng::seed_from_u64(0x7a9e);
+    for (rows, n) in [(1501usize, 36usize), (2050, 64), (4099, 132)] {
+        let mut x = random::<T>(&mut rng, &[rows, n], 3.0);
+        let mut set = |row: usize, i: usize, v: f64| x[[row, i]] = T::from_f64(v);
+        for (k, row) in [0, 1, 7, rows / 2, rows / 2 + 1, rows - 3, rows - 2, rows - 1].into_iter().enumerate() {
+            match k % 6 {
+                0 => set(row, n / 3, f64::NAN),
+                1 => set(row, n - 1, f64::INFINITY),
+                2 => (0..n).for_each(|i| set(row, i, f64::NEG_INFINITY)),
+                3 => (0..n).filter(|i| i % 5 != 2).for_each(|i| set(row, i, f64::NEG_INFINITY)),
+                4 => [3, n - 2].into_iter().for_each(|i| set(row, i, 50.0)),
+                _ => set(row, n / 2, 40.0),
+            }
+        }
+        for op in AXIS_OPS {
+            check(ctx, op, 13, &x, -1, &format!("{rows} rows of {n} in runs"));
+        }
+    }
+}
+
+tests_per_dtype!(special_rows_in_runs: f32, f16, bf16);
+
 /// Long rows along the first axis in runs of sixteen groups of four side by side (inner 128: a CPU
 /// adapter's chunks of four rows, each run's groups taken by its invocations interleaved), each
 /// row's maximum at its own place in one of its three chunks, NaN in two rows: Hardmax marks

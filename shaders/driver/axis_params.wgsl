@@ -17,6 +17,9 @@ struct AxisParams {
     // elements a chunk, and chunks a row.
     chunk: u32,
     chunks: u32,
+    // row_vectors' rows an invocation, one after the other (src/kernel/axis.rs's
+    // rows_an_invocation).
+    rows_an_invocation: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: AxisParams;

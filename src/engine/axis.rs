@@ -14,7 +14,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernel::axis::{
     AXIS_F64_WORKGROUP, AXIS_KERNEL_DTYPES, AXIS_WORKGROUP, AxisEntry, AxisKernelKey, ROW_WORKGROUP,
-    ROWS_PER_INVOCATION, row_segment,
+    ROWS_PER_INVOCATION, row_segment, rows_an_invocation,
 };
 use crate::ops::AxisOp;
 use crate::repr::Repr;
@@ -75,6 +75,10 @@ struct AxisParams {
     /// The chunked entry points' chunks: their elements, and how many a row has.
     chunk: u32,
     chunks: u32,
+    /// `row_vectors`' rows an invocation ([`rows_an_invocation`]).
+    rows_an_invocation: u32,
+    /// To the uniform's 16-byte multiple.
+    padding: [u32; 3],
 }
 
 impl Context {
@@ -166,9 +170,16 @@ impl Context {
         key.plain_body = plain_body && x.dtype() != DType::F64;
         let on_cpu =
             (self.inner.options.axis_cpu_forms).unwrap_or(self.inner.info.adapter.device_type == wgpu::DeviceType::Cpu);
-        let entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
+        let mut entries = key.entries(layout.rows(), layout.n, layout.inner, on_cpu);
         let chunk = key.chunk_len(layout.n, layout.rows(), host_threads(), entries[0]);
         let segment = row_segment(layout.n, on_cpu);
+        let rows_an_invocation = match entries[0] {
+            AxisEntry::RowVectors => {
+                rows_an_invocation(layout.rows(), layout.n * x.dtype().size_bytes(), host_threads())
+            }
+            _ => 1,
+        };
+        entries.iter_mut().for_each(|entry| *entry = entry.in_runs(rows_an_invocation));
         let chunks = layout.n.div_ceil(chunk);
         let chunk_count = u64::from(rows) * chunks as u64;
         // The chunks' scratch (each chunk's maximum and sum of terms, for the dispatches after)
@@ -198,7 +209,9 @@ impl Context {
                 AxisEntry::Rows | AxisEntry::StridedVectors => {
                     u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * ROWS_PER_INVOCATION))
                 }
-                AxisEntry::RowVectors => u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP)),
+                AxisEntry::RowVectors | AxisEntry::RowRunVectors => {
+                    u64::from(rows).div_ceil(u64::from(AXIS_WORKGROUP * rows_an_invocation))
+                }
                 AxisEntry::RowSegments => u64::from(rows).div_ceil(u64::from(ROW_WORKGROUP / segment)),
                 AxisEntry::HeldChunkJoin => u64::from(rows),
                 AxisEntry::HeldChunkTops | AxisEntry::HeldChunkResults => chunk_count,
@@ -222,6 +235,8 @@ impl Context {
                 segment,
                 chunk: chunk as u32,
                 chunks: u32::try_from(chunks).map_err(|_| too_big("chunks", chunks))?,
+                rows_an_invocation,
+                padding: [0; 3],
             };
             let params = slots.put(k, &params);
             let tensors = [x, y];

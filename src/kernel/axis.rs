@@ -73,6 +73,33 @@ pub(crate) fn row_segment(n: usize, on_cpu: bool) -> u32 {
     vectors.checked_next_power_of_two().unwrap_or(ROW_WORKGROUP).clamp(1, ROW_WORKGROUP)
 }
 
+/// The bytes of consecutive rows one invocation of `row_vectors` walks on a CPU adapter: a page.
+/// llvmpipe runs a batch of eight invocations as one thread's SIMD lanes, each walking its own
+/// row. Rows no longer than a cache line lie side by side under the batch's loads, and rows of
+/// a page or more are a stream of their own each, which the CPU's prefetcher follows; rows
+/// between put eight walks in one page, which it does not. Over rows of 128 f32 (512 bytes),
+/// Hardmax ran at 0.44-0.48 of the copy kernel a row an invocation, 0.80-0.88 eight rows an
+/// invocation; over rows of 1000, at 0.78-0.85 either way; over rows of 8, 0.57-0.65 a row an
+/// invocation and 0.48-0.49 eight (Softmax over rows of 128: 14.2-18.4 ms -> 9.8-13.1 ms).
+pub(crate) const ROW_VECTORS_WALK_BYTES: usize = 4096;
+/// Rows of at most this many bytes lie side by side under a batch's loads (a cache line).
+const ROW_VECTORS_SIDE_BY_SIDE_BYTES: usize = 64;
+
+/// The rows each invocation of `row_vectors` takes, one after the other, for `rows` rows of
+/// `row_bytes` on a CPU adapter of `threads` threads: as many as make [`ROW_VECTORS_WALK_BYTES`]
+/// where rows are longer than a cache line, while the workgroups still give each thread
+/// [`CHUNK_WORKGROUPS_A_THREAD`]; one otherwise. More than one runs
+/// [`AxisEntry::RowRunVectors`] ([`AxisEntry::in_runs`]). (A page of f32 is 768 loop
+/// iterations, far from llvmpipe's 65535.)
+pub(crate) fn rows_an_invocation(rows: usize, row_bytes: usize, threads: usize) -> u32 {
+    if row_bytes <= ROW_VECTORS_SIDE_BY_SIDE_BYTES {
+        return 1;
+    }
+    let walk = ROW_VECTORS_WALK_BYTES.div_ceil(row_bytes);
+    let busy = rows / (AXIS_WORKGROUP as usize * CHUNK_WORKGROUPS_A_THREAD * threads.max(1));
+    u32::try_from(walk.min(busy).max(1)).unwrap_or(1)
+}
+
 /// Vectors of four elements each invocation holds in registers where a row or chunk is held
 /// (`CACHED_CHUNKS` in the driver).
 const CACHED_CHUNKS: u32 = 4;
@@ -85,6 +112,8 @@ pub(crate) enum AxisEntry {
     /// One row an invocation, read and written four elements a vector: rows along the last axis
     /// whose length is a multiple of four, on a CPU adapter.
     RowVectors,
+    /// `row_vectors` taking [`rows_an_invocation`] rows an invocation, one after the other.
+    RowRunVectors,
     /// Four rows an invocation, read and written a vector at a time: rows along an axis that is
     /// not the last, four neighbouring rows side by side (inner a multiple of four), on a CPU
     /// adapter.
@@ -187,11 +216,21 @@ impl AxisEntry {
         )
     }
 
+    /// The entry point itself, or [`AxisEntry::RowRunVectors`] for `row_vectors` where an
+    /// invocation takes `rows_an_invocation` rows ([`rows_an_invocation`]) and more than one.
+    pub(crate) fn in_runs(self, rows_an_invocation: u32) -> AxisEntry {
+        match self {
+            AxisEntry::RowVectors if rows_an_invocation > 1 => AxisEntry::RowRunVectors,
+            entry => entry,
+        }
+    }
+
     /// Its WGSL name.
     pub(crate) fn name(self) -> &'static str {
         match self {
             AxisEntry::Rows => "rows",
             AxisEntry::RowVectors => "row_vectors",
+            AxisEntry::RowRunVectors => "row_run_vectors",
             AxisEntry::StridedVectors => "strided_vectors",
             AxisEntry::RowSegments => "row_segments",
             AxisEntry::VectorChunkTops => "vector_chunk_tops",
@@ -472,6 +511,7 @@ mod tests {
                             _ => vec![
                                 AxisEntry::Rows,
                                 AxisEntry::RowVectors,
+                                AxisEntry::RowRunVectors,
                                 AxisEntry::StridedVectors,
                                 AxisEntry::RowSegments,
                                 AxisEntry::VectorChunkTops,
@@ -551,6 +591,19 @@ mod tests {
         assert_eq!(row_segment(8, true), ROW_WORKGROUP);
         // Many rows of up to STRIDED_ROW_MAX: a row an invocation.
         assert_eq!(key(AxisKind::Softmax).entries(MANY_ROWS, 1000, 1, true), [AxisEntry::RowVectors]);
+        // A page of rows an invocation where rows are longer than a cache line, as the threads'
+        // workgroups allow: rows of 8 and of 16 f32 side by side; rows of 128 f32 eight an
+        // invocation (four where the rows give 2 threads only 8 a thread, one for 16 threads);
+        // rows of a page and more, one.
+        let runs = |rows, row_bytes, threads| rows_an_invocation(rows, row_bytes, threads);
+        assert_eq!(
+            [32, 64, 68, 256, 512, 528, 2000, 4096, 8192].map(|b| runs(1 << 15, b, 2)),
+            [1, 1, 61, 16, 8, 8, 3, 1, 1]
+        );
+        assert_eq!([runs(1024, 512, 2), runs(1024, 512, 16), runs(1, 512, 2)], [4, 1, 1]);
+        assert_eq!(AxisEntry::RowVectors.in_runs(8), AxisEntry::RowRunVectors);
+        assert_eq!(AxisEntry::RowVectors.in_runs(1), AxisEntry::RowVectors);
+        assert_eq!(AxisEntry::Rows.in_runs(8), AxisEntry::Rows);
         // Two workgroups a thread where the rows allow, a chunk joining at most one chunk per 16
         // of its elements, whole vectors from VECTOR_CHUNK_MIN to VECTOR_CHUNK_MAX.
         let chunk_len =
