@@ -486,7 +486,7 @@ unary_ops! {
         attribute_inputs_since: None,
         integer_twin: Some(shrink::shrink_integer),
         kernel_parameters: same_parameters,
-        plain_products: plain_products::shrink,
+        plain_products: plain_products::always,
         speed_target: SpeedTarget::STREAMING,
         sweep: Sweep::AROUND_ONE,
     }

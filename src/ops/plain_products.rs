@@ -121,17 +121,9 @@ pub(crate) fn exp_scaled(_: &ParameterBlock) -> PlainRange {
     PlainRange { lo: 0.0, hi: 86.0 }
 }
 
-/// Tanh: no checked product.
+/// Tanh, Shrink: no checked product.
 pub(crate) fn always(_: &ParameterBlock) -> PlainRange {
     PlainRange::ALWAYS
-}
-
-/// Shrink: its sums' product (add_keeping_subnormals) where |x| and |bias| are below 2^-100.
-pub(crate) fn shrink(p: &ParameterBlock) -> PlainRange {
-    if f64::from(p[1]).abs() >= 2f64.powi(-100) {
-        return PlainRange::ALWAYS;
-    }
-    PlainRange::new(Some(2f64.powi(-99)), f64::INFINITY)
 }
 
 /// Swish: t = alpha x, x 2^64 below |x| = 2^-100, and the result |x| sigmoid(alpha x), at least
