@@ -3,10 +3,11 @@
 // rounded part and its error, sigmoid of it from our own exp and a corrected reciprocal, times
 // X, scaled in steps so that the result is rounded once, subnormal results included): within 3
 // ULP on f32 and f64 for any alpha. alpha is rounded to X's dtype first, as CastLike does
-// (attributes.x, cast by the host: UnaryOp::parameter_block). NaN comes back as X itself; an infinite X gives the body's product (+inf, or
-// NaN where the sigmoid is 0). alpha 1 (SiLU, the default) has a kernel of its own,
-// swish_alpha_one (UnaryOp::kernel_variant), on math's self_logistic_product: the product alpha X
-// is then X itself, exact. CPU twin: src/ops/swish.rs.
+// (attributes.x, cast by the host: UnaryOp::parameter_block). NaN comes back as X itself; an
+// infinite X gives the body's product (+inf, or NaN where the sigmoid is 0). alpha 1 (SiLU, the
+// default) has a kernel of its own, swish_alpha_one (UnaryOp::kernel_variant), on math's
+// self_logistic_product: the product alpha X is then X itself, exact. CPU twin:
+// src/ops/swish.rs.
 
 fn swish(x: Lanes, attributes: vec4<f32>) -> Lanes {
     let alpha = from_attribute(attributes.x);
