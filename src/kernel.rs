@@ -114,7 +114,14 @@ const PRODUCT_FREE_CALLS: &[&str] = &[
     "lanes_from_attribute",
     "lanes_from_bound",
     "negate",
+    "below_negated",
 ];
+
+/// The functions besides [`PRODUCT_FREE_CALLS`] that an operator may call and still take no
+/// float product, only sums that must keep a subnormal result (Shrink's: on a device that
+/// flushes subnormals, `compute/f32_sums_flushing.wgsl`, which every mode of exact products
+/// includes and the hardware's does not).
+const SUM_CALLS: &[&str] = &["shifted_by_attribute"];
 
 /// Whether a step computes no float product: a unary operator whose WGSL calls only
 /// [`PRODUCT_FREE_CALLS`] (a function it defines is no call). Its results are the same whichever
@@ -124,11 +131,18 @@ fn takes_no_products(step: &StepKind) -> bool {
     static PRODUCT_FREE_OPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     let Step::Unary(op, _) = step else { return false };
     // Read once per operator, not on every key (a key is made for every dispatch).
-    PRODUCT_FREE_OPS
-        .get_or_init(|| {
-            crate::ops::UNARY_OPS.iter().filter(|op| calls_no_products(op.wgsl)).map(|op| op.onnx_name).collect()
-        })
-        .contains(&op.onnx_name)
+    PRODUCT_FREE_OPS.get_or_init(|| ops_calling_only(&[PRODUCT_FREE_CALLS])).contains(&op.onnx_name)
+}
+
+/// Whether a step computes no float product but may take [`SUM_CALLS`]' sums: a unary operator
+/// whose WGSL calls only those and [`PRODUCT_FREE_CALLS`]. On a device that flushes subnormals
+/// its sums want the exact modes' files, but nothing of it is flagged for a second pass: it
+/// takes one pass with them (on SwiftShader Shrink f32 ran at 0.44-0.48 of the copy kernel in
+/// two passes).
+fn takes_only_sums(step: &StepKind) -> bool {
+    static SUM_ONLY_OPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let Step::Unary(op, _) = step else { return false };
+    SUM_ONLY_OPS.get_or_init(|| ops_calling_only(&[PRODUCT_FREE_CALLS, SUM_CALLS])).contains(&op.onnx_name)
 }
 
 /// Whether `step`'s kernel on `repr` runs its math on the software-f64 interpreter
@@ -155,8 +169,13 @@ pub(crate) fn interprets_math(repr: Repr, step: StepKind, tuning: Tuning) -> boo
     })
 }
 
-/// Whether `wgsl` calls only [`PRODUCT_FREE_CALLS`] (a function it defines is no call).
-fn calls_no_products(wgsl: &str) -> bool {
+/// The unary operators, by name, whose WGSL calls only the functions of `allowed`.
+fn ops_calling_only(allowed: &[&[&str]]) -> Vec<&'static str> {
+    crate::ops::UNARY_OPS.iter().filter(|op| calls_only(op.wgsl, allowed)).map(|op| op.onnx_name).collect()
+}
+
+/// Whether `wgsl` calls only the functions of `allowed` (a function it defines is no call).
+fn calls_only(wgsl: &str, allowed: &[&[&str]]) -> bool {
     let code: String = wgsl.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
     let mut rest = code.as_str();
     while let Some(open) = rest.find('(') {
@@ -164,7 +183,7 @@ fn calls_no_products(wgsl: &str) -> bool {
         let name_start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
         let name = &before[name_start..];
         let defined = before[..name_start].trim_end().ends_with("fn");
-        if !name.is_empty() && !defined && !PRODUCT_FREE_CALLS.contains(&name) {
+        if !name.is_empty() && !defined && !allowed.iter().any(|calls| calls.contains(&name)) {
             return false;
         }
         rest = &rest[open + 1..];
@@ -176,7 +195,9 @@ impl KernelKey {
     /// A kernel for `steps` (at most [`MAX_CHAIN`]; the caller splits longer chains).
     /// A representation without the f32 arithmetic has one kind of products, and a chain whose
     /// steps take none (a copy, Relu, ThresholdedRelu) computes the same with any: their keys
-    /// say [`Products::Hardware`], one pass where a flushing device would take two.
+    /// say [`Products::Hardware`], one pass where a flushing device would take two. A chain
+    /// whose steps take sums and no product (Shrink) takes [`Products::OnIntegers`] where it
+    /// would take two passes: their files, and one pass.
     ///
     /// Where the tuning asks for a step program and the chain has two steps or more, all unary,
     /// the key holds each distinct step kind once, in the table's order: the chain itself is
@@ -201,6 +222,8 @@ impl KernelKey {
             || !repr.spec().files().any(|f| crate::repr::exact_subnormal_products(f).is_some())
         {
             tuning.products = Products::Hardware;
+        } else if tuning.products == Products::Flagged && steps.iter().all(takes_only_sums) {
+            tuning.products = Products::OnIntegers;
         }
         // Only the f32 arithmetic takes a product's error from fma.
         tuning.fused_product_errors &= repr.spec().files().any(crate::repr::is_product_error);

@@ -31,6 +31,14 @@ fn the_operators_that_only_compare_and_add_take_no_products() {
     let f32_repr = REPRS.iter().find(|spec| spec.dtype == crate::DType::F32).unwrap().repr;
     assert_eq!(KernelKey::new(f32_repr, &[relu, relu], false, flagged).tuning.products, Products::Hardware);
     assert_eq!(KernelKey::new(f32_repr, &[relu, leaky], false, flagged).tuning.products, Products::Flagged);
+    // Shrink takes sums and no product: one pass with the exact modes' sums, alone and beside
+    // Relu, two beside LeakyRelu; the guarded form keeps its one pass.
+    let shrink = Step::Unary(&crate::ops::SHRINK, 0);
+    assert_eq!(KernelKey::new(f32_repr, &[shrink], false, flagged).tuning.products, Products::OnIntegers);
+    assert_eq!(KernelKey::new(f32_repr, &[relu, shrink], false, flagged).tuning.products, Products::OnIntegers);
+    assert_eq!(KernelKey::new(f32_repr, &[shrink, leaky], false, flagged).tuning.products, Products::Flagged);
+    let guarded = Tuning { products: Products::Guarded, ..Tuning::default() };
+    assert_eq!(KernelKey::new(f32_repr, &[shrink], false, guarded).tuning.products, Products::Guarded);
 }
 
 #[test]
