@@ -123,26 +123,50 @@ const PRODUCT_FREE_CALLS: &[&str] = &[
 /// includes and the hardware's does not).
 const SUM_CALLS: &[&str] = &["shifted_by_attribute"];
 
-/// Whether a step computes no float product: a unary operator whose WGSL calls only
-/// [`PRODUCT_FREE_CALLS`] (a function it defines is no call). Its results are the same whichever
-/// products a kernel takes, so on a device that flushes subnormals it needs no second pass (on
-/// SwiftShader Relu f32 0.56 of the copy kernel in two passes, 0.65 in one).
-fn takes_no_products(step: &StepKind) -> bool {
-    static PRODUCT_FREE_OPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    let Step::Unary(op, _) = step else { return false };
-    // Read once per operator, not on every key (a key is made for every dispatch).
-    PRODUCT_FREE_OPS.get_or_init(|| ops_calling_only(&[PRODUCT_FREE_CALLS])).contains(&op.onnx_name)
+/// The float arithmetic a step's kernel takes, from the functions its WGSL calls (a function
+/// it defines is no call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arithmetic {
+    /// Only [`PRODUCT_FREE_CALLS`]: the same results whichever products a kernel takes, so on a
+    /// device that flushes subnormals no second pass (on SwiftShader Relu f32 0.56 of the copy
+    /// kernel in two passes, 0.65 in one).
+    NoProducts,
+    /// Only those and [`SUM_CALLS`]: on a device that flushes subnormals its sums want the exact
+    /// modes' files, but nothing of it is flagged for a second pass, so one pass with them (on
+    /// SwiftShader Shrink f32 ran at 0.44-0.48 of the copy kernel in two passes).
+    SumsOnly,
+    /// Products, or a step that is not a unary operator.
+    Products,
 }
 
-/// Whether a step computes no float product but may take [`SUM_CALLS`]' sums: a unary operator
-/// whose WGSL calls only those and [`PRODUCT_FREE_CALLS`]. On a device that flushes subnormals
-/// its sums want the exact modes' files, but nothing of it is flagged for a second pass: it
-/// takes one pass with them (on SwiftShader Shrink f32 ran at 0.44-0.48 of the copy kernel in
-/// two passes).
+/// What `step` takes, read once per operator, not on every key (a key is made for every
+/// dispatch).
+fn arithmetic_of(step: &StepKind) -> Arithmetic {
+    static BY_OP: std::sync::OnceLock<Vec<(&'static str, Arithmetic)>> = std::sync::OnceLock::new();
+    let Step::Unary(op, _) = step else { return Arithmetic::Products };
+    let table = BY_OP.get_or_init(|| {
+        let of = |wgsl| match (
+            calls_only(wgsl, &[PRODUCT_FREE_CALLS]),
+            calls_only(wgsl, &[PRODUCT_FREE_CALLS, SUM_CALLS]),
+        ) {
+            (true, _) => Arithmetic::NoProducts,
+            (false, true) => Arithmetic::SumsOnly,
+            (false, false) => Arithmetic::Products,
+        };
+        crate::ops::UNARY_OPS.iter().map(|op| (op.onnx_name, of(op.wgsl))).collect()
+    });
+    table.iter().find(|(name, _)| *name == op.onnx_name).map_or(Arithmetic::Products, |&(_, arithmetic)| arithmetic)
+}
+
+/// Whether a step computes no float product ([`Arithmetic::NoProducts`]).
+fn takes_no_products(step: &StepKind) -> bool {
+    arithmetic_of(step) == Arithmetic::NoProducts
+}
+
+/// Whether a step computes no float product, sums that keep subnormals aside
+/// ([`Arithmetic::NoProducts`] or [`Arithmetic::SumsOnly`]).
 fn takes_only_sums(step: &StepKind) -> bool {
-    static SUM_ONLY_OPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    let Step::Unary(op, _) = step else { return false };
-    SUM_ONLY_OPS.get_or_init(|| ops_calling_only(&[PRODUCT_FREE_CALLS, SUM_CALLS])).contains(&op.onnx_name)
+    arithmetic_of(step) != Arithmetic::Products
 }
 
 /// Whether `step`'s kernel on `repr` runs its math on the software-f64 interpreter
@@ -167,11 +191,6 @@ pub(crate) fn interprets_math(repr: Repr, step: StepKind, tuning: Tuning) -> boo
         seen.lock().unwrap_or_else(|p| p.into_inner()).push((repr, step, interprets));
         interprets
     })
-}
-
-/// The unary operators, by name, whose WGSL calls only the functions of `allowed`.
-fn ops_calling_only(allowed: &[&[&str]]) -> Vec<&'static str> {
-    crate::ops::UNARY_OPS.iter().filter(|op| calls_only(op.wgsl, allowed)).map(|op| op.onnx_name).collect()
 }
 
 /// Whether `wgsl` calls only the functions of `allowed` (a function it defines is no call).
