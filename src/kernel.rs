@@ -241,7 +241,7 @@ impl KernelKey {
             || !repr.spec().files().any(|f| crate::repr::exact_subnormal_products(f).is_some())
         {
             tuning.products = Products::Hardware;
-        } else if tuning.products == Products::Flagged && steps.iter().all(takes_only_sums) {
+        } else if tuning.products.first_of_two_passes() && steps.iter().all(takes_only_sums) {
             tuning.products = Products::OnIntegers;
         }
         // Only the f32 arithmetic takes a product's error from fma.
@@ -264,7 +264,7 @@ impl KernelKey {
         self.tuning.straight_line && self.repr.dtype() != DType::F64
     }
 
-    /// The second pass's kernel of a [`Products::Flagged`] kernel.
+    /// The second pass's kernel of a first of two passes ([`Products::first_of_two_passes`]).
     pub(crate) fn listed(&self) -> Self {
         KernelKey { tuning: Tuning { products: Products::Listed, ..self.tuning }, ..*self }
     }
@@ -315,6 +315,7 @@ impl KernelKey {
             Products::OnIntegers => ".exact_subnormals",
             Products::Guarded => ".guarded_subnormals",
             Products::Flagged => ".flagged_subnormals",
+            Products::FlaggedByRange => ".range_flagged_subnormals",
             Products::Listed => ".exact_subnormals.listed",
         };
         let fma = if self.tuning.fused_product_errors { ".fma" } else { "" };
@@ -337,11 +338,31 @@ impl KernelKey {
             }
         }
         if pass == Pass::Listed
-            || (matches!(pass, Pass::Main | Pass::Rest) && self.tuning.products == Products::Flagged)
+            || (matches!(pass, Pass::Main | Pass::Rest) && self.tuning.products.first_of_two_passes())
         {
             used.push(binding::MARKS);
         }
         used
+    }
+
+    /// The unary steps' functions that test their input against the step's plain range, where
+    /// the products do ([`Products::tests_plain_ranges`]): those that reach `mul` through the
+    /// `arithmetic` files or their own. Another's plain copy would be itself, and its test would
+    /// only cost (in the first of two passes, flags that the compiler cannot fold away: on
+    /// lavapipe HardSigmoid's line through its zero at 0.75 of the copy kernel against 0.95).
+    fn plain_range_steps(&self, arithmetic: &[&'static str]) -> Vec<String> {
+        if !self.tuning.products.tests_plain_ranges() {
+            return Vec::new();
+        }
+        let mut source = arithmetic.concat();
+        let mut functions = Vec::new();
+        for step in self.steps() {
+            if let Step::Unary(op, variant) = step {
+                source.push_str(op.wgsl);
+                functions.push(op.kernel_function(variant));
+            }
+        }
+        prune::reaching_mul_of(&source, &functions)
     }
 
     /// The complete WGSL source, with only what its entry points reach (`prune.rs`).
@@ -359,13 +380,14 @@ impl KernelKey {
         src.push_str(&spec.declarations());
         // Each file once, however many steps or rows name it.
         let mut files = arithmetic_files(spec, self.tuning);
+        let tested = self.plain_range_steps(&files);
         let mut include = |file: &'static str| {
             if !files.contains(&file) {
                 files.push(file);
             }
         };
         let mut text = StepText::default();
-        let guarded = self.tuning.products == Products::Guarded;
+        let products = self.tuning.products;
         if self.tuning.step_program {
             let mut cases = String::new();
             for step in self.steps() {
@@ -373,7 +395,8 @@ impl KernelKey {
                     include(op.wgsl);
                     let function = op.kernel_function(variant);
                     let case = self.program_case(step);
-                    let call = unary_call(&function, "attributes", guarded.then_some("params.steps[s].slope.yz"));
+                    let range = tested.contains(&function).then_some("params.steps[s].slope.yz");
+                    let call = unary_call(&function, "attributes", range, products);
                     let _ = writeln!(cases, "        case {case}u: {{ {call} }}");
                 }
             }
@@ -387,12 +410,14 @@ impl KernelKey {
                     // tell that stores to Y leave the uniform as it was. Measured on lavapipe,
                     // the fused 3 x LeakyRelu chain runs about 8% faster this way.
                     text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
+                    let function = op.kernel_function(variant);
                     let range = format!("plain_range_{k}");
-                    if guarded {
+                    let tests_range = tested.contains(&function);
+                    if tests_range {
                         text.prepare_all(&format!("let {range} = params.steps[{k}].slope.yz;"));
                     }
                     let attributes = format!("attributes_{k}");
-                    text.both(&unary_call(&op.kernel_function(variant), &attributes, guarded.then_some(&range)));
+                    text.both(&unary_call(&function, &attributes, tests_range.then_some(&range), products));
                 }
                 Step::Prelu(access) | Step::Swiglu(access, _) => {
                     [PRELU, DIVIDE, WIDE_U32].into_iter().for_each(&mut include);
@@ -424,7 +449,7 @@ impl KernelKey {
             let x_access = input_access(self.inputs_in_output_buffer);
             fill(IO, &[("{{X_ACCESS}}", x_access), ("{{Y_BINDINGS}}", IO_SEPARATE_Y), ("{{Y}}", "y")])
         };
-        let flagged = self.tuning.products == Products::Flagged;
+        let flagged = products.first_of_two_passes();
         let [begin_invocation, begin, store, end_invocation] = if flagged {
             [
                 "    var flagged = 0u;",
@@ -517,15 +542,8 @@ impl KernelKey {
         if self.tuning.products == Products::Listed {
             src.push_str(&fill(LISTED, &fills));
         }
-        if guarded {
-            let roots: Vec<String> = self
-                .steps()
-                .filter_map(|step| match step {
-                    Step::Unary(op, variant) => Some(op.kernel_function(variant)),
-                    Step::Prelu(_) | Step::Swiglu(..) => None,
-                })
-                .collect();
-            src = prune::with_plain_copies(&src, &roots.iter().map(String::as_str).collect::<Vec<_>>());
+        if !tested.is_empty() {
+            src = prune::with_plain_copies(&src, &tested.iter().map(String::as_str).collect::<Vec<_>>());
         }
         with_math_f64(&src, spec.native)
     }
@@ -552,6 +570,10 @@ pub(crate) fn arithmetic_files(spec: &crate::repr::ReprSpec, tuning: Tuning) -> 
                 .chain(crate::repr::F32_PRODUCTS_GUARDED)
                 .for_each(|f| include(f)),
             (Some(_), Products::Flagged) => crate::repr::F32_PRODUCTS_FLAGGED.iter().for_each(|f| include(f)),
+            (Some(_), Products::FlaggedByRange) => crate::repr::F32_PRODUCTS_FLAGGED
+                .iter()
+                .chain(crate::repr::F32_PRODUCTS_GUARDED)
+                .for_each(|f| include(f)),
             _ if tuning.fused_product_errors && crate::repr::is_product_error(file) => {
                 include(crate::repr::F32_PRODUCT_ERROR_FUSED)
             }

@@ -255,17 +255,28 @@ fn f64_log_spaced_sweeps_random_values_and_specials() {
     });
 }
 
-/// Products checked only outside each step's plain range (what a GPU that flushes subnormals
-/// runs), forced on whatever adapter runs the suite: on SwiftShader, which flushes, a range too
-/// wide shows as results off by the flushed products. f32 inputs dense on either side of the
-/// ranges' ends (`src/ops/plain_products.rs`: the constants, and 2^-125 over the attribute
+/// Products checked only outside each step's plain range, forced on whatever adapter runs the
+/// suite: in one pass (what a GPU that flushes subnormals runs) and in two, the first flagging
+/// by the ranges (what a CPU adapter that flushes runs): on SwiftShader, which flushes, a range
+/// too wide shows as results off by the flushed products. f32 inputs dense on either side of
+/// the ranges' ends (`src/ops/plain_products.rs`: the constants, and 2^-125 over the attribute
 /// values the sets try), log-spaced over each sweep, and the specials; bf16 and f16 every bit
 /// pattern at the defaults.
 #[test]
 fn guarded_products_hold_every_bound() {
-    use wgpu_activations::{ContextOptions, SubnormalProducts};
-    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_subnormal_products(SubnormalProducts::Guarded))
-    else {
+    use wgpu_activations::SubnormalProducts;
+    guarded_products_hold_every_bound_in(SubnormalProducts::Guarded, "guarded products");
+}
+
+#[test]
+fn guarded_products_in_two_passes_hold_every_bound() {
+    use wgpu_activations::SubnormalProducts;
+    guarded_products_hold_every_bound_in(SubnormalProducts::GuardedInTwoPasses, "guarded products, two passes");
+}
+
+fn guarded_products_hold_every_bound_in(products: wgpu_activations::SubnormalProducts, what: &str) {
+    use wgpu_activations::ContextOptions;
+    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_subnormal_products(products)) else {
         return;
     };
     assert!(ctx.info().subnormal_products_guarded);
@@ -290,7 +301,7 @@ fn guarded_products_hold_every_bound() {
         let len = inputs.len();
         let x = to_dyn(inputs, &[len]);
         for values in attribute_sets(op) {
-            within_bound_passing_through(&ctx, op, &values, &x, "f32, guarded products");
+            within_bound_passing_through(&ctx, op, &values, &x, &format!("f32, {what}"));
         }
     }
     let bits: Vec<u16> = (0..=u16::MAX).collect();
@@ -299,10 +310,10 @@ fn guarded_products_hold_every_bound() {
     for op in UNARY_OPS {
         let values = &op.default_attributes()[..op.attributes.len()];
         if op.accepts(DType::BF16) {
-            within_bound_passing_through(&ctx, op, values, &bf16s, "bf16, guarded products");
+            within_bound_passing_through(&ctx, op, values, &bf16s, &format!("bf16, {what}"));
         }
         if op.accepts(DType::F16) {
-            within_bound_passing_through(&ctx, op, values, &f16s, "f16, guarded products");
+            within_bound_passing_through(&ctx, op, values, &f16s, &format!("f16, {what}"));
         }
     }
 }

@@ -10,7 +10,13 @@
 // and for a NaN or an infinity, the step runs with the exact products. One comparison per
 // element and one branch per step, instead of a test and a branch at every product: a GPU skips
 // the side that none of a subgroup's lanes takes, and the plain side is as straight as the float
-// unit's kernel. CPU twin: `PlainRange::holds` (the range test) and the exact products' twin.
+// unit's kernel. The first of two passes flagged by the ranges (`Products::FlaggedByRange`, a
+// CPU adapter's) takes this file beside compute/f32_products_flagged.wgsl: there a step always
+// runs its `_plain` copy, and a lane outside its range raises `needs_exact`, so that the second
+// pass computes the Vector again with the exact products (PRelu's and SwiGLU's products, which
+// have no range, take `mul` and flag themselves). Then the first pass holds neither the exact
+// products nor a check per product. CPU twin: `PlainRange::holds` (the range test) and the exact
+// products' twin.
 
 fn mul_plain(a: Compute, b: Compute) -> Compute {
     return a * b;

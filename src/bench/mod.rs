@@ -258,6 +258,9 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
     let info = &ctx.info().adapter;
     let paths = dtypes.iter().filter(|d| runnable(d)).map(|&d| (d, ctx.dtype_path(d).to_string())).collect();
     let products = match (ctx.info().subnormal_products_on_integers, ctx.info().subnormal_products_in_two_passes) {
+        (true, true) if ctx.info().subnormal_products_guarded => {
+            "f32 products exact: the float unit's, flagged where a step's input lies outside its plain range, then the flagged Vectors on integers (two passes)"
+        }
         (true, true) => {
             "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)"
         }

@@ -167,6 +167,7 @@ impl Context {
             SubnormalProducts::OnIntegers => Products::Flagged,
             SubnormalProducts::OnIntegersInOnePass => Products::OnIntegers,
             SubnormalProducts::Guarded => Products::Guarded,
+            SubnormalProducts::GuardedInTwoPasses => Products::FlaggedByRange,
         };
         let on_integers = products.exact_on_flushing_devices();
         let info = ContextInfo {
@@ -177,8 +178,8 @@ impl Context {
             subnormals_f16,
             subnormals_f64,
             subnormal_products_on_integers: on_integers,
-            subnormal_products_in_two_passes: products == Products::Flagged,
-            subnormal_products_guarded: products == Products::Guarded,
+            subnormal_products_in_two_passes: products.first_of_two_passes(),
+            subnormal_products_guarded: products.tests_plain_ranges(),
             fused_multiply_add: fused,
             fused_product_errors: options.fused_product_errors.unwrap_or(fused),
         };
@@ -557,15 +558,18 @@ impl Probed {
 /// branch that none of them takes (the integer products sit behind one, and behind the step's
 /// plain range: `Products::Guarded`), in two elsewhere
 /// (SwiftShader, and adapters that do not say what they are, as in a browser), where masked
-/// code runs on every lane. On an H200, 2^24 f32, share of the copy kernel, two passes / one
-/// pass / the float unit's products: LeakyRelu 0.81 / 0.93 / 0.97, Elu 0.78 / 0.85 / 0.95,
-/// HardSigmoid 0.82 / 0.98 / 0.96, Tanh 0.77 / 0.89 / 0.91, Swish 0.60 / 0.63 / 0.87, PRelu
-/// scalar 0.80 / 0.90 / 1.00 (BENCHMARKS.md).
+/// code runs on every lane. On an H200, 2^24 f32, share of the copy kernel, two passes (each
+/// product flagged) / one pass / the float unit's products: LeakyRelu 0.81 / 0.93 / 0.97, Elu
+/// 0.78 / 0.85 / 0.95, HardSigmoid 0.82 / 0.98 / 0.96, Tanh 0.77 / 0.89 / 0.91, Swish 0.60 /
+/// 0.63 / 0.87, PRelu scalar 0.80 / 0.90 / 1.00 (BENCHMARKS.md). The first of the two passes
+/// flags a Vector by each step's plain range, not by each product (`Products::FlaggedByRange`):
+/// natively on SwiftShader, 2^22 f32, share of the copy kernel, Celu 0.17-0.18 -> 0.27-0.28,
+/// Selu 0.35-0.44 -> 0.50-0.51, HardSwish 0.64 -> 0.70-0.76, Swish 0.40 -> 0.45, LeakyRelu alike.
 fn exact_products_for(device_type: wgpu::DeviceType) -> Products {
     match device_type {
         wgpu::DeviceType::DiscreteGpu | wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::VirtualGpu => {
             Products::Guarded
         }
-        wgpu::DeviceType::Cpu | wgpu::DeviceType::Other => Products::Flagged,
+        wgpu::DeviceType::Cpu | wgpu::DeviceType::Other => Products::FlaggedByRange,
     }
 }

@@ -14,7 +14,7 @@ use super::tensor::GpuTensor;
 use crate::broadcast::{SlopeAccess, SlopePlan};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, Products, StepKind, Tuning, VECTOR_BYTES, binding};
+use crate::kernel::{KernelKey, MAX_CHAIN, Params, Pass, StepKind, Tuning, VECTOR_BYTES, binding};
 use crate::ops::Step;
 use crate::repr::Repr;
 
@@ -99,8 +99,8 @@ struct PieceEnds<'a> {
     element_base: u64,
 }
 
-/// A segment's kernel and, where it is the first of two passes ([`Products::Flagged`]), the
-/// second's.
+/// A segment's kernel and, where it is the first of two passes
+/// ([`crate::kernel::Products::first_of_two_passes`]), the second's.
 #[derive(Clone, Copy)]
 struct Kernels<'k> {
     first: &'k Kernel,
@@ -208,7 +208,7 @@ impl Context {
                 .with_inputs_in_output_buffer(inputs_in_output_buffer);
             let kernel = self.kernel(&key)?;
             let listed =
-                if key.tuning.products == Products::Flagged { Some(self.kernel(&key.listed())?) } else { None };
+                if key.tuning.products.first_of_two_passes() { Some(self.kernel(&key.listed())?) } else { None };
             let kernels = Kernels { first: &kernel, listed: listed.as_deref() };
             let writes = timestamps.map(|(set, base)| wgpu::ComputePassTimestampWrites {
                 query_set: set,

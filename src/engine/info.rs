@@ -54,9 +54,10 @@ pub struct ContextInfo {
     /// the flagged Vectors on integers) rather than in one (each product checked, the rare
     /// one redone on integers): two on CPU adapters and unknown ones, one on GPUs.
     pub subnormal_products_in_two_passes: bool,
-    /// Whether the one pass checks products only for a step whose input lies outside the
-    /// magnitudes where none of its products can meet a subnormal (one comparison per element),
-    /// rather than every product: the default on GPUs that flush.
+    /// Whether the one pass checks products (or the first of two flags a Vector) only for a
+    /// step whose input lies outside the magnitudes where none of its products can meet a
+    /// subnormal (one comparison per element), rather than every product: the default on GPUs
+    /// that flush.
     pub subnormal_products_guarded: bool,
     /// Whether the device's `fma` rounds once, as a probe found when the context was made
     /// (false where not measured: a device adopted in the browser without waiting).
@@ -114,6 +115,9 @@ impl fmt::Display for ContextInfo {
                 "on integers (one pass, where a step's input lies outside its plain range)"
             }
             (true, false) => "on integers (one pass)",
+            (true, true) if self.subnormal_products_guarded => {
+                "on integers (two passes, flagged where a step's input lies outside its plain range)"
+            }
             (true, true) => "on integers (two passes)",
         };
         writeln!(f, "subnormals:   {}; products with subnormals {products}", self.subnormals)?;

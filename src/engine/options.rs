@@ -13,7 +13,8 @@ pub const VALIDATE_ENV: &str = "WGPU_ACTIVATIONS_VALIDATE";
 pub const LIMITS_ENV: &str = "WGPU_ACTIVATIONS_LIMITS";
 
 /// Environment variable that sets [`ContextOptions::with_subnormal_products`] under [`ContextOptions::from_env`]:
-/// `integers`, `integers-one-pass`, `guarded` or `hardware` (anything else: by the probe).
+/// `integers`, `integers-one-pass`, `guarded`, `guarded-two-passes` or `hardware` (anything
+/// else: by the probe).
 pub const SUBNORMALS_ENV: &str = "WGPU_ACTIVATIONS_SUBNORMALS";
 
 /// Environment variable that sets [`ContextOptions::with_fused_product_errors`] under
@@ -32,13 +33,13 @@ pub enum SubnormalProducts {
     /// On integers where the probe finds the device flushing subnormals (or could not ask it),
     /// on the float unit where it keeps them. The default. On integers means in one pass on a
     /// GPU (as [`SubnormalProducts::Guarded`]) and in two elsewhere (as
-    /// [`SubnormalProducts::OnIntegers`]): a GPU skips the untaken branch to the integers, a CPU
-    /// adapter (SwiftShader) runs it masked on every lane.
+    /// [`SubnormalProducts::GuardedInTwoPasses`]): a GPU skips the untaken branch to the
+    /// integers, a CPU adapter (SwiftShader) runs it masked on every lane.
     ByProbe,
     /// Always on integers (exact on any device; to test that path on one that keeps them).
-    /// Kernels run in two passes: the float unit's products with a cheap check that flags the
-    /// rare one a flushing unit may get wrong, then the flagged elements again with products on
-    /// integers.
+    /// Kernels run in two passes: the float unit's products, each with a cheap check that flags
+    /// the rare one a flushing unit may get wrong, then the flagged elements again with products
+    /// on integers.
     OnIntegers,
     /// Always on the float unit (results on a flushing device are then flushed too).
     OnHardware,
@@ -49,6 +50,11 @@ pub enum SubnormalProducts {
     /// for which none of its products can meet a subnormal (one comparison per element): what
     /// the probe chooses on a GPU that flushes.
     Guarded,
+    /// On integers in two passes, flagged as [`SubnormalProducts::Guarded`] decides: the first
+    /// takes the float unit's products unchecked and flags a Vector where a step's input lies
+    /// outside its plain range (PRelu's and SwiGLU's products, which have no range, each
+    /// checked), and the second computes the flagged Vectors on integers.
+    GuardedInTwoPasses,
 }
 
 fn subnormals_from_env() -> SubnormalProducts {
@@ -56,6 +62,7 @@ fn subnormals_from_env() -> SubnormalProducts {
         Ok("integers") => SubnormalProducts::OnIntegers,
         Ok("integers-one-pass") => SubnormalProducts::OnIntegersInOnePass,
         Ok("guarded") => SubnormalProducts::Guarded,
+        Ok("guarded-two-passes") => SubnormalProducts::GuardedInTwoPasses,
         Ok("hardware") => SubnormalProducts::OnHardware,
         _ => SubnormalProducts::ByProbe,
     }

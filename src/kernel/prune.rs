@@ -64,23 +64,8 @@ fn pruned(source: &str, only_entry: Option<&str>) -> String {
 /// `op` per Lanes, so that the plain side is straight code with no branch at each product.
 pub(crate) fn with_plain_copies(source: &str, roots: &[&str]) -> String {
     let items = split(source);
-    let functions: Vec<(&str, &str)> = items
-        .iter()
-        .filter(|item| !item.entry)
-        .filter_map(|item| item.name.filter(|_| without_comments(item.text).contains("fn ")).map(|n| (n, item.text)))
-        .collect();
-    let mut reaching: std::collections::HashSet<&str> = std::collections::HashSet::from(["mul"]);
-    loop {
-        let before = reaching.len();
-        for (name, text) in &functions {
-            if !reaching.contains(name) && identifiers(text).any(|w| reaching.contains(w)) {
-                reaching.insert(name);
-            }
-        }
-        if reaching.len() == before {
-            break;
-        }
-    }
+    let functions = functions(&items);
+    let reaching = reaching_mul(&functions);
     let mut out = source.to_string();
     // Every call of these goes to its copy; `mul`'s copy is `mul_plain`, which the kernel has.
     let renamed: std::collections::HashSet<&str> = functions
@@ -109,6 +94,39 @@ pub(crate) fn with_plain_copies(source: &str, roots: &[&str]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The functions (not entry points) among `items`: name and text.
+fn functions<'a>(items: &[Item<'a>]) -> Vec<(&'a str, &'a str)> {
+    items
+        .iter()
+        .filter(|item| !item.entry)
+        .filter_map(|item| item.name.filter(|_| without_comments(item.text).contains("fn ")).map(|n| (n, item.text)))
+        .collect()
+}
+
+/// The names among `functions` that call `mul`, themselves or through others (and `mul`).
+fn reaching_mul<'a>(functions: &[(&'a str, &'a str)]) -> std::collections::HashSet<&'a str> {
+    let mut reaching: std::collections::HashSet<&str> = std::collections::HashSet::from(["mul"]);
+    loop {
+        let before = reaching.len();
+        for (name, text) in functions {
+            if !reaching.contains(name) && identifiers(text).any(|w| reaching.contains(w)) {
+                reaching.insert(name);
+            }
+        }
+        if reaching.len() == before {
+            return reaching;
+        }
+    }
+}
+
+/// Those of `names` that `source`'s functions define and that reach `mul`: the operators'
+/// functions whose plain copy differs from them, so that a plain range means something.
+pub(crate) fn reaching_mul_of(source: &str, names: &[String]) -> Vec<String> {
+    let items = split(source);
+    let reaching = reaching_mul(&functions(&items));
+    names.iter().filter(|name| reaching.contains(name.as_str())).cloned().collect()
 }
 
 /// The top-level items of `source`.

@@ -39,6 +39,10 @@ fn the_operators_that_only_compare_and_add_take_no_products() {
     assert_eq!(KernelKey::new(f32_repr, &[shrink, leaky], false, flagged).tuning.products, Products::Flagged);
     let guarded = Tuning { products: Products::Guarded, ..Tuning::default() };
     assert_eq!(KernelKey::new(f32_repr, &[shrink], false, guarded).tuning.products, Products::Guarded);
+    // Flagged by the plain ranges, likewise.
+    let by_range = Tuning { products: Products::FlaggedByRange, ..Tuning::default() };
+    assert_eq!(KernelKey::new(f32_repr, &[relu, shrink], false, by_range).tuning.products, Products::OnIntegers);
+    assert_eq!(KernelKey::new(f32_repr, &[shrink, leaky], false, by_range).tuning.products, Products::FlaggedByRange);
 }
 
 #[test]
@@ -107,7 +111,14 @@ pub(crate) fn all_variants() -> Vec<KernelKey> {
             }
         }
         let products: &[Products] = if spec.files().any(|f| crate::repr::exact_subnormal_products(f).is_some()) {
-            &[Products::Hardware, Products::OnIntegers, Products::Guarded, Products::Flagged, Products::Listed]
+            &[
+                Products::Hardware,
+                Products::OnIntegers,
+                Products::Guarded,
+                Products::Flagged,
+                Products::FlaggedByRange,
+                Products::Listed,
+            ]
         } else {
             &[Products::Hardware]
         };

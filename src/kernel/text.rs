@@ -2,16 +2,20 @@
 
 use std::fmt::Write as _;
 
+use super::Products;
 use crate::broadcast::SlopeAccess;
 
-/// A unary step's statement on the group `b`: `function` with `attributes`, or in a guarded
-/// kernel (`range`: the step's plain range) its `_plain` copy where `b` lies in the range.
-pub(super) fn unary_call(function: &str, attributes: &str, range: Option<&str>) -> String {
+/// A unary step's statement on the group `b`: `function` with `attributes`, or where `products`
+/// test plain ranges (`range`: the step's), its `_plain` copy where `b` lies in the range, and
+/// outside it `function` itself (one pass) or a flag for the second pass (the first of two).
+pub(super) fn unary_call(function: &str, attributes: &str, range: Option<&str>, products: Products) -> String {
     let call = format!("b = {function}(b, {attributes});");
+    let plain = format!("b = {function}_plain(b, {attributes});");
     match range {
-        Some(range) => format!(
-            "if (in_plain_range(to_compute(b), {range})) {{ b = {function}_plain(b, {attributes}); }} else {{ {call} }}"
-        ),
+        Some(range) if products.first_of_two_passes() => {
+            format!("needs_exact = needs_exact | !in_plain_range(to_compute(b), {range}); {plain}")
+        }
+        Some(range) => format!("if (in_plain_range(to_compute(b), {range})) {{ {plain} }} else {{ {call} }}"),
         None => call,
     }
 }

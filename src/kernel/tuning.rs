@@ -39,7 +39,8 @@ pub(crate) struct Tuning {
 /// hardware's on a device that keeps subnormals; on one that flushes them, exact: on a GPU in
 /// one pass that checks products only where a step's input lies outside its plain range (the
 /// default there), or that checks every product; elsewhere in two passes (the default): the
-/// hardware's products with a cheap flag, then the flagged Vectors again.
+/// hardware's products with a cheap flag (each step's plain range, or each product), then the
+/// flagged Vectors again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Products {
     /// `compute/f32_products.wgsl`.
@@ -53,6 +54,12 @@ pub(crate) enum Products {
     /// The first of two passes: `compute/f32_products_flagged.wgsl`; a flagged Vector is left
     /// unwritten and marked (`driver/marks.wgsl`).
     Flagged,
+    /// The first of two passes, flagged as [`Products::Guarded`] decides: a unary step whose
+    /// input lies outside its plain range flags its Vector, and every step takes the float
+    /// unit's products unchecked (`mul_plain`), but PRelu's and SwiGLU's, which have no range
+    /// and take `compute/f32_products_flagged.wgsl`'s. The first pass then holds no exact
+    /// product and no check per product; the second is [`Products::Listed`], as for `Flagged`.
+    FlaggedByRange,
     /// The second: `compute/f32_products_exact.wgsl` over the marked Vectors
     /// (`driver/listed.wgsl`), and the tail.
     Listed,
@@ -62,6 +69,17 @@ impl Products {
     /// Products that are exact on a device that flushes subnormals.
     pub(crate) fn exact_on_flushing_devices(self) -> bool {
         self != Products::Hardware
+    }
+
+    /// The first of two passes: its flagged Vectors are marked for a second ([`Products::Listed`]).
+    pub(crate) fn first_of_two_passes(self) -> bool {
+        matches!(self, Products::Flagged | Products::FlaggedByRange)
+    }
+
+    /// Whether a unary step tests its input against its plain range (`in_plain_range`), and
+    /// takes its `_plain` copy's products where it lies in it.
+    pub(crate) fn tests_plain_ranges(self) -> bool {
+        matches!(self, Products::Guarded | Products::FlaggedByRange)
     }
 }
 
