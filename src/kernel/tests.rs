@@ -307,3 +307,30 @@ fn attributes_and_shapes_are_not_shader_text() {
         assert!(code.clone().all(|l| !l.contains("{{")), "unfilled placeholder in {}", key.label());
     }
 }
+
+/// Only a step whose function reaches `mul` tests its plain range: for the others the plain
+/// copy is the function itself, and in the first of two passes the test would only flag.
+#[test]
+fn only_steps_that_reach_mul_test_their_plain_range() {
+    let f32_repr = REPRS.iter().find(|spec| spec.dtype == crate::DType::F32).unwrap().repr;
+    let mut untested = Vec::new();
+    for op in UNARY_OPS {
+        for (variant, _, _) in op.kernel_variants() {
+            let step = Step::Unary(op, variant);
+            for products in [Products::Guarded, Products::FlaggedByRange] {
+                let key = KernelKey::new(f32_repr, &[step], false, Tuning { products, ..Tuning::default() });
+                if !key.tuning.products.tests_plain_ranges() {
+                    continue; // no products at all, or only sums: one pass without ranges
+                }
+                let wgsl = key.wgsl();
+                let function = op.kernel_function(variant);
+                let tests = wgsl.contains("in_plain_range(");
+                assert_eq!(tests, wgsl.contains(&format!("fn {function}_plain(")), "{}", key.label());
+                if !tests && products == Products::Guarded {
+                    untested.push(function);
+                }
+            }
+        }
+    }
+    assert_eq!(untested, ["hard_sigmoid_through_zero", "tanh", "shrink"]);
+}
