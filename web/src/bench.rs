@@ -290,8 +290,9 @@ fn wanted(name: &str) -> impl Fn(&str) -> bool {
 }
 
 /// Measures every kernel of the table, or those of `?ops=` (ONNX names, `PRelu` for its rows)
-/// in `?dtypes=`, with products as `?products=` says (`hardware`, `one-pass`; default: by the
-/// probe), so that paths can be compared in one page; Elu f32 also as the plain `exp(x) - 1`
+/// in `?dtypes=`, with products as `?products=` says (`hardware`, `one-pass`, `integers`: each
+/// product flagged for a second pass, `guarded-two-passes`; default: by the probe), so that
+/// paths can be compared in one page; Elu f32 also as the plain `exp(x) - 1`
 /// kernel; Softmax, LogSoftmax and Hardmax f16 and f32 over rows of 1000, Softmax f32 also as
 /// the textbook kernel (a workgroup a row); then the host round trips against the peer (`?roundtrip=no` leaves them out,
 /// `?roundtrip=only` measures only them).
@@ -299,6 +300,8 @@ async fn bench() -> Result<(String, usize, Vec<Row>, Vec<RoundTrip>), String> {
     let products = match page::param("products").as_deref() {
         Some("hardware") => SubnormalProducts::OnHardware,
         Some("one-pass") => SubnormalProducts::OnIntegersInOnePass,
+        Some("integers") => SubnormalProducts::OnIntegers,
+        Some("guarded-two-passes") => SubnormalProducts::GuardedInTwoPasses,
         _ => SubnormalProducts::ByProbe,
     };
     let ctx = page::context(ContextOptions::default().with_subnormal_products(products)).await?;
