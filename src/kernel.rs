@@ -357,9 +357,16 @@ impl KernelKey {
         let mut source = arithmetic.concat();
         let mut functions = Vec::new();
         for step in self.steps() {
-            if let Step::Unary(op, variant) = step {
-                source.push_str(op.wgsl);
-                functions.push(op.kernel_function(variant));
+            match step {
+                Step::Unary(op, variant) => {
+                    source.push_str(op.wgsl);
+                    functions.push(op.kernel_function(variant));
+                }
+                Step::Swiglu(_, variant) => {
+                    source.push_str(SWIGLU);
+                    functions.push(crate::ops::SWIGLU.kernel_function(variant));
+                }
+                Step::Prelu(_) => {}
             }
         }
         prune::reaching_mul_of(&source, &functions)
@@ -435,7 +442,14 @@ impl KernelKey {
                     if let Step::Swiglu(_, variant) = step {
                         include(SWIGLU);
                         text.prepare_all(&format!("let attributes_{k} = params.steps[{k}].attributes;"));
-                        text.gate(k, &crate::ops::SWIGLU.kernel_function(variant));
+                        let function = crate::ops::SWIGLU.kernel_function(variant);
+                        // The gate's plain range rides in its attributes' last two slots.
+                        let range = format!("plain_range_{k}");
+                        let tests_range = tested.contains(&function);
+                        if tests_range {
+                            text.prepare_all(&format!("let {range} = bitcast<vec2<u32>>(attributes_{k}.zw);"));
+                        }
+                        text.gate(k, &function, tests_range.then_some(&range), products);
                     } else {
                         text.prelu(k, access);
                     }

@@ -12,7 +12,16 @@ use wgpu_activations::ops::{SWIGLU, SWISH, attributes_from};
 use wgpu_activations::{FloatElement, reference, swiglu, ulp};
 
 fn check<T: FloatElement + wgpu_activations::Blocking>(a: &ArrayD<T>, b: &ArrayD<T>, alpha: f32, what: &str) -> u64 {
-    let ctx = common::ctx().expect("a GPU");
+    check_on(common::ctx().expect("a GPU"), a, b, alpha, what)
+}
+
+fn check_on<T: FloatElement + wgpu_activations::Blocking>(
+    ctx: &wgpu_activations::Context,
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    alpha: f32,
+    what: &str,
+) -> u64 {
     let y = swiglu(ctx, a.view(), b.view(), alpha).unwrap_or_else(|e| panic!("{what}: {e}"));
     let expected = reference::swiglu(a.view(), b.view(), alpha).unwrap();
     let bound = SWIGLU.max_ulp.for_dtype(T::DTYPE);
@@ -93,6 +102,51 @@ fn products_beyond_range_and_subnormal_results() {
     let b = values::<f32>(&[1e37, 3e38, 1e30, 2.0, 2.0, 1e-15, 1e-5, 1e-44, 1.1e29, 1e37, 3e38, -3e38]);
     let worst = check(&a, &b, 1.0, "beyond range");
     println!("SwiGLU f32 beyond range and subnormal: worst {worst} ULP");
+}
+
+/// The guarded products, forced in one pass and in two on whatever adapter runs the suite, around
+/// the ends of the gate's plain range (`src/ops/plain_products.rs`, `swiglu`): A dense about
+/// 2^-124 / alpha and 20 / alpha (and beyond), B such that A B lies dense about 2^-96, subnormal factors, and
+/// the products' own extremes. On SwiftShader, which flushes, a range too wide fails here.
+#[test]
+fn guarded_products_hold_about_the_plain_ranges_ends() {
+    use wgpu_activations::{ContextOptions, SubnormalProducts};
+    if common::ctx().is_none() {
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(0x6a7e);
+    let nearby = |v: f32, rng: &mut StdRng| {
+        let bits = (v.to_bits() as i64 + rng.random_range(-40_000i64..40_000)).max(0) as u32;
+        f32::from_bits(bits) * if rng.random_bool(0.5) { -1.0 } else { 1.0 }
+    };
+    for products in [SubnormalProducts::Guarded, SubnormalProducts::GuardedInTwoPasses] {
+        let ctx = common::ctx_with(ContextOptions::from_env().with_subnormal_products(products)).unwrap();
+        for alpha in [1.0f32, 1.702, 0.5, -2.0, 3e-20] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..8192 {
+                // A about its floor and its top, B making A B about 2^-96 or anything.
+                let floor = (4.0 * f32::MIN_POSITIVE / alpha.abs()).max(f32::MIN_POSITIVE);
+                // Beyond the top too: there a wider range would give subnormal results flushed.
+                let top = 20.0 / alpha.abs();
+                let end = [floor, top, 2.0 * top, 4.0 * top, 1.0, 1e-20][rng.random_range(0..6)];
+                let a_value = nearby(end, &mut rng);
+                let product = nearby(2f32.powi(-96), &mut rng);
+                let b_value = match rng.random_range(0..4) {
+                    0 | 1 => product / a_value,
+                    2 => nearby(f32::from_bits(0x0040_0000), &mut rng),
+                    _ => nearby(2f32.powi(rng.random_range(-100..100)), &mut rng),
+                };
+                a.push(a_value);
+                b.push(if b_value.is_finite() { b_value } else { 1.0 });
+            }
+            let worst = check_on(&ctx, &values_f32(&a), &values_f32(&b), alpha, &format!("{products:?}"));
+            println!("SwiGLU f32 {products:?} alpha {alpha}: worst {worst} ULP about the plain range's ends");
+        }
+    }
+}
+
+fn values_f32(values: &[f32]) -> ArrayD<f32> {
+    ArrayD::from_shape_vec(IxDyn(&[values.len()]), values.to_vec()).unwrap()
 }
 
 /// A and B of different shapes (no broadcasting), and a dtype SwiGLU does not take, are refused.

@@ -92,7 +92,7 @@ for part in $PARTS; do
         # kernels fall short of the float unit's on inputs all in range (Sigmoid 0.82 against
         # 0.99 on the H200), this tells whether the exact code beside the plain one costs it.
         WGPU_ACTIVATIONS_SUBNORMALS=guarded-two-passes bench split26 60 bench --elems 67108864 --dtypes f32 \
-            --ops leaky-relu,selu,celu,sigmoid,softplus,swish,mish,gelu
+            --ops leaky-relu,selu,celu,sigmoid,softplus,swish,mish,gelu,swiglu
         ;;
     before26)
         # Every product checked and Dekker's errors: the kernels before issue 52's changes.

@@ -13,8 +13,8 @@
 // unit's kernel. The first of two passes flagged by the ranges (`Products::FlaggedByRange`, a
 // CPU adapter's) takes this file beside compute/f32_products_flagged.wgsl: there a step always
 // runs its `_plain` copy, and a lane outside its range raises `needs_exact`, so that the second
-// pass computes the Vector again with the exact products (PRelu's and SwiGLU's products, which
-// have no range, take `mul` and flag themselves). Then the first pass holds neither the exact
+// pass computes the Vector again with the exact products (PRelu's products, which have no
+// range, take `mul` and flag themselves). Then the first pass holds neither the exact
 // products nor a check per product. CPU twin: `PlainRange::holds` (the range test) and the exact
 // products' twin.
 
@@ -27,4 +27,15 @@ fn mul_plain(a: Compute, b: Compute) -> Compute {
 fn in_plain_range(x: Compute, range: vec2<u32>) -> bool {
     let magnitude = bitcast<vec4<u32>>(x) & vec4(0x7fffffffu);
     return all((magnitude >= vec4(range.x)) & (magnitude <= vec4(range.y)));
+}
+
+// 2^-96: src/ops/plain_products.rs's GATED_PRODUCT_FLOOR, as bits.
+const GATED_PRODUCT_FLOOR: u32 = 0x0f800000u;
+
+// Whether every lane of a gated step ((a b) sigmoid(alpha a), SwiGLU's) lies in its plain range:
+// a's magnitude in `range` (`plain_products::swiglu`), and the float unit's a b at least
+// GATED_PRODUCT_FLOOR (or infinite): a product that a flushing unit got wrong (a subnormal
+// factor read as zero) is zero, or NaN from zero times infinity, and fails.
+fn in_gated_plain_range(a: Compute, b: Compute, range: vec2<u32>) -> bool {
+    return in_plain_range(a, range) && in_plain_range(a * b, vec2(GATED_PRODUCT_FLOOR, 0x7f800000u));
 }

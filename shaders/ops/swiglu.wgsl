@@ -4,7 +4,10 @@
 // the 16-bit types; f64's recorded from src/cpu/gated_f64.rs, within 4 ULP. alpha (attributes.x)
 // is the FLOAT attribute as it is. alpha 1 (the default) has a kernel of its own,
 // swiglu_alpha_one (GatedOp::kernel_variant), on math's self_gated_product: alpha A is then A
-// itself, exact. CPU twin: src/cpu/gated.rs.
+// itself, exact. Where the device flushes subnormals, the step runs the functions' `_plain`
+// copies where A and the float unit's A B lie in its plain range (`in_gated_plain_range`,
+// compute/f32_products_guarded.wgsl; A's range from alpha in the attributes' last two slots,
+// src/ops/plain_products.rs). CPU twin: src/cpu/gated.rs.
 
 fn swiglu(x: Lanes, b: Lanes, attributes: vec4<f32>) -> Lanes {
     return from_compute(gated_product(to_compute(x), to_compute(b), from_attribute(attributes.x)));

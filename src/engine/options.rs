@@ -52,8 +52,8 @@ pub enum SubnormalProducts {
     Guarded,
     /// On integers in two passes, flagged as [`SubnormalProducts::Guarded`] decides: the first
     /// takes the float unit's products unchecked and flags a Vector where a step's input lies
-    /// outside its plain range (PRelu's and SwiGLU's products, which have no range, each
-    /// checked), and the second computes the flagged Vectors on integers.
+    /// outside its plain range (PRelu's products, which have no range, each checked), and the
+    /// second computes the flagged Vectors on integers.
     GuardedInTwoPasses,
 }
 

@@ -9,13 +9,19 @@ use crate::broadcast::SlopeAccess;
 /// test plain ranges (`range`: the step's), its `_plain` copy where `b` lies in the range, and
 /// outside it `function` itself (one pass) or a flag for the second pass (the first of two).
 pub(super) fn unary_call(function: &str, attributes: &str, range: Option<&str>, products: Products) -> String {
-    let call = format!("b = {function}(b, {attributes});");
-    let plain = format!("b = {function}_plain(b, {attributes});");
-    match range {
-        Some(range) if products.first_of_two_passes() => {
-            format!("needs_exact = needs_exact | !in_plain_range(to_compute(b), {range}); {plain}")
-        }
-        Some(range) => format!("if (in_plain_range(to_compute(b), {range})) {{ {plain} }} else {{ {call} }}"),
+    let in_range = range.map(|range| format!("in_plain_range(to_compute(b), {range})"));
+    guarded_call(function, &format!("b, {attributes}"), in_range.as_deref(), products)
+}
+
+/// `b = function(arguments)`, or where `in_range` (the step's plain-range test) is given, the
+/// `_plain` copy in its range and, outside it, `function` (one pass) or a flag for the second
+/// pass (the first of two).
+fn guarded_call(function: &str, arguments: &str, in_range: Option<&str>, products: Products) -> String {
+    let call = format!("b = {function}({arguments});");
+    let plain = format!("b = {function}_plain({arguments});");
+    match in_range {
+        Some(test) if products.first_of_two_passes() => format!("needs_exact = needs_exact | !{test}; {plain}"),
+        Some(test) => format!("if ({test}) {{ {plain} }} else {{ {call} }}"),
         None => call,
     }
 }
@@ -47,10 +53,13 @@ impl StepText {
     }
 
     /// The SwiGLU step at chain position `k`, calling its kernel function `function`: its B has
-    /// X's shape ([`SlopeAccess::Same`]).
-    pub(super) fn gate(&mut self, k: usize, function: &str) {
-        let _ = writeln!(self.main, "            b = {function}(b, group(slope_vectors_{k}[v], g), attributes_{k});");
-        let _ = writeln!(self.tail, "        b = {function}(b, slope_same_{k}(element, g), attributes_{k});");
+    /// X's shape ([`SlopeAccess::Same`]). Where `range` (its A's plain range) is given, guarded
+    /// as `products` guard, A and its product with B tested (`in_gated_plain_range`).
+    pub(super) fn gate(&mut self, k: usize, function: &str, range: Option<&str>, products: Products) {
+        let in_range = range.map(|range| format!("in_gated_plain_range(to_compute(b), to_compute(gate_{k}), {range})"));
+        let call = guarded_call(function, &format!("b, gate_{k}, attributes_{k}"), in_range.as_deref(), products);
+        let _ = writeln!(self.main, "            {{ let gate_{k} = group(slope_vectors_{k}[v], g); {call} }}");
+        let _ = writeln!(self.tail, "        {{ let gate_{k} = slope_same_{k}(element, g); {call} }}");
     }
 
     /// How the PRelu step at chain position `k` gathers its slope, per [`SlopeAccess`].

@@ -54,10 +54,10 @@ pub(crate) enum Products {
     /// The first of two passes: `compute/f32_products_flagged.wgsl`; a flagged Vector is left
     /// unwritten and marked (`driver/marks.wgsl`).
     Flagged,
-    /// The first of two passes, flagged as [`Products::Guarded`] decides: a unary step whose
-    /// input lies outside its plain range flags its Vector, and every step takes the float
-    /// unit's products unchecked (`mul_plain`), but PRelu's and SwiGLU's, which have no range
-    /// and take `compute/f32_products_flagged.wgsl`'s. The first pass then holds no exact
+    /// The first of two passes, flagged as [`Products::Guarded`] decides: a unary or SwiGLU
+    /// step whose input lies outside its plain range flags its Vector, and every step takes the
+    /// float unit's products unchecked (`mul_plain`), but PRelu's, which has no range and takes
+    /// `compute/f32_products_flagged.wgsl`'s. The first pass then holds no exact
     /// product and no check per product; the second is [`Products::Listed`], as for `Flagged`.
     FlaggedByRange,
     /// The second: `compute/f32_products_exact.wgsl` over the marked Vectors

@@ -134,6 +134,22 @@ pub(crate) fn swish(p: &ParameterBlock) -> PlainRange {
     PlainRange::new(max_floor(&[normal_product_floor(p[0], 4.0), Some(2f64.powi(-96))]), hi)
 }
 
+/// SwiGLU's (a b) sigmoid(alpha a), for a: t = alpha a normal (alpha 1's own kernel takes no
+/// such product, within the same range) and at most 20 in magnitude, so that sigmoid(t) >= 2^-29.
+/// The kernel tests a b apart: at least [`GATED_PRODUCT_FLOOR`], the result |a b| sigmoid(t)
+/// stays normal, and `mul(x, 2^64)` (below 2^-100) is discarded; a flushed a b (a subnormal
+/// factor) or a NaN fails that test.
+pub(crate) fn swiglu(alpha: f32) -> PlainRange {
+    let magnitude = f64::from(alpha).abs();
+    let hi = if magnitude == 0.0 { f64::INFINITY } else { 20.0 / magnitude };
+    PlainRange::new(normal_product_floor(alpha, 4.0), hi)
+}
+
+/// The least |a b| in a gated step's plain range (`in_gated_plain_range` in
+/// `shaders/compute/f32_products_guarded.wgsl`, whose `GATED_PRODUCT_FLOOR` holds its bits).
+#[cfg(test)]
+pub(crate) const GATED_PRODUCT_FLOOR: f32 = f32::from_bits(0x0f80_0000); // 2^-96
+
 /// Mish: the result about |x| e^x, normal to x = -80; x times a gate below |x| = 2^-100.
 pub(crate) fn mish(_: &ParameterBlock) -> PlainRange {
     PlainRange::new(Some(2f64.powi(-96)), 80.0)
@@ -169,5 +185,14 @@ mod tests {
             PlainRange::NEVER
         );
         assert_eq!(round_up(0.1), f32::from_bits(0.1f32.to_bits() + u32::from(f64::from(0.1f32) < 0.1)));
+        // SwiGLU's a: alpha a normal and |alpha a| <= 20; the floor of a b is the kernel's.
+        let range = swiglu(1.702);
+        assert!(range.holds(-11.0) && !range.holds(12.0) && !range.holds(1e-38) && range.holds(1e-37));
+        assert!(swiglu(0.0).holds(1e30) && !swiglu(0.0).holds(1e-39));
+        assert_eq!(swiglu(1e-40), PlainRange::NEVER);
+        assert_eq!(GATED_PRODUCT_FLOOR, 2f32.powi(-96));
+        let wgsl = include_str!("../../shaders/compute/f32_products_guarded.wgsl");
+        let floor = format!("const GATED_PRODUCT_FLOOR: u32 = {:#010x}u;", GATED_PRODUCT_FLOOR.to_bits());
+        assert!(wgsl.contains(&floor), "{floor}");
     }
 }

@@ -195,7 +195,10 @@ pub(super) fn base_params(segment: &[Planned<'_>], jump: u64, dtype: DType) -> P
             }
             (Step::Prelu(_) | Step::Swiglu(..), Some(plan)) => {
                 if let Step::Swiglu(_, attributes) = p.step {
+                    // alpha, then A's plain range as the guarded kernels read it (`attributes.zw`).
+                    let range = crate::ops::gated_plain_range(attributes[0]);
                     params.steps[k].attributes = crate::ops::leading_slots(attributes);
+                    params.steps[k].attributes[2..].copy_from_slice(&[range.lo, range.hi]);
                 }
                 let (run_length, channels) = (u64::from(plan.run_length.max(1)), u64::from(plan.channels.max(1)));
                 params.steps[k].slope = [run_length as u32, channels as u32, 0, 0];
