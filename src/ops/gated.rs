@@ -36,6 +36,12 @@ pub static SWIGLU: GatedOp = GatedOp {
 };
 
 impl GatedOp {
+    /// The magnitudes of A for which a guarded kernel takes the float unit's products, given
+    /// alpha (`src/ops/plain_products.rs`); the kernel tests A B apart.
+    pub(crate) fn plain_products(&self, alpha: f32) -> super::PlainRange {
+        super::plain_products::swiglu(alpha)
+    }
+
     /// True when some version accepts `dtype`.
     pub fn accepts(&self, dtype: DType) -> bool {
         self.versions.iter().any(|v| v.dtypes.contains(&dtype))

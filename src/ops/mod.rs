@@ -20,7 +20,7 @@ pub use gated::{GatedOp, SWIGLU};
 
 #[cfg(feature = "onnx")]
 pub(crate) use clip::bound_without_effect;
-pub(crate) use plain_products::{PlainRange, swiglu as gated_plain_range};
+pub(crate) use plain_products::PlainRange;
 
 pub(crate) use entry::Twin;
 pub use entry::{Attribute, BinaryOp, OpVersion, OwnKernel, SpeedTarget, Sweep, UlpBounds, UnaryOp, markdown_table};

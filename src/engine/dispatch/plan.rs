@@ -196,7 +196,7 @@ pub(super) fn base_params(segment: &[Planned<'_>], jump: u64, dtype: DType) -> P
             (Step::Prelu(_) | Step::Swiglu(..), Some(plan)) => {
                 if let Step::Swiglu(_, attributes) = p.step {
                     // alpha, then A's plain range as the guarded kernels read it (`attributes.zw`).
-                    let range = crate::ops::gated_plain_range(attributes[0]);
+                    let range = crate::ops::SWIGLU.plain_products(attributes[0]);
                     params.steps[k].attributes = crate::ops::leading_slots(attributes);
                     params.steps[k].attributes[2..].copy_from_slice(&[range.lo, range.hi]);
                 }
