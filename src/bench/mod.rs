@@ -257,20 +257,8 @@ fn measure(options: &ContextOptions, config: &BenchConfig) -> Result<Report, Str
     }
     let info = &ctx.info().adapter;
     let paths = dtypes.iter().filter(|d| runnable(d)).map(|&d| (d, ctx.dtype_path(d).to_string())).collect();
-    let products = match (ctx.info().subnormal_products_on_integers, ctx.info().subnormal_products_in_two_passes) {
-        (true, true) if ctx.info().subnormal_products_guarded => {
-            "f32 products exact: the float unit's, flagged where a step's input lies outside its plain range, then the flagged Vectors on integers (two passes)"
-        }
-        (true, true) => {
-            "f32 products exact: the float unit's, flagged, then the flagged Vectors on integers (two passes)"
-        }
-        (true, false) if ctx.info().subnormal_products_guarded => {
-            "f32 products exact: checked where a step's input lies outside its plain range (one pass)"
-        }
-        (true, false) => "f32 products exact: each checked, the rare flagged one on integers (one pass)",
-        (false, _) => "f32 products on the float unit (one pass)",
-    };
-    let subnormals = format!("{}; {products}", ctx.info().subnormals);
+    let subnormals =
+        format!("{}; f32 products with subnormals {}", ctx.info().subnormals, ctx.info().subnormal_products());
     let straight_line = "whole workgroups in straight-line code, the Vectors after them in a loop";
     let driver = if ctx.inner.tuning.straight_line && ctx.inner.options.straight_line.is_none() {
         format!(

@@ -98,6 +98,24 @@ pub(crate) fn feature_names(features: wgpu::Features) -> String {
     if present.is_empty() { "none".into() } else { present.join(", ") }
 }
 
+impl ContextInfo {
+    /// Where the f32-computing kernels take products with subnormals, in words (`wgpu-act info`
+    /// and the bench's report).
+    pub(crate) fn subnormal_products(&self) -> &'static str {
+        match (self.subnormal_products_on_integers, self.subnormal_products_in_two_passes) {
+            (false, _) => "on the float unit (one pass)",
+            (true, false) if self.subnormal_products_guarded => {
+                "on integers where a step's input lies outside its plain range (one pass)"
+            }
+            (true, false) => "on integers, each checked, the rare flagged one redone (one pass)",
+            (true, true) if self.subnormal_products_guarded => {
+                "on integers: the float unit's, flagged where a step's input lies outside its plain range, then the flagged Vectors again (two passes)"
+            }
+            (true, true) => "on integers: the float unit's, each flagged, then the flagged Vectors again (two passes)",
+        }
+    }
+}
+
 impl fmt::Display for ContextInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let a = &self.adapter;
@@ -109,18 +127,7 @@ impl fmt::Display for ContextInfo {
         writeln!(f, "driver:       {} ({})", a.driver, a.driver_info)?;
         writeln!(f, "native dtypes: {}", native.join(", "))?;
         writeln!(f, "features:     {}", feature_names(self.features))?;
-        let products = match (self.subnormal_products_on_integers, self.subnormal_products_in_two_passes) {
-            (false, _) => "on the float unit",
-            (true, false) if self.subnormal_products_guarded => {
-                "on integers (one pass, where a step's input lies outside its plain range)"
-            }
-            (true, false) => "on integers (one pass)",
-            (true, true) if self.subnormal_products_guarded => {
-                "on integers (two passes, flagged where a step's input lies outside its plain range)"
-            }
-            (true, true) => "on integers (two passes)",
-        };
-        writeln!(f, "subnormals:   {}; products with subnormals {products}", self.subnormals)?;
+        writeln!(f, "subnormals:   {}; products with subnormals {}", self.subnormals, self.subnormal_products())?;
         let fma = if self.fused_multiply_add { "rounds once" } else { "rounds twice, or not measured" };
         let errors = if self.fused_product_errors { "from fma" } else { "Dekker's" };
         writeln!(f, "fma:          {fma}; products' errors {errors}")?;
