@@ -107,13 +107,17 @@ fn products_beyond_range_and_subnormal_results() {
 /// The guarded products, forced in one pass and in two on whatever adapter runs the suite, around
 /// the ends of the gate's plain range (`src/ops/plain_products.rs`, `swiglu`): A dense about
 /// 2^-124 / alpha and 20 / alpha (and beyond), B such that A B lies dense about 2^-96, subnormal factors, and
-/// the products' own extremes. On SwiftShader, which flushes, a range too wide fails here.
+/// the products' own extremes, infinite or overflowing ones included. On SwiftShader, which
+/// flushes, a range too wide fails here; where the adapter keeps subnormals, the results are also
+/// the float unit's kernel's bits (the plain copy is `gated_product_of_in_range`'s, which leaves
+/// out the cases beyond the range).
 #[test]
 fn guarded_products_hold_about_the_plain_ranges_ends() {
-    use wgpu_activations::{ContextOptions, SubnormalProducts};
-    if common::ctx().is_none() {
-        return;
-    }
+    use wgpu_activations::{ContextOptions, SubnormalProducts, Subnormals};
+    let Some(default) = common::ctx() else { return };
+    let float_unit = (default.info().subnormals == Subnormals::Kept)
+        .then(|| common::ctx_with(ContextOptions::from_env().with_subnormal_products(SubnormalProducts::OnHardware)))
+        .flatten();
     let mut rng = StdRng::seed_from_u64(0x6a7e);
     let nearby = |v: f32, rng: &mut StdRng| {
         let bits = (v.to_bits() as i64 + rng.random_range(-40_000i64..40_000)).max(0) as u32;
@@ -131,15 +135,27 @@ fn guarded_products_hold_about_the_plain_ranges_ends() {
                 let end = [floor, top, 2.0 * top, 4.0 * top, 1.0, 1e-20][rng.random_range(0..6)];
                 let a_value = nearby(end, &mut rng);
                 let product = nearby(2f32.powi(-96), &mut rng);
-                let b_value = match rng.random_range(0..4) {
+                let b_value = match rng.random_range(0..6) {
                     0 | 1 => product / a_value,
                     2 => nearby(f32::from_bits(0x0040_0000), &mut rng),
+                    3 => nearby(f32::MAX / a_value.abs().max(1e-30), &mut rng),
+                    4 if rng.random_bool(0.1) => f32::INFINITY,
                     _ => nearby(2f32.powi(rng.random_range(-100..100)), &mut rng),
                 };
                 a.push(a_value);
-                b.push(if b_value.is_finite() { b_value } else { 1.0 });
+                b.push(if b_value.is_nan() { 1.0 } else { b_value });
             }
-            let worst = check_on(&ctx, &values_f32(&a), &values_f32(&b), alpha, &format!("{products:?}"));
+            let (a, b) = (values_f32(&a), values_f32(&b));
+            let worst = check_on(&ctx, &a, &b, alpha, &format!("{products:?}"));
+            if let Some(float_unit) = &float_unit {
+                let y = swiglu(&ctx, a.view(), b.view(), alpha).unwrap();
+                let twin = swiglu(float_unit, a.view(), b.view(), alpha).unwrap();
+                common::assert_same_bits(
+                    &format!("SwiGLU f32 {products:?} alpha {alpha}, against the float unit's"),
+                    &y,
+                    &twin,
+                );
+            }
             println!("SwiGLU f32 {products:?} alpha {alpha}: worst {worst} ULP about the plain range's ends");
         }
     }

@@ -34,8 +34,10 @@ const GATED_PRODUCT_FLOOR: u32 = 0x0f800000u;
 
 // Whether every lane of a gated step ((a b) sigmoid(alpha a), SwiGLU's) lies in its plain range:
 // a's magnitude in `range` (`plain_products::swiglu`), and the float unit's a b at least
-// GATED_PRODUCT_FLOOR (or infinite): a product that a flushing unit got wrong (a subnormal
-// factor read as zero) is zero, or NaN from zero times infinity, and fails.
+// GATED_PRODUCT_FLOOR and finite: a product that a flushing unit got wrong (a subnormal factor
+// read as zero) is zero, or NaN from zero times infinity, and fails; an infinite one (b
+// infinite, or a b overflowing) takes the full function's cases, which the plain copy
+// (`gated_product_of_in_range`) leaves out.
 fn in_gated_plain_range(a: Compute, b: Compute, range: vec2<u32>) -> bool {
-    return in_plain_range(a, range) && in_plain_range(a * b, vec2(GATED_PRODUCT_FLOOR, 0x7f800000u));
+    return in_plain_range(a, range) && in_plain_range(a * b, vec2(GATED_PRODUCT_FLOOR, 0x7f7fffffu));
 }

@@ -291,29 +291,63 @@ fn logistic_of_sum_product(x: Compute, t: Compute, error: Compute) -> Compute {
 // f32's range, passed as (A 2^-64)(B 2^-64) with s = 128.
 fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Compute) -> Compute {
     let saturated = absolute(t) > Compute(LOGISTIC_PRODUCT_F32_SATURATION);
-    let d = select(error, Compute(0.0), saturated);
+    let gate = logistic_gate(t, select(error, Compute(0.0), saturated));
+    let tiny = absolute(x) < Compute(0x1p-100f);
+    let scaled_up = select(x, mul(x, Compute(0x1p64f)), tiny);
+    let j = binade(scaled_up);
+    let exponent = j + s + gate.k - select(Compute(0.0), Compute(64.0), tiny);
+    let scaled = scaled_gate_product(scaled_up * power_of_two(-j), gate, exponent);
+    // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
+    let sign = bitcast<vec4<u32>>(x) & vec4(0x80000000u);
+    let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | sign);
+    // The body's x 0 and x 1 (an infinite x has a saturated t).
+    let above = is_positive_or_nan(t);
+    let infinite = (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) == vec4(0x7f800000u);
+    let result = select(select(signed, times_zero(x), saturated & !above), x, infinite & above);
+    return select(result, t, f32_is_nan(t));
+}
+
+// logistic_of_sum_product where its step's plain range holds (src/ops/plain_products.rs: Swish,
+// Gelu's tanh form, SwiGLU): x finite with |x| >= 2^-96, |t| <= 88 and a normal result. No
+// saturated t, tiny x or infinity meets it, and the result's sign is already x's: the same bits as
+// logistic_of_scaled_sum_product with s = 0, without its cases' steps (the `_plain` copy is made
+// from this, src/kernel/prune.rs).
+fn logistic_of_sum_product_in_range(x: Compute, t: Compute, error: Compute) -> Compute {
+    let gate = logistic_gate(t, error);
+    let j = binade(x);
+    return scaled_gate_product(x * power_of_two(-j), gate, j + gate.k);
+}
+
+// sigmoid(t + d) = y (1 + q) 2^k, for |t| <= 290 and d t's small error (logistic_product).
+struct LogisticGate {
+    y: Compute,
+    q: Compute,
+    k: Compute,
+}
+
+fn logistic_gate(t: Compute, d: Compute) -> LogisticGate {
     let parts = exp_parts(max(-absolute(t), Compute(-LOGISTIC_PRODUCT_F32_SATURATION)));
     let e = (1.0 + parts.p) * power_of_two(max(parts.k, Compute(-126.0)));
     let y = reciprocal_of_one_plus_rounded(e);
     let above = is_positive_or_nan(t);
     let q = select(parts.p + (d * y) * (1.0 + parts.p), d * (e * y), above);
-    let tiny = absolute(x) < Compute(0x1p-100f);
-    let scaled_up = select(x, mul(x, Compute(0x1p64f)), tiny);
-    let biased = vec4<i32>((bitcast<vec4<u32>>(scaled_up) >> vec4(23u)) & vec4(0xffu));
-    let j = Compute(min(biased - vec4(127), vec4(126)));
-    let m = scaled_up * power_of_two(-j);
-    let h = rounded_product(m, y);
-    let mantissa = h + (product_error(m, y, h) + h * q);
-    let exponent = j + s + select(parts.k, Compute(0.0), above) - select(Compute(0.0), Compute(64.0), tiny);
+    return LogisticGate(y, q, select(parts.k, Compute(0.0), above));
+}
+
+// j with x = 2^j m, m in [1, 4), for a normal x (j at most 126, so that 2^-j is an f32).
+fn binade(x: Compute) -> Compute {
+    let biased = vec4<i32>((bitcast<vec4<u32>>(x) >> vec4(23u)) & vec4(0xffu));
+    return Compute(min(biased - vec4(127), vec4(126)));
+}
+
+// m y (1 + q) 2^exponent for m in (-4, 4) with |m| >= 1 (m y = h + l exactly: h + (l + h q) is
+// rounded once), 2^exponent applied in two steps, the first exact, so that a subnormal result is
+// rounded once too.
+fn scaled_gate_product(m: Compute, gate: LogisticGate, exponent: Compute) -> Compute {
+    let h = rounded_product(m, gate.y);
+    let mantissa = h + (product_error(m, gate.y, h) + h * gate.q);
     let first = clamp(exponent, Compute(-120.0), Compute(120.0));
-    let scaled = mul(mantissa * power_of_two(first), power_of_two(clamp(exponent - first, Compute(-126.0), Compute(127.0))));
-    // x's sign, which a zero (or a subnormal rounded to zero) may have lost in the sums.
-    let sign = bitcast<vec4<u32>>(x) & vec4(0x80000000u);
-    let signed = bitcast<Compute>((bitcast<vec4<u32>>(scaled) & vec4(0x7fffffffu)) | sign);
-    // The body's x 0 and x 1 (an infinite x has a saturated t).
-    let infinite = (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) == vec4(0x7f800000u);
-    let result = select(select(signed, times_zero(x), saturated & !above), x, infinite & above);
-    return select(result, t, f32_is_nan(t));
+    return mul(mantissa * power_of_two(first), power_of_two(clamp(exponent - first, Compute(-126.0), Compute(127.0))));
 }
 
 // SwiGLU's (a b) sigmoid(alpha a): a b rounded once (exact for the 16-bit types; where it
@@ -325,6 +359,12 @@ fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Com
 fn gated_product(a: Compute, b: Compute, alpha: Compute) -> Compute {
     let t = mul(alpha, a);
     return gated_product_of(a, b, t, product_error(alpha, a, t));
+}
+
+// gated_product_of where its step's plain range holds (`in_gated_plain_range`): a b normal and
+// finite, and a with it, so that none of its special values arise: the same bits.
+fn gated_product_of_in_range(a: Compute, b: Compute, t: Compute, error: Compute) -> Compute {
+    return logistic_of_sum_product(a * b, t, error);
 }
 
 // (a b) sigmoid(a) (SwiGLU's alpha 1): gated_product where alpha a is a itself, exact, so that
@@ -415,7 +455,30 @@ const MISH_F32_TINY: f32 = 7.888609e-31; // 2^-100
 // two exact steps so that a subnormal result is rounded once; for x > 0, x (1 - y0 (1 + r)) = (x -
 // h) - (l + h r). +inf for +inf; -inf gives the function body's NaN (-inf x tanh(0)).
 fn mish_product(x: Compute) -> Compute {
-    let parts = exp_parts(clamp(x, Compute(-MISH_F32_UNDERFLOW), Compute(MISH_F32_SATURATION)));
+    let parts = mish_parts(x, clamp(x, Compute(-MISH_F32_UNDERFLOW), Compute(MISH_F32_SATURATION)));
+    var result = select(parts.product, mul(x, parts.gate), absolute(x) < Compute(MISH_F32_TINY));
+    result = select(result, x, x > Compute(MISH_F32_SATURATION));
+    // Below the clamp x 0: -0.0, and NaN for -inf.
+    return select(result, times_zero(x), x < Compute(-MISH_F32_UNDERFLOW));
+}
+
+// mish_product where Mish's plain range holds (src/ops/plain_products.rs: 2^-96 <= |x| <= 80):
+// neither tiny nor below the clamp, so the same bits without those cases' steps (the `_plain`
+// copy is made from this, src/kernel/prune.rs).
+fn mish_product_in_range(x: Compute) -> Compute {
+    let parts = mish_parts(x, min(x, Compute(MISH_F32_SATURATION)));
+    return select(parts.product, x, x > Compute(MISH_F32_SATURATION));
+}
+
+// mish_product's x tanh(log(1 + e^x)) for x from -112 to 40, the exponential's argument
+// `clamped` (x clamped to that), and its gate tanh(log(1 + e^x)) for a tiny x.
+struct MishParts {
+    product: Compute,
+    gate: Compute,
+}
+
+fn mish_parts(x: Compute, clamped: Compute) -> MishParts {
+    let parts = exp_parts(clamped);
     let two_k = power_of_two(max(parts.k, Compute(-126.0)));
     let f = parts.p + 0.5 * ((1.0 + parts.p) * two_k) * (1.0 + parts.p);
     let y0 = quotient(Compute(1.0), 1.0 + (1.0 + f) * two_k);
@@ -424,11 +487,7 @@ fn mish_product(x: Compute) -> Compute {
     let h = rounded_product(x, y0);
     let l = product_error(x, y0, h);
     let below = scaled_once(h + (l + h * (f + r * (1.0 + f))), parts.k);
-    var result = select(below, (x - h) - (l + h * r), is_positive_or_nan(x));
-    result = select(result, mul(x, (1.0 + f) * (y0 + y0 * r)), absolute(x) < Compute(MISH_F32_TINY));
-    result = select(result, x, x > Compute(MISH_F32_SATURATION));
-    // Below the clamp x 0: -0.0, and NaN for -inf.
-    return select(result, times_zero(x), x < Compute(-MISH_F32_UNDERFLOW));
+    return MishParts(select(below, (x - h) - (l + h * r), is_positive_or_nan(x)), (1.0 + f) * (y0 + y0 * r));
 }
 
 // Beyond this |x|, x Phi(x) is x, or below 2^-150 (and -0.0).
@@ -451,10 +510,24 @@ const NORMAL_CDF_F32_END: f32 = 14.5;
 // exact, at twice the speed (lavapipe: 0.22-0.23 of the copy kernel before, 0.45-0.47 now). x
 // itself beyond 14.5, -0.0 below -14.5, NaN for -inf (the body's -inf x 0).
 fn normal_cdf_product(x: Compute) -> Compute {
+    var result = normal_cdf_product_within(x, min(absolute(x), Compute(NORMAL_CDF_F32_END)));
+    result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
+    // Below the end x 0: -0.0, and NaN for -inf.
+    return select(result, times_zero(x), x < Compute(-NORMAL_CDF_F32_END));
+}
+
+// normal_cdf_product where Gelu's plain range holds (src/ops/plain_products.rs: 2^-96 <= |x| <=
+// 10): within the ends, so the same bits without their cases' steps (the `_plain` copy is made
+// from this, src/kernel/prune.rs).
+fn normal_cdf_product_in_range(x: Compute) -> Compute {
+    return normal_cdf_product_within(x, absolute(x));
+}
+
+// normal_cdf_product for |x| <= 14.5, given a = |x|.
+fn normal_cdf_product_within(x: Compute, a: Compute) -> Compute {
     let u = x * x;
     let slope = ((0.00010969741 * u - 0.0011860846) * u + 0.009973447) * u - 0.066490375;
     let small = mul(x, 0.5 + x * (0.3989423 + (-1.135241e-08 + u * slope)));
-    let a = min(absolute(x), Compute(NORMAL_CDF_F32_END));
     let q = 0.25 * a;
     let d = hidden(1.0 + q);
     let d_rest = hidden(d - q);
@@ -476,11 +549,8 @@ fn normal_cdf_product(x: Compute) -> Compute {
     let low = m * g_low + product_error(x, t0, m) * g + product_error(m, g, h);
     let correction = parts.p + (r - 0.5 * square_error) * (1.0 + parts.p);
     let tail = scaled_once(h + (h * correction + low * (1.0 + parts.p)), parts.k);
-    var result = select(tail, x - tail, is_positive_or_nan(x));
-    result = select(result, small, absolute(x) <= Compute(0.5));
-    result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
-    // Below the end x 0: -0.0, and NaN for -inf.
-    return select(result, times_zero(x), x < Compute(-NORMAL_CDF_F32_END));
+    let result = select(tail, x - tail, is_positive_or_nan(x));
+    return select(result, small, absolute(x) <= Compute(0.5));
 }
 
 // x sigmoid(t), t = 2 sqrt(2/pi) (x + 0.044715 x^3) = x (c1 + c3 x^2): Gelu's tanh form, 0.5 x

@@ -62,6 +62,13 @@ fn pruned(source: &str, only_entry: Option<&str>) -> String {
 /// range: `Products::Guarded`). Entry points are not copied; the copies leave their comments
 /// behind, and `prune` drops those no entry point calls. A guarded kernel calls `op_plain` or
 /// `op` per Lanes, so that the plain side is straight code with no branch at each product.
+///
+/// A function `f` may have a form of its own for that range, `f_in_range` (the math files'
+/// convention, `shaders/README.md`): `f_plain` is then copied from it, not from `f`. It leaves
+/// out the cases no input in the range meets (tiny or infinite inputs, saturated tails,
+/// subnormal results), so the plain side costs less than the float unit's kernel of `f`, and
+/// it must give `f`'s bits wherever the range holds (`tests/unary_ops.rs` checks that on every
+/// adapter that keeps subnormals).
 pub(crate) fn with_plain_copies(source: &str, roots: &[&str]) -> String {
     let items = split(source);
     let functions = functions(&items);
@@ -71,10 +78,14 @@ pub(crate) fn with_plain_copies(source: &str, roots: &[&str]) -> String {
     let renamed: std::collections::HashSet<&str> = functions
         .iter()
         .map(|(name, _)| *name)
-        .filter(|name| reaching.contains(name) || roots.contains(name))
+        .filter(|name| !name.ends_with(IN_RANGE) && (reaching.contains(name) || roots.contains(name)))
         .collect();
     for (name, text) in functions.iter().filter(|(name, _)| *name != "mul" && renamed.contains(name)) {
-        let code = without_comments(text);
+        let in_range = format!("{name}{IN_RANGE}");
+        let code = match functions.iter().find(|(other, _)| *other == in_range) {
+            Some((_, text)) => without_comments(text).replacen(&format!("fn {in_range}("), &format!("fn {name}("), 1),
+            None => without_comments(text),
+        };
         let mut copy = String::with_capacity(code.len() + 64);
         let mut word = String::new();
         for c in code.chars().chain(std::iter::once('\n')) {
@@ -95,6 +106,9 @@ pub(crate) fn with_plain_copies(source: &str, roots: &[&str]) -> String {
     }
     out
 }
+
+/// The suffix of a function's form for its plain range (`with_plain_copies`).
+const IN_RANGE: &str = "_in_range";
 
 /// The functions (not entry points) among `items`: name and text.
 fn functions<'a>(items: &[Item<'a>]) -> Vec<(&'a str, &'a str)> {
@@ -240,6 +254,25 @@ mod tests {
         assert!(added.contains("fn other_root_plain(x: f32) -> f32 { return other(x); }"), "{added}");
         let not_copied =
             ["fn mul_plain", "fn exact_plain", "fn other_plain", "mul_add_like_plain", "Calls mul", "main_plain"];
+        for not_copied in not_copied {
+            assert!(!added.contains(not_copied), "{not_copied}:\n{added}");
+        }
+    }
+
+    #[test]
+    fn a_form_for_the_plain_range_is_what_the_plain_copy_is_made_from() {
+        let source = "fn mul(a: f32, b: f32) -> f32 { return exact(a, b); }\n\
+            fn exact(a: f32, b: f32) -> f32 { return a * b; }\n\
+            fn tail(x: f32) -> f32 { return mul(x, 0.5); }\n\
+            fn op(x: f32) -> f32 { return select(tail(x), x, x > 1.0); }\n\
+            // Only where x lies in its range.\n\
+            fn op_in_range(x: f32) -> f32 { return tail(x) + mul(x, 2.0); }\n\
+            @compute @workgroup_size(1)\n\
+            fn main() { op(1.0); }\n";
+        let added = with_plain_copies(source, &["op"])[source.len()..].to_string();
+        assert!(added.contains("fn op_plain(x: f32) -> f32 { return tail_plain(x) + mul_plain(x, 2.0); }"), "{added}");
+        assert!(added.contains("fn tail_plain(x: f32) -> f32 { return mul_plain(x, 0.5); }"), "{added}");
+        let not_copied = ["select", "op_in_range", "Only where"];
         for not_copied in not_copied {
             assert!(!added.contains(not_copied), "{not_copied}:\n{added}");
         }

@@ -136,7 +136,7 @@ pub(crate) fn swish(p: &ParameterBlock) -> PlainRange {
 
 /// SwiGLU's (a b) sigmoid(alpha a), for a: t = alpha a normal (alpha 1's own kernel takes no
 /// such product, within the same range) and at most 20 in magnitude, so that sigmoid(t) >= 2^-29.
-/// The kernel tests a b apart: at least [`GATED_PRODUCT_FLOOR`], the result |a b| sigmoid(t)
+/// The kernel tests a b apart: at least [`GATED_PRODUCT_FLOOR`] and finite, the result |a b| sigmoid(t)
 /// stays normal, and `mul(x, 2^64)` (below 2^-100) is discarded; a flushed a b (a subnormal
 /// factor) or a NaN fails that test.
 pub(crate) fn swiglu(alpha: f32) -> PlainRange {
