@@ -415,17 +415,27 @@ fn self_logistic_product(x: Compute) -> Compute {
     // A select, not max: a device that flushes subnormals may flush them in max too (and a
     // compiler may still make this a max: the tiny results below take x itself).
     let clamped = select(x, Compute(-SELF_LOGISTIC_F32_UNDERFLOW), x < Compute(-SELF_LOGISTIC_F32_UNDERFLOW));
-    let a = absolute(clamped);
-    let parts = exp_parts(max(-a, Compute(-SELF_LOGISTIC_F32_UNDERFLOW)));
-    let e = (1.0 + parts.p) * first_power_of_two(parts.k);
-    let y = reciprocal_of_one_plus_rounded(e);
-    let h = clamped * y;
-    let below = scaled_once(h + h * parts.p, parts.k);
-    var result = select(below, h, is_positive_or_nan(x));
+    var result = self_logistic_product_of(clamped);
     // x, not clamped: NVIDIA's compiler turns the clamp's select back into a max, which flushes.
-    result = select(result, mul(x, Compute(0.5)), a < Compute(SELF_LOGISTIC_F32_TINY));
+    result = select(result, mul(x, Compute(0.5)), absolute(clamped) < Compute(SELF_LOGISTIC_F32_TINY));
     let negative_infinity = bitcast<vec4<u32>>(x) == vec4(0xff800000u);
     return bitcast<Compute>(select(bitcast<vec4<u32>>(result), vec4(0x7fc00000u), negative_infinity));
+}
+
+// self_logistic_product where Swish's plain range holds (src/ops/plain_products.rs: 2^-96 <=
+// |x| <= 20 for alpha 1): x is neither clamped, tiny nor infinite, so the same bits without those
+// cases' steps (the `_plain` copy is made from this, src/kernel/prune.rs).
+fn self_logistic_product_in_range(x: Compute) -> Compute {
+    return self_logistic_product_of(x);
+}
+
+// self_logistic_product for x from -112 on, neither tiny nor infinite.
+fn self_logistic_product_of(x: Compute) -> Compute {
+    let parts = exp_parts(max(-absolute(x), Compute(-SELF_LOGISTIC_F32_UNDERFLOW)));
+    let e = (1.0 + parts.p) * first_power_of_two(parts.k);
+    let y = reciprocal_of_one_plus_rounded(e);
+    let h = x * y;
+    return select(scaled_once(h + h * parts.p, parts.k), h, is_positive_or_nan(x));
 }
 
 // x 0 as IEEE gives it, on the bits (a compiler may fold a product with 0): a zero of x's sign,
