@@ -315,7 +315,9 @@ fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Com
 fn logistic_of_sum_product_in_range(x: Compute, t: Compute, error: Compute) -> Compute {
     let gate = logistic_gate(t, error);
     let j = binade(x);
-    return scaled_gate_product(x * power_of_two(-j), gate, j + gate.k);
+    // j + k lies in [-125, 127] (|x| >= 2^-96 and |t| <= 20, or |x| <= 10 where t reaches -88),
+    // and the result is normal: one exact scaling gives what two give.
+    return gate_mantissa(x * power_of_two(-j), gate) * power_of_two(j + gate.k);
 }
 
 // sigmoid(t + d) = y (1 + q) 2^k, for |t| <= 290 and d t's small error (logistic_product).
@@ -340,12 +342,16 @@ fn binade(x: Compute) -> Compute {
     return Compute(min(biased - vec4(127), vec4(126)));
 }
 
-// m y (1 + q) 2^exponent for m in (-4, 4) with |m| >= 1 (m y = h + l exactly: h + (l + h q) is
-// rounded once), 2^exponent applied in two steps, the first exact, so that a subnormal result is
-// rounded once too.
-fn scaled_gate_product(m: Compute, gate: LogisticGate, exponent: Compute) -> Compute {
+// m y (1 + q) for m in (-4, 4) with |m| >= 1, rounded once: m y = h + l exactly, and h + (l + h q).
+fn gate_mantissa(m: Compute, gate: LogisticGate) -> Compute {
     let h = rounded_product(m, gate.y);
-    let mantissa = h + (product_error(m, gate.y, h) + h * gate.q);
+    return h + (product_error(m, gate.y, h) + h * gate.q);
+}
+
+// gate_mantissa(m, gate) 2^exponent, 2^exponent applied in two steps, the first exact, so that a
+// subnormal result is rounded once too.
+fn scaled_gate_product(m: Compute, gate: LogisticGate, exponent: Compute) -> Compute {
+    let mantissa = gate_mantissa(m, gate);
     let first = clamp(exponent, Compute(-120.0), Compute(120.0));
     return mul(mantissa * power_of_two(first), power_of_two(clamp(exponent - first, Compute(-126.0), Compute(127.0))));
 }
