@@ -472,24 +472,31 @@ const MISH_F32_TINY: f32 = 7.888609e-31; // 2^-100
 // h) - (l + h r). +inf for +inf; -inf gives the function body's NaN (-inf x tanh(0)).
 fn mish_product(x: Compute) -> Compute {
     let parts = mish_parts(x, clamp(x, Compute(-MISH_F32_UNDERFLOW), Compute(MISH_F32_SATURATION)));
-    var result = select(parts.product, mul(x, parts.gate), absolute(x) < Compute(MISH_F32_TINY));
+    var result = select(scaled_once(parts.below, parts.k), parts.above, is_positive_or_nan(x));
+    result = select(result, mul(x, parts.gate), absolute(x) < Compute(MISH_F32_TINY));
     result = select(result, x, x > Compute(MISH_F32_SATURATION));
     // Below the clamp x 0: -0.0, and NaN for -inf.
     return select(result, times_zero(x), x < Compute(-MISH_F32_UNDERFLOW));
 }
 
 // mish_product where Mish's plain range holds (src/ops/plain_products.rs: 2^-96 <= |x| <= 80):
-// neither tiny nor below the clamp, so the same bits without those cases' steps (the `_plain`
-// copy is made from this, src/kernel/prune.rs).
+// neither tiny nor below the clamp, and k >= -116 with a normal result, so that 2^k scales
+// once, exactly: the same bits without those cases' steps (the `_plain` copy is made from this,
+// src/kernel/prune.rs).
 fn mish_product_in_range(x: Compute) -> Compute {
     let parts = mish_parts(x, min(x, Compute(MISH_F32_SATURATION)));
-    return select(parts.product, x, x > Compute(MISH_F32_SATURATION));
+    let result = select(parts.below * parts.two_k, parts.above, is_positive_or_nan(x));
+    return select(result, x, x > Compute(MISH_F32_SATURATION));
 }
 
-// mish_product's x tanh(log(1 + e^x)) for x from -112 to 40, the exponential's argument
-// `clamped` (x clamped to that), and its gate tanh(log(1 + e^x)) for a tiny x.
+// mish_product's parts for x from -112 to 40, given `clamped` (x clamped to that, the
+// exponential's argument): x tanh(log(1 + e^x)) = below 2^k for x <= 0 (2^k also as two_k,
+// where k >= -126), above for x > 0, and the gate tanh(log(1 + e^x)) for a tiny x.
 struct MishParts {
-    product: Compute,
+    below: Compute,
+    k: Compute,
+    two_k: Compute,
+    above: Compute,
     gate: Compute,
 }
 
@@ -502,8 +509,8 @@ fn mish_parts(x: Compute, clamped: Compute) -> MishParts {
     let r = c - (two_k * f) * y0;
     let h = rounded_product(x, y0);
     let l = product_error(x, y0, h);
-    let below = scaled_once(h + (l + h * (f + r * (1.0 + f))), parts.k);
-    return MishParts(select(below, (x - h) - (l + h * r), is_positive_or_nan(x)), (1.0 + f) * (y0 + y0 * r));
+    let below = h + (l + h * (f + r * (1.0 + f)));
+    return MishParts(below, parts.k, two_k, (x - h) - (l + h * r), (1.0 + f) * (y0 + y0 * r));
 }
 
 // Beyond this |x|, x Phi(x) is x, or below 2^-150 (and -0.0).
@@ -526,21 +533,36 @@ const NORMAL_CDF_F32_END: f32 = 14.5;
 // exact, at twice the speed (lavapipe: 0.22-0.23 of the copy kernel before, 0.45-0.47 now). x
 // itself beyond 14.5, -0.0 below -14.5, NaN for -inf (the body's -inf x 0).
 fn normal_cdf_product(x: Compute) -> Compute {
-    var result = normal_cdf_product_within(x, min(absolute(x), Compute(NORMAL_CDF_F32_END)));
+    let parts = normal_cdf_parts(x, min(absolute(x), Compute(NORMAL_CDF_F32_END)));
+    var result = normal_cdf_join(x, parts.small, scaled_once(parts.tail, parts.k));
     result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
     // Below the end x 0: -0.0, and NaN for -inf.
     return select(result, times_zero(x), x < Compute(-NORMAL_CDF_F32_END));
 }
 
 // normal_cdf_product where Gelu's plain range holds (src/ops/plain_products.rs: 2^-96 <= |x| <=
-// 10): within the ends, so the same bits without their cases' steps (the `_plain` copy is made
-// from this, src/kernel/prune.rs).
+// 10): within the ends, and k >= -73 with a normal result, so that 2^k scales once, exactly: the
+// same bits without those cases' steps (the `_plain` copy is made from this, src/kernel/prune.rs).
 fn normal_cdf_product_in_range(x: Compute) -> Compute {
-    return normal_cdf_product_within(x, absolute(x));
+    let parts = normal_cdf_parts(x, absolute(x));
+    return normal_cdf_join(x, parts.small, parts.tail * power_of_two(parts.k));
 }
 
-// normal_cdf_product for |x| <= 14.5, given a = |x|.
-fn normal_cdf_product_within(x: Compute, a: Compute) -> Compute {
+// x Phi(x) for |x| <= 1/2, and for |x| <= 14.5 x Phi(-|x|) = tail 2^k (the same for x > 0).
+struct NormalCdfParts {
+    small: Compute,
+    tail: Compute,
+    k: Compute,
+}
+
+// x Phi(x) from its parts, given the tail scaled.
+fn normal_cdf_join(x: Compute, small: Compute, tail: Compute) -> Compute {
+    let result = select(tail, x - tail, is_positive_or_nan(x));
+    return select(result, small, absolute(x) <= Compute(0.5));
+}
+
+// normal_cdf_product's parts for |x| <= 14.5, given a = |x|.
+fn normal_cdf_parts(x: Compute, a: Compute) -> NormalCdfParts {
     let u = x * x;
     let slope = ((0.00010969741 * u - 0.0011860846) * u + 0.009973447) * u - 0.066490375;
     let small = mul(x, 0.5 + x * (0.3989423 + (-1.135241e-08 + u * slope)));
@@ -564,9 +586,7 @@ fn normal_cdf_product_within(x: Compute, a: Compute) -> Compute {
     let h = rounded_product(m, g);
     let low = m * g_low + product_error(x, t0, m) * g + product_error(m, g, h);
     let correction = parts.p + (r - 0.5 * square_error) * (1.0 + parts.p);
-    let tail = scaled_once(h + (h * correction + low * (1.0 + parts.p)), parts.k);
-    let result = select(tail, x - tail, is_positive_or_nan(x));
-    return select(result, small, absolute(x) <= Compute(0.5));
+    return NormalCdfParts(small, h + (h * correction + low * (1.0 + parts.p)), parts.k);
 }
 
 // x sigmoid(t), t = 2 sqrt(2/pi) (x + 0.044715 x^3) = x (c1 + c3 x^2): Gelu's tanh form, 0.5 x
