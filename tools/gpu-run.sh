@@ -12,14 +12,14 @@
 # brings back at most 8 files).
 #
 #   GPU_RUN_PARTS   which parts, in order (default: suite axes axis24 axiscpu24 now26 split26
-#                   float26 narrow26 now24 sweep engine burn before26; also: suites, every GPU
-#                   suite but the operators')
+#                   lines26 float26 narrow26 now24 sweep engine burn before26; also: suites,
+#                   every GPU suite but the operators')
 #   NOMINAL_GBPS    the card's nominal bandwidth (default 4800, an H200; 3350 for an H100 SXM)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
-PARTS=${GPU_RUN_PARTS:-suite axes axis24 axiscpu24 now26 split26 float26 narrow26 now24 sweep engine burn before26}
+PARTS=${GPU_RUN_PARTS:-suite axes axis24 axiscpu24 now26 split26 lines26 float26 narrow26 now24 sweep engine burn before26}
 NOMINAL=${NOMINAL_GBPS:-4800}
 started=$(date +%s)
 say() { echo "== $(( $(date +%s) - started )) s: $*" | tee -a "$LOG"; }
@@ -93,6 +93,13 @@ for part in $PARTS; do
         # 0.99 on the H200), this tells whether the exact code beside the plain one costs it.
         WGPU_ACTIVATIONS_SUBNORMALS=guarded-two-passes bench split26 60 bench --elems 67108864 --dtypes f32 \
             --ops leaky-relu,selu,celu,sigmoid,softplus,swish,mish,gelu,swiglu
+        ;;
+    lines26)
+        # The same guarded kernels in the straight-line form: an invocation's Vectors all loaded
+        # before any is computed, where the loop loads each after the previous one's store (and
+        # its branch between the plain copy and the exact code).
+        bench lines26 45 bench --elems 67108864 --dtypes f32 --driver straight-line \
+            --ops leaky-relu,selu,celu,sigmoid,softplus,swish
         ;;
     before26)
         # Every product checked and Dekker's errors: the kernels before issue 52's changes.
