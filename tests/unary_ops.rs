@@ -268,18 +268,34 @@ fn f64_log_spaced_sweeps_random_values_and_specials() {
 #[test]
 fn guarded_products_hold_every_bound() {
     use wgpu_activations::SubnormalProducts;
-    guarded_products_hold_every_bound_in(SubnormalProducts::Guarded, "guarded products");
+    guarded_products_hold_every_bound_in(SubnormalProducts::Guarded, None, "guarded products");
 }
 
 #[test]
 fn guarded_products_in_two_passes_hold_every_bound() {
     use wgpu_activations::SubnormalProducts;
-    guarded_products_hold_every_bound_in(SubnormalProducts::GuardedInTwoPasses, "guarded products, two passes");
+    guarded_products_hold_every_bound_in(SubnormalProducts::GuardedInTwoPasses, None, "guarded products, two passes");
 }
 
-fn guarded_products_hold_every_bound_in(products: wgpu_activations::SubnormalProducts, what: &str) {
+/// One pass in the straight-line form, whole workgroups' Vectors all loaded before any is
+/// computed (`tools/gpu-run.sh`'s `lines26` times it on a GPU).
+#[test]
+fn guarded_products_in_straight_line_hold_every_bound() {
+    use wgpu_activations::SubnormalProducts;
+    guarded_products_hold_every_bound_in(SubnormalProducts::Guarded, Some(true), "guarded products, straight line");
+}
+
+fn guarded_products_hold_every_bound_in(
+    products: wgpu_activations::SubnormalProducts,
+    straight_line: Option<bool>,
+    what: &str,
+) {
     use wgpu_activations::{ContextOptions, SubnormalProducts, Subnormals};
-    let Some(ctx) = common::ctx_with(ContextOptions::from_env().with_subnormal_products(products)) else {
+    let mut options = ContextOptions::from_env().with_subnormal_products(products);
+    if let Some(straight_line) = straight_line {
+        options = options.with_straight_line(straight_line);
+    }
+    let Some(ctx) = common::ctx_with(options) else {
         return;
     };
     assert!(ctx.info().subnormal_products_guarded);
