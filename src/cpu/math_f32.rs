@@ -2,6 +2,11 @@
 //! can be checked over every f32 input (`cargo xtask sweep`). The functions that divide take the
 //! device's division as a parameter: WGSL bounds it only at 2.5 ULP, and the bounds must hold for
 //! any division within that ([`off_by_up_to_two_ulp`]).
+//!
+//! The WGSL's forms for the steps' plain ranges (`f_in_range`, the guarded kernels' plain side)
+//! have no twin of their own: they leave out cases the ranges exclude, and give the full
+//! functions' bits where the ranges hold, which the guarded suites check on the GPU against the
+//! float unit's kernels.
 
 use super::compute::product_error;
 
