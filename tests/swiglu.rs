@@ -113,11 +113,9 @@ fn products_beyond_range_and_subnormal_results() {
 /// out the cases beyond the range).
 #[test]
 fn guarded_products_hold_about_the_plain_ranges_ends() {
-    use wgpu_activations::{ContextOptions, SubnormalProducts, Subnormals};
+    use wgpu_activations::{ContextOptions, SubnormalProducts};
     let Some(default) = common::ctx() else { return };
-    let float_unit = (default.info().subnormals == Subnormals::Kept)
-        .then(|| common::ctx_with(ContextOptions::from_env().with_subnormal_products(SubnormalProducts::OnHardware)))
-        .flatten();
+    let float_unit = common::float_unit_where_subnormals_kept(default);
     let mut rng = StdRng::seed_from_u64(0x6a7e);
     let nearby = |v: f32, rng: &mut StdRng| {
         let bits = (v.to_bits() as i64 + rng.random_range(-40_000i64..40_000)).max(0) as u32;

@@ -290,7 +290,7 @@ fn guarded_products_hold_every_bound_in(
     straight_line: Option<bool>,
     what: &str,
 ) {
-    use wgpu_activations::{ContextOptions, SubnormalProducts, Subnormals};
+    use wgpu_activations::ContextOptions;
     let mut options = ContextOptions::from_env().with_subnormal_products(products);
     if let Some(straight_line) = straight_line {
         options = options.with_straight_line(straight_line);
@@ -299,9 +299,7 @@ fn guarded_products_hold_every_bound_in(
         return;
     };
     assert!(ctx.info().subnormal_products_guarded);
-    let float_unit = (ctx.info().subnormals == Subnormals::Kept)
-        .then(|| common::ctx_with(ContextOptions::from_env().with_subnormal_products(SubnormalProducts::OnHardware)))
-        .flatten();
+    let float_unit = common::float_unit_where_subnormals_kept(&ctx);
     fn check<T: Element>(
         ctx: &Context,
         float_unit: Option<&Context>,

@@ -129,9 +129,13 @@ pub(crate) fn always(_: &ParameterBlock) -> PlainRange {
 /// Swish: t = alpha x, x 2^64 below |x| = 2^-100, and the result |x| sigmoid(alpha x), at least
 /// |x| 2^-29 for |alpha x| <= 20 (alpha 1's own kernel takes fewer, within the same range).
 pub(crate) fn swish(p: &ParameterBlock) -> PlainRange {
-    let alpha = f64::from(p[0]).abs();
-    let hi = if alpha == 0.0 { f64::INFINITY } else { 20.0 / alpha };
-    PlainRange::new(max_floor(&[normal_product_floor(p[0], 4.0), Some(2f64.powi(-96))]), hi)
+    PlainRange::new(max_floor(&[normal_product_floor(p[0], 4.0), Some(2f64.powi(-96))]), gate_top(p[0]))
+}
+
+/// The largest |x| whose sigmoid(alpha x) stays at or above 2^-29: |alpha x| <= 20.
+fn gate_top(alpha: f32) -> f64 {
+    let magnitude = f64::from(alpha).abs();
+    if magnitude == 0.0 { f64::INFINITY } else { 20.0 / magnitude }
 }
 
 /// SwiGLU's (a b) sigmoid(alpha a), for a: t = alpha a normal (alpha 1's own kernel takes no
@@ -140,9 +144,7 @@ pub(crate) fn swish(p: &ParameterBlock) -> PlainRange {
 /// stays normal, and `mul(x, 2^64)` (below 2^-100) is discarded; a flushed a b (a subnormal
 /// factor) or a NaN fails that test.
 pub(crate) fn swiglu(alpha: f32) -> PlainRange {
-    let magnitude = f64::from(alpha).abs();
-    let hi = if magnitude == 0.0 { f64::INFINITY } else { 20.0 / magnitude };
-    PlainRange::new(normal_product_floor(alpha, 4.0), hi)
+    PlainRange::new(normal_product_floor(alpha, 4.0), gate_top(alpha))
 }
 
 /// The least |a b| in a gated step's plain range (`in_gated_plain_range` in

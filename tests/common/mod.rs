@@ -79,6 +79,16 @@ pub fn ctx_with(options: ContextOptions) -> Option<Context> {
     make(options)
 }
 
+/// Where `ctx`'s device keeps subnormals, a context on it whose kernels take every product on
+/// the float unit: the bits a guarded kernel must give there (its plain copies come from the
+/// functions' forms for their ranges, `_in_range` in `shaders/math/f32.wgsl`).
+pub fn float_unit_where_subnormals_kept(ctx: &Context) -> Option<Context> {
+    use wgpu_activations::{SubnormalProducts, Subnormals};
+    (ctx.info().subnormals == Subnormals::Kept)
+        .then(|| ctx_with(ContextOptions::from_env().with_subnormal_products(SubnormalProducts::OnHardware)))
+        .flatten()
+}
+
 /// Gets the shared context or returns from the test (skip) when allowed.
 #[macro_export]
 macro_rules! gpu_or_skip {
