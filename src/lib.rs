@@ -130,9 +130,9 @@ pub mod reference {
 }
 pub use dtype::{DType, Element, FloatElement};
 pub use engine::{
-    AXIS_FORMS_ENV, Activation, Context, ContextInfo, ContextOptions, DTypePath, FMA_ENV, GpuTensor, LIMITS_ENV,
-    PipelineCacheStats, PoolStats, SUBNORMALS_ENV, SubnormalProducts, Subnormals, VALIDATE_ENV, enumerate_adapters,
-    limits_report, native_dtypes,
+    AXIS_FORMS_ENV, Activation, Context, ContextInfo, ContextOptions, DTypePath, DUMP_WGSL_ENV, FMA_ENV, GpuTensor,
+    LIMITS_ENV, PipelineCacheStats, PoolStats, SUBNORMALS_ENV, SubnormalProducts, Subnormals, VALIDATE_ENV,
+    enumerate_adapters, limits_report, native_dtypes,
 };
 pub use error::{Error, Result};
 pub use ops::{ELU_DEFAULT_ALPHA, LEAKY_RELU_DEFAULT_ALPHA};

@@ -12,6 +12,16 @@ fn gelu(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(normal_cdf_product(to_compute(x))), x, is_nan(x));
 }
 
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn gelu_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(normal_cdf_product(to_compute(x)));
+}
+
 fn gelu_tanh(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(gelu_tanh_product(to_compute(x))), x, is_nan(x));
+}
+
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn gelu_tanh_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(gelu_tanh_product(to_compute(x)));
 }

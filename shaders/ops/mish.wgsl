@@ -8,3 +8,8 @@
 fn mish(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(mish_product(to_compute(x))), x, is_nan(x));
 }
+
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn mish_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(mish_product(to_compute(x)));
+}

@@ -6,3 +6,8 @@
 fn sigmoid(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(logistic(to_compute(x))), x, is_nan(x));
 }
+
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn sigmoid_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(logistic(to_compute(x)));
+}

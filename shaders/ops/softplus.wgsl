@@ -7,3 +7,8 @@
 fn softplus(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(log_one_plus_exp(to_compute(x))), x, is_nan(x));
 }
+
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn softplus_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(log_one_plus_exp(to_compute(x)));
+}

@@ -14,6 +14,16 @@ fn swish(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(logistic_product(to_compute(x), alpha)), x, is_nan(x));
 }
 
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn swish_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(logistic_product(to_compute(x), from_attribute(attributes.x)));
+}
+
 fn swish_alpha_one(x: Lanes, attributes: vec4<f32>) -> Lanes {
     return select(from_compute(self_logistic_product(to_compute(x))), x, is_nan(x));
+}
+
+// The form for the step's plain range (src/kernel/prune.rs), which holds no NaN: no select.
+fn swish_alpha_one_in_range(x: Lanes, attributes: vec4<f32>) -> Lanes {
+    return from_compute(self_logistic_product(to_compute(x)));
 }

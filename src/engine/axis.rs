@@ -38,6 +38,7 @@ impl OwnPipelines {
             return Ok(Arc::clone(pipeline));
         }
         let wgsl = wgsl();
+        super::pipelines::dump_wgsl(label, &wgsl);
         let (pipeline, caught) = caught_now(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),

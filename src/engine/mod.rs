@@ -24,7 +24,7 @@ pub use activation::Activation;
 pub use context::{Context, enumerate_adapters};
 pub use info::{ContextInfo, DTypePath, limits_report, native_dtypes};
 pub use options::{
-    AXIS_FORMS_ENV, ContextOptions, FMA_ENV, LIMITS_ENV, SUBNORMALS_ENV, SubnormalProducts, VALIDATE_ENV,
+    AXIS_FORMS_ENV, ContextOptions, DUMP_WGSL_ENV, FMA_ENV, LIMITS_ENV, SUBNORMALS_ENV, SubnormalProducts, VALIDATE_ENV,
 };
 pub use pipelines::PipelineCacheStats;
 pub use platform::Blocking;

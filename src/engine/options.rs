@@ -26,6 +26,12 @@ pub const FMA_ENV: &str = "WGPU_ACTIVATIONS_FMA";
 /// bench takes it to time both forms on one device.
 pub const AXIS_FORMS_ENV: &str = "WGPU_ACTIVATIONS_AXIS_FORMS";
 
+/// Environment variable naming a directory into which every kernel's WGSL is written as it is
+/// built (`<label>.wgsl`, the label's characters outside `[A-Za-z0-9._-]` as `_`), to read it
+/// or hand it to a vendor's offline compiler (BENCHMARKS.md, "A GPU compiler's view without a
+/// GPU"). Unset: nothing is written. A file that cannot be written is skipped.
+pub const DUMP_WGSL_ENV: &str = "WGPU_ACTIVATIONS_DUMP_WGSL";
+
 /// Where the f32-computing kernels (f32, f16, bf16) take products that involve subnormals.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

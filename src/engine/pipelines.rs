@@ -144,6 +144,7 @@ impl PipelineCache {
 fn build(device: &wgpu::Device, key: &KernelKey, first_runs: &Arc<FirstRuns>) -> Result<Kernel> {
     let label = key.label();
     let wgsl = key.wgsl();
+    dump_wgsl(&label, &wgsl);
     let (module, caught) = caught_now(device, || {
         device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&label),
@@ -216,6 +217,24 @@ impl FirstRuns {
     }
 }
 
+/// Writes a kernel's WGSL where [`crate::DUMP_WGSL_ENV`] names a directory; a failure to write
+/// changes nothing else (the dump is for reading, not for running).
+pub(crate) fn dump_wgsl(label: &str, wgsl: &str) {
+    if let Some(directory) = std::env::var_os(crate::DUMP_WGSL_ENV) {
+        let _ = std::fs::write(dump_path(std::path::Path::new(&directory), label), wgsl);
+    }
+}
+
+/// Where [`dump_wgsl`] writes the kernel labelled `label`: a file name of the label's
+/// characters, those outside `[A-Za-z0-9._-]` as `_`, so that no label leaves the directory.
+fn dump_path(directory: &std::path::Path, label: &str) -> std::path::PathBuf {
+    let name: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .collect();
+    directory.join(format!("{name}.wgsl"))
+}
+
 /// How every kernel of the library is compiled. Workgroup memory is left as it is, not zeroed: each
 /// kernel that has any (shaders/driver/axis.wgsl, axis_f64.wgsl) writes its invocation's slots
 /// before the first barrier and reads no other, and its early returns are the whole workgroup's.
@@ -264,6 +283,7 @@ pub(crate) struct PlainKernel {
 
 impl PlainKernel {
     pub(crate) fn new(device: &wgpu::Device, label: &str, wgsl: &str) -> PlainKernel {
+        dump_wgsl(label, wgsl);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -332,5 +352,15 @@ mod tests {
         assert_eq!(first_runs.budget(timeout, allowance).timeout, timeout + allowance);
         (0..100).for_each(|_| first_runs.built());
         assert_eq!(first_runs.budget(timeout, allowance).timeout, timeout + MAX_COMPILE_ALLOWANCE);
+    }
+
+    #[test]
+    fn a_dumped_kernel_stays_in_its_directory() {
+        let directory = std::path::Path::new("kernels");
+        assert_eq!(
+            dump_path(directory, "wgpu-activations.gelu.f32.guarded"),
+            directory.join("wgpu-activations.gelu.f32.guarded.wgsl")
+        );
+        assert_eq!(dump_path(directory, "../a b/c"), directory.join(".._a_b_c.wgsl"));
     }
 }
