@@ -311,9 +311,10 @@ fn logistic_of_scaled_sum_product(x: Compute, t: Compute, error: Compute, s: Com
 // Gelu's tanh form, SwiGLU): x finite with |x| >= 2^-96, |t| <= 88 and a normal result. No
 // saturated t, tiny x or infinity meets it, and the result's sign is already x's: the same bits as
 // logistic_of_scaled_sum_product with s = 0, without its cases' steps (the `_plain` copy is made
-// from this, src/kernel/prune.rs). x = ±m 2^j is split on its bits, m in [1, 2) and the sign
-// with 2^j, where the full function scales x by 2^-j: |x| m's rounding is m's scaled, so the
-// same bits, in 5 steps where binade, 2^-j and the product took 11 (AMD's compiler, RADV).
+// from this, src/kernel/prune.rs). x = ±m 2^j is split on its bits, m in [1, 2), the sign going
+// with 2^j; the full function scales x by 2^-j instead. Every step rounds alike at either scale
+// (no value here is subnormal), so the bits are the same, in 5 steps where binade, 2^-j and the
+// product took 11 (AMD's compiler, RADV).
 fn logistic_of_sum_product_in_range(x: Compute, t: Compute, error: Compute) -> Compute {
     let gate = logistic_gate(t, error);
     let bits = bitcast<vec4<u32>>(x);
