@@ -90,10 +90,25 @@ fn from_compute(c: Compute) -> Lanes {
     return Lanes(half_precision(c));
 }
 
-// c rounded to f16 to nearest even on its bits (shared/f16_bits.wgsl) and widened back, exactly,
-// so that the device's f32 -> f16 conversion only meets values it converts exactly: Vulkan
-// leaves that conversion's rounding to the driver, and NVIDIA's truncates (Swish 2.5 ULP on an
-// H200).
+// c rounded to f16 to nearest even, as an f32, so that the device's f32 -> f16 conversion only
+// meets values it converts exactly: Vulkan leaves that conversion's rounding to the driver, and
+// NVIDIA's truncates (Swish 2.5 ULP on an H200). The rounding is the f32 sum's: with m = ±1.5
+// 2^(e + 13), e c's exponent held to [-14, 16] and m signed like c, c + m lies in [2^(e + 13),
+// 2^(e + 14)), whose ULP 2^(e - 10) is f16's there (2^-24 for f16's subnormals, below 2^-14), and
+// m's significand is even there, so (c + m) - m is c rounded to f16 to nearest even. Beyond
+// f16's range it is 2^16 or more, which becomes infinity; NaN keeps the top of its payload, as
+// shared/f16_bits.wgsl's conversion does; a zero keeps its sign. The same values as rounding on
+// the bits and widening back (f16_bits_from_f32, then f32_from_f16_bits), in 17 steps where those
+// took 26 (AMD's compiler, RADV).
 fn half_precision(c: Compute) -> Compute {
-    return f32_from_f16_bits(f16_bits_from_f32(c));
+    let bits = bitcast<vec4<u32>>(c);
+    let sign = bits & vec4(0x80000000u);
+    let magnitude = bits & vec4(0x7fffffffu);
+    let exponent = clamp(bits & vec4(0x7f800000u), vec4(0x38800000u), vec4(0x47800000u));
+    let m = bitcast<Compute>((exponent + vec4(0x06800000u)) | vec4(0x00400000u) | sign);
+    // Hidden, so that no driver folds (c + m) - m to c.
+    let rounded = bitcast<vec4<u32>>(hidden(c + m) - m) & vec4(0x7fffffffu);
+    var out = select(rounded, vec4(0x7f800000u), rounded >= vec4(0x47800000u));
+    out = select(out, vec4(0x7fc00000u) | (magnitude & vec4(0x003fe000u)), magnitude > vec4(0x7f800000u));
+    return bitcast<Compute>(out | sign);
 }
