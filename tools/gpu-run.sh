@@ -97,9 +97,12 @@ for part in $PARTS; do
     lines26)
         # The same guarded kernels in the straight-line form: an invocation's Vectors all loaded
         # before any is computed, where the loop loads each after the previous one's store (and
-        # its branch between the plain copy and the exact code).
-        bench lines26 45 bench --elems 67108864 --dtypes f32 --driver straight-line \
-            --ops leaky-relu,selu,celu,sigmoid,softplus,swish
+        # its branch between the plain copy and the exact code). AMD's compiler waits for each
+        # Vector's load in the loop form: one load in flight an invocation (BENCHMARKS.md, "A GPU
+        # compiler's view without a GPU"). PRelu's general pattern (0.33 of copy on the H200, with
+        # 11 instructions an element there) waits on its slope's loads too.
+        bench lines26 60 bench --elems 67108864 --dtypes f32 --driver straight-line \
+            --ops leaky-relu,selu,celu,sigmoid,softplus,swish,mish,gelu,prelu
         ;;
     before26)
         # Every product checked and Dekker's errors: the kernels before issue 52's changes.
