@@ -16,3 +16,9 @@ fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
     let bl = b - bh;
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
 }
+
+// 1 - a b rounded once, for a b within a factor of two of 1 (a reciprocal's residual): math's
+// residual, by Dekker's steps here.
+fn residual_of_one(a: Compute, b: Compute) -> Compute {
+    return residual(Compute(1.0), a, b);
+}

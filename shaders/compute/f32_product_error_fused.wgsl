@@ -7,3 +7,11 @@
 fn product_error(a: Compute, b: Compute, p: Compute) -> Compute {
     return fma(a, b, -p);
 }
+
+// 1 - a b rounded once, for a b within a factor of two of 1 (a reciprocal's residual): the fma
+// rounds the exact 1 - a b once, as math's residual does (1 - p exact, p's error exact, one
+// rounding), so the same bits in 1 step for 4. No value here is subnormal or special (a b lies in
+// [1/2, 2]), so a device that flushes flushes nothing.
+fn residual_of_one(a: Compute, b: Compute) -> Compute {
+    return fma(-a, b, Compute(1.0));
+}

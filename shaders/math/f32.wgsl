@@ -129,6 +129,12 @@ fn fast_two_sum(a: Compute, b: Compute) -> SumParts {
     return SumParts(s, b - (s - a));
 }
 
+// two_sum's parts for a, b >= 0: fast_two_sum with the larger first, the same exact error in
+// four steps where two_sum takes six.
+fn two_sum_of_nonnegatives(a: Compute, b: Compute) -> SumParts {
+    return fast_two_sum(max(a, b), min(a, b));
+}
+
 // alpha expm1(x / alpha) for x / alpha < 0 (Celu's negative side), given q = mul(x, reciprocal)
 // and reciprocal, 1 / alpha's nearest f32: 1 ULP over every alpha (a million random cases,
 // `expm1_of_quotient_product` in src/cpu/math_f32.rs), subnormal results 2. Rounding in steps
@@ -522,69 +528,67 @@ fn mish_parts(x: Compute, clamped: Compute) -> MishParts {
 // Beyond this |x|, x Phi(x) is x, or below 2^-150 (and -0.0).
 const NORMAL_CDF_F32_END: f32 = 14.5;
 
-// x Phi(x), Phi(x) = erfc(-x / sqrt2) / 2 (Gelu's erf form). For |x| <= 1/2, x (1/2 + x
-// E(x^2)), E the near-minimax fit of (Phi(x) - 1/2) / x in x^2 on [0, 1/4] (mpmath's chebyfit,
-// 5 terms, the constant split in two f32s: 0.03 of an ULP relative). Beyond, with a = |x|:
-// Phi(-a) = e^(-a^2/2) t Q(t), t = 1 / (1 + a / 4), Q the fit of e^(a^2/2) Phi(-a) / t on a in
-// [1/2, 14.5] (in t - 1/2, 11 terms, 0.25 ULP relative; Q = g + g_low, its last sum's error
-// kept): a^2 = s + s' exactly (product_error), so e^(-a^2/2) = 2^k (1 + p)(1 - s'/2) loses
-// nothing to the square, whose rounding would cost a^2 ULPs (hundreds in the tail) where
-// erfc(-x / sqrt2) of a rounded quotient is taken; 1 + a/4 is kept exactly (as a rounded sum and
-// its error), t = t0 (1 + r) from the device's quotient t0 and its residual r; x t0 = m + l1 and
-// m g = h + l2 exactly (two product errors), and the result is h + (h (p + (r - s'/2)(1 + p)) +
-// (m g_low + l1 g + l2)(1 + p)), rounded there, scaled in two exact steps (a subnormal result is
-// rounded once); for x > 1/2 it is x - x Phi(-x) (what is subtracted is below a sixth of x). 2
-// ULP over every f32, with a correctly rounded division and with one off by 2 ULP (the twin), as
-// the design before, which also kept the last Horner step and the product by 1 + correction
-// exact, at twice the speed (lavapipe: 0.22-0.23 of the copy kernel before, 0.45-0.47 now). x
-// itself beyond 14.5, -0.0 below -14.5, NaN for -inf (the body's -inf x 0).
+// Below this |x|, x Phi(x) = x / 2 + x^2 / sqrt(2 pi) rounds as x / 2 does (but at a subnormal
+// tie, within an ULP).
+const NORMAL_CDF_F32_TINY: f32 = 7.888609e-31; // 2^-100
+
+// x Phi(x), Phi(x) = erfc(-x / sqrt2) / 2 (Gelu's erf form). With a = |x|: Phi(-a) = e^(-a^2/2) t
+// Q(t), t = 1 / (1 + a / 4), Q the fit of e^(a^2/2) Phi(-a) / t on a in [0, 14.5] (in t - 1/2,
+// 11 terms, each rounded to f32 and the lower refitted after it, the constant split in two f32s:
+// 2^-28 relative, tools/fit_normal_cdf.py; Q = g + g_low, its last sum's error kept): a^2 = s +
+// s' exactly (product_error), so e^(-a^2/2) = 2^k (1 + p)(1 - s'/2) loses nothing to the square,
+// whose rounding would cost a^2 ULPs (hundreds in the tail) where erfc(-x / sqrt2) of a rounded
+// quotient is taken; 1 + a/4 is kept exactly (as a rounded sum and its error), t = t0 (1 + r)
+// from the device's quotient t0 and its residual r; x t0 = m + l1 and m g = h + l2 exactly (two
+// product errors), and the result is h + (h (p + (r - s'/2)(1 + p)) + (m g_low + l1 g + l2)(1 +
+// p)), rounded there, scaled in two exact steps (a subnormal result is rounded once); for x > 0
+// it is x - x Phi(-x) (what is subtracted is at most half of x, so its error stays below the
+// result's). One form from 0 on: the fit of (Phi(x) - 1/2) / x that took |x| <= 1/2 before, and
+// its select, cost 9 steps an element (AMD's compiler). 2 ULP over every f32, with a correctly
+// rounded division and with one off by 2 ULP (the twin). A tiny x gives x / 2 (mul: exact where
+// a device flushes); x itself beyond 14.5, -0.0 below -14.5, NaN for -inf (the body's -inf x 0).
 fn normal_cdf_product(x: Compute) -> Compute {
     let parts = normal_cdf_parts(x, min(absolute(x), Compute(NORMAL_CDF_F32_END)));
-    var result = normal_cdf_join(x, parts.small, scaled_once(parts.tail, parts.k));
+    var result = normal_cdf_join(x, scaled_once(parts.tail, parts.k));
+    result = select(result, mul(x, Compute(0.5)), absolute(x) < Compute(NORMAL_CDF_F32_TINY));
     result = select(result, x, x > Compute(NORMAL_CDF_F32_END));
     // Below the end x 0: -0.0, and NaN for -inf.
     return select(result, times_zero(x), x < Compute(-NORMAL_CDF_F32_END));
 }
 
 // normal_cdf_product where Gelu's plain range holds (src/ops/plain_products.rs: 2^-96 <= |x| <=
-// 10): within the ends, and k >= -73 with a normal result, so that 2^k scales once, exactly: the
-// same bits without those cases' steps (the `_plain` copy is made from this, src/kernel/prune.rs).
+// 10): within the ends, not tiny, and k >= -73 with a normal result, so that 2^k scales once,
+// exactly: the same bits without those cases' steps (the `_plain` copy is made from this,
+// src/kernel/prune.rs).
 fn normal_cdf_product_in_range(x: Compute) -> Compute {
     let parts = normal_cdf_parts(x, absolute(x));
-    return normal_cdf_join(x, parts.small, parts.tail * power_of_two(parts.k));
+    return normal_cdf_join(x, parts.tail * power_of_two(parts.k));
 }
 
-// x Phi(x) for |x| <= 1/2, and for |x| <= 14.5 x Phi(-|x|) = tail 2^k (the same for x > 0).
+// x Phi(-|x|) = tail 2^k, for |x| <= 14.5.
 struct NormalCdfParts {
-    small: Compute,
     tail: Compute,
     k: Compute,
 }
 
-// x Phi(x) from its parts, given the tail scaled.
-fn normal_cdf_join(x: Compute, small: Compute, tail: Compute) -> Compute {
-    let result = select(tail, x - tail, is_positive_or_nan(x));
-    return select(result, small, absolute(x) <= Compute(0.5));
+// x Phi(x) from x Phi(-|x|), scaled.
+fn normal_cdf_join(x: Compute, tail: Compute) -> Compute {
+    return select(tail, x - tail, is_positive_or_nan(x));
 }
 
 // normal_cdf_product's parts for |x| <= 14.5, given a = |x|.
 fn normal_cdf_parts(x: Compute, a: Compute) -> NormalCdfParts {
-    let u = x * x;
-    let slope = ((0.00010969741 * u - 0.0011860846) * u + 0.009973447) * u - 0.066490375;
-    let small = mul(x, 0.5 + x * (0.3989423 + (-1.135241e-08 + u * slope)));
     let q = 0.25 * a;
-    let d = hidden(1.0 + q);
-    let d_rest = hidden(d - q);
-    let d_low = (1.0 - d_rest) + (q - (d - d_rest));
-    let t0 = quotient(Compute(1.0), d);
-    let r = residual(Compute(1.0), d, t0) - d_low * t0;
+    let d = two_sum_of_nonnegatives(Compute(1.0), q);
+    let t0 = quotient(Compute(1.0), d.s);
+    let r = residual_of_one(d.s, t0) - d.e * t0;
     let v = (t0 - 0.5) + t0 * r;
-    let g0 = (((-0.008221372 * v + 0.026762752) * v + 0.010185703) * v - 0.05204802) * v - 0.055799603;
-    let g1 = (((g0 * v + 0.060320143) * v + 0.24159019) * v + 0.3730437) * v + 0.38713735;
+    let g0 = (((-0.0107227415 * v + 0.027451076) * v + 0.010824584) * v - 0.0521417) * v - 0.055869136;
+    let g1 = (((g0 * v + 0.06032041) * v + 0.24159373) * v + 0.373044) * v + 0.3871373;
     let p1 = g1 * v + 0.3039483;
     let vp = rounded_product(v, p1);
     let g = hidden(0.18882129 + vp);
-    let g_low = ((0.18882129 - g) + vp) + -3.2805283e-09;
+    let g_low = ((0.18882129 - g) + vp) + -3.183913e-09;
     let square = a * a;
     let square_error = product_error(a, a, square);
     let parts = exp_parts(-0.5 * square);
@@ -592,7 +596,7 @@ fn normal_cdf_parts(x: Compute, a: Compute) -> NormalCdfParts {
     let h = rounded_product(m, g);
     let low = m * g_low + product_error(x, t0, m) * g + product_error(m, g, h);
     let correction = parts.p + (r - 0.5 * square_error) * (1.0 + parts.p);
-    return NormalCdfParts(small, h + (h * correction + low * (1.0 + parts.p)), parts.k);
+    return NormalCdfParts(h + (h * correction + low * (1.0 + parts.p)), parts.k);
 }
 
 // x sigmoid(t), t = 2 sqrt(2/pi) (x + 0.044715 x^3) = x (c1 + c3 x^2): Gelu's tanh form, 0.5 x
@@ -604,14 +608,14 @@ fn normal_cdf_parts(x: Compute, a: Compute) -> NormalCdfParts {
 fn gelu_tanh_product(x: Compute) -> Compute {
     let square = x * x;
     let m = rounded_product(Compute(0.071354814), square);
-    let b = hidden(1.5957692 + m);
-    // Hidden, as are the parts of d_low in normal_cdf_product: a compiler that simplifies b - (b -
-    // m) to m (NVIDIA's Vulkan driver does) would drop the sum's error (5 ULP on an H200).
-    let b_first = hidden(b - m);
-    let b_low = ((1.5957692 - b_first) + (m - (b - b_first))) + (product_error(Compute(0.071354814), square, m)
+    // The sum hidden (in fast_two_sum): a compiler that simplifies b - (b - m) to m (NVIDIA's
+    // Vulkan driver does) would drop the sum's error (5 ULP on an H200).
+    let b = two_sum_of_nonnegatives(Compute(1.5957692), m);
+    let b_error = b.e;
+    let b_low = b_error + (product_error(Compute(0.071354814), square, m)
         + (0.071354814 * product_error(x, x, square) + (2.3988325e-09 * square + -4.534068e-08)));
-    let t = x * b;
-    return logistic_of_sum_product(x, t, product_error(x, b, t) + x * b_low);
+    let t = x * b.s;
+    return logistic_of_sum_product(x, t, product_error(x, b.s, t) + x * b_low);
 }
 
 // max(0, min(1, alpha x + beta)) for a line whose zero z (the f32 nearest -beta / alpha) has
