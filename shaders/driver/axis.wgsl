@@ -43,6 +43,9 @@
 //                     column): Softmax's and LogSoftmax's function bodies in plain f32, exp(x -
 //                     max) summed plainly, then exp(x - max) / sum or (x - max) - log(sum), in
 //                     the same entry points
+//   {{EXACT_PRODUCTS}} true where `mul` is the exact product on integers (a device that flushes
+//                     subnormals): GPU forms then take Softmax's scaling on the float unit where
+//                     no lane needs it (results_branching)
 //   {{INPUT_ACCESS}}  X's access: read, or read_write where X and Y are disjoint ranges of one
 //                     buffer (a framework's pooled allocations): WebGPU cannot bind one buffer
 //                     read-only beside writable in one dispatch
@@ -65,6 +68,7 @@
 // j ln2 + log1p(S 2^-j - 1).
 
 const KIND: u32 = {{KIND}}u;
+const EXACT_PRODUCTS: bool = {{EXACT_PRODUCTS}};
 const SOFTMAX: u32 = 0u;
 const LOG_SOFTMAX: u32 = 1u;
 const HARDMAX: u32 = 2u;
@@ -313,8 +317,27 @@ fn finished(top: Top, sums: Sums) -> Row {
         others_tiny, at_maximum);
 }
 
-// Softmax's or LogSoftmax's results for elements v of the row.
+// Softmax's or LogSoftmax's results for elements v of the row (a CPU adapter's forms, which run
+// both sides of a branch).
 fn results(v: Compute, row: Row) -> Compute {
+    return results_of(v, row, false);
+}
+
+// results, with Softmax's scaling by 2^k on the float unit where no kept lane has k below
+// SCALED_ON_THE_FLOAT_UNIT (a GPU's forms): where `mul` is the exact product on integers (a
+// device that flushes subnormals) every element paid for it, 2.7 times the instructions of
+// held_chunk_results with the float unit's products (AMD's compiler), for the rare result below
+// 2^-100; a GPU skips the side of a branch that no lane of a subgroup takes.
+fn results_branching(v: Compute, row: Row) -> Compute {
+    return results_of(v, row, true);
+}
+
+// From this k on, Softmax's result mantissa 2^k is normal (the mantissa e.s / S is at least
+// 2^-31: S counts at most 2^31 terms of at most 1), and scaled_once's second factor is 1: the
+// float unit's product gives its bits.
+const SCALED_ON_THE_FLOAT_UNIT: f32 = -90.0;
+
+fn results_of(v: Compute, row: Row, branching: bool) -> Compute {
     if PLAIN_BODY {
         return select((v - row.m) - log(row.total), exp(v - row.m) / row.total, KIND == SOFTMAX);
     }
@@ -325,7 +348,14 @@ fn results(v: Compute, row: Row) -> Compute {
         let q = quotient(e.s, row.total);
         let r = residual(e.s, q, row.total) + (e.s_err - q * row.total_lo);
         let mantissa = q + quotient(r, row.total);
-        result = select(scaled_once(mantissa, max(e.k, Compute(-151.0))), Compute(0.0), d.hi < Compute(-104.0));
+        let vanished = d.hi < Compute(-104.0);
+        var scaled: Compute;
+        if branching && EXACT_PRODUCTS && !any(!vanished & (e.k < Compute(SCALED_ON_THE_FLOAT_UNIT))) {
+            scaled = mantissa * power_of_two(e.k);
+        } else {
+            scaled = scaled_once(mantissa, max(e.k, Compute(-151.0)));
+        }
+        result = select(scaled, Compute(0.0), vanished);
     } else {
         let a = hidden(d.hi - row.log_total);
         let a_back = hidden(a - d.hi);
@@ -643,7 +673,7 @@ fn row_segments(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocati
             v = load(index, live);
         }
         chunk++;
-        let value = results(v, finished_row);
+        let value = results_branching(v, finished_row);
         if paired {
             store_quad(index, live, value);
         } else {

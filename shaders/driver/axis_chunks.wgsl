@@ -322,7 +322,7 @@ fn store_held_marks(h: Held, local: u32, row_top: Top) {
 
 fn store_held_results(h: Held, local: u32, v: array<Compute, CACHED_CHUNKS>, row: Row) {
     for (var k = 0u; k < CACHED_CHUNKS; k++) {
-        store_held_vector(h, k, local, results(v[k], row));
+        store_held_vector(h, k, local, results_branching(v[k], row));
     }
 }
 

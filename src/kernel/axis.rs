@@ -421,6 +421,7 @@ impl AxisKernelKey {
             ("{{WORKGROUP}}", &workgroup),
             ("{{ROW_WORKGROUP}}", &row_workgroup),
             ("{{PLAIN_BODY}}", if self.plain_body { "true" } else { "false" }),
+            ("{{EXACT_PRODUCTS}}", if self.exact_products { "true" } else { "false" }),
             ("{{INPUT_ACCESS}}", input_access(self.input_in_y_buffer)),
         ];
         src.push_str(AXIS_PARAMS);
