@@ -6,8 +6,8 @@
 mod common;
 
 use common::{
-    Sample, assert_close, assert_same_bits, assert_unary_passthrough, max_ulp, new_path, path_contexts,
-    path_contexts_for, samples, to_dyn,
+    Sample, assert_close, assert_same_bits, assert_same_bits_but_nan_payloads, assert_unary_passthrough, max_ulp,
+    new_path, path_contexts, path_contexts_for, samples, to_dyn,
 };
 use half::{bf16, f16};
 use ndarray::{Array, ArrayD, Axis, IxDyn, s};
@@ -99,22 +99,7 @@ fn every_16_bit_pattern<T: FloatElement>() {
                 // (assert_unary_passthrough checks where it does).
                 match &first_path {
                     Some((first, y0)) => {
-                        let differ: Vec<_> = y0
-                            .iter()
-                            .zip(y.iter())
-                            .zip(x.iter())
-                            .filter(|((a, b), _)| {
-                                bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b)
-                                    && !(a.to_f64().is_nan() && b.to_f64().is_nan())
-                            })
-                            .map(|((a, b), x)| (x.to_f64(), a.to_f64(), b.to_f64()))
-                            .collect();
-                        assert!(
-                            differ.is_empty(),
-                            "{what}: {} results differ from the {first} path's, e.g. {:?}",
-                            differ.len(),
-                            &differ[..differ.len().min(4)]
-                        );
+                        assert_same_bits_but_nan_payloads(&format!("{what} against the {first} path"), &y, y0, &x)
                     }
                     None => first_path = Some((path, y)),
                 }

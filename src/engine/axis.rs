@@ -38,12 +38,8 @@ impl OwnPipelines {
             return Ok(Arc::clone(pipeline));
         }
         let wgsl = wgsl();
-        super::pipelines::dump_wgsl(label, &wgsl);
         let (pipeline, caught) = caught_now(device, || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
-            });
+            let module = super::pipelines::shader_module(device, label, &wgsl);
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: None,

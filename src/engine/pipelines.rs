@@ -144,13 +144,7 @@ impl PipelineCache {
 fn build(device: &wgpu::Device, key: &KernelKey, first_runs: &Arc<FirstRuns>) -> Result<Kernel> {
     let label = key.label();
     let wgsl = key.wgsl();
-    dump_wgsl(&label, &wgsl);
-    let (module, caught) = caught_now(device, || {
-        device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&label),
-            source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
-        })
-    });
+    let (module, caught) = caught_now(device, || shader_module(device, &label, &wgsl));
     if let Some(error) = caught {
         return Err(Error::Shader { label, message: error.to_string(), wgsl });
     }
@@ -217,15 +211,20 @@ impl FirstRuns {
     }
 }
 
-/// Writes a kernel's WGSL where [`crate::DUMP_WGSL_ENV`] names a directory; a failure to write
-/// changes nothing else (the dump is for reading, not for running).
-pub(crate) fn dump_wgsl(label: &str, wgsl: &str) {
+/// The module of every kernel the library builds, its WGSL first written where
+/// [`crate::DUMP_WGSL_ENV`] names a directory (a failure to write changes nothing else: the dump
+/// is for reading, not for running).
+pub(crate) fn shader_module(device: &wgpu::Device, label: &str, wgsl: &str) -> wgpu::ShaderModule {
     if let Some(directory) = std::env::var_os(crate::DUMP_WGSL_ENV) {
         let _ = std::fs::write(dump_path(std::path::Path::new(&directory), label), wgsl);
     }
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    })
 }
 
-/// Where [`dump_wgsl`] writes the kernel labelled `label`: a file name of the label's
+/// Where [`shader_module`] writes the kernel labelled `label`: a file name of the label's
 /// characters, those outside `[A-Za-z0-9._-]` as `_`, so that no label leaves the directory.
 fn dump_path(directory: &std::path::Path, label: &str) -> std::path::PathBuf {
     let name: String = label
@@ -283,11 +282,7 @@ pub(crate) struct PlainKernel {
 
 impl PlainKernel {
     pub(crate) fn new(device: &wgpu::Device, label: &str, wgsl: &str) -> PlainKernel {
-        dump_wgsl(label, wgsl);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-        });
+        let module = shader_module(device, label, wgsl);
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,

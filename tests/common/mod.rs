@@ -201,6 +201,27 @@ pub fn assert_same_bits<T: Element, D: Dimension>(what: &str, a: &ndarray::Array
     }
 }
 
+/// Asserts two arrays hold the same bits but where both are NaN (their payloads may differ),
+/// naming how many differ and the first few (input, a, b).
+pub fn assert_same_bits_but_nan_payloads<T: wgpu_activations::FloatElement>(
+    what: &str,
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    input: &ArrayD<T>,
+) {
+    assert_eq!(a.shape(), b.shape(), "{what}: shape");
+    let differ: Vec<_> = a
+        .iter()
+        .zip(b.iter())
+        .zip(input.iter())
+        .filter(|((a, b), _)| {
+            bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b) && !(a.to_f64().is_nan() && b.to_f64().is_nan())
+        })
+        .map(|((a, b), x)| (x.to_f64(), a.to_f64(), b.to_f64()))
+        .collect();
+    assert!(differ.is_empty(), "{what}: {} results differ, e.g. {:?}", differ.len(), &differ[..differ.len().min(4)]);
+}
+
 /// Inputs that are not negative must come back bit for bit (Where(X < 0, .., X)).
 pub fn assert_passthrough<T: Element>(what: &str, actual: &ArrayD<T>, input: &ArrayD<T>) {
     for (a, x) in actual.iter().zip(input) {
